@@ -1,0 +1,82 @@
+package hipsys
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// KernelArgs packs a kernel's parameters by value, each at its natural alignment, the
+// way a compiler lays out a kernel's parameter block. A platform turns it into HIP's
+// kernelParams (one pointer per argument, into Buffer at Offsets[i]); the pointers are
+// built on the C side, so no Go pointer to Go memory ever crosses into C.
+//
+// A KernelArgs is reused across launches (Reset keeps its capacity), which is how a
+// steady stream of launches allocates nothing. It is not safe for concurrent use; a
+// platform is done with it when ModuleLaunchKernel returns.
+type KernelArgs struct {
+	buf  []byte
+	offs []uint32
+}
+
+// Reset empties the list, keeping its storage.
+func (a *KernelArgs) Reset() *KernelArgs {
+	a.buf = a.buf[:0]
+	a.offs = a.offs[:0]
+	return a
+}
+
+// Len is the number of arguments.
+func (a *KernelArgs) Len() int { return len(a.offs) }
+
+// Buffer is the packed parameter block.
+func (a *KernelArgs) Buffer() []byte { return a.buf }
+
+// Offsets holds each argument's offset in Buffer, in order.
+func (a *KernelArgs) Offsets() []uint32 { return a.offs }
+
+// place reserves size bytes at the given alignment and returns them.
+func (a *KernelArgs) place(size, align int) []byte {
+	off := (len(a.buf) + align - 1) &^ (align - 1)
+	for len(a.buf) < off+size {
+		a.buf = append(a.buf, 0)
+	}
+	a.offs = append(a.offs, uint32(off))
+	return a.buf[off : off+size]
+}
+
+// Ptr appends a device pointer (a buffer argument).
+func (a *KernelArgs) Ptr(p DevicePtr) *KernelArgs { return a.U64(uint64(p)) }
+
+// U32 appends a 32-bit unsigned scalar.
+func (a *KernelArgs) U32(v uint32) *KernelArgs {
+	binary.LittleEndian.PutUint32(a.place(4, 4), v)
+	return a
+}
+
+// I32 appends a 32-bit signed scalar (a C int).
+func (a *KernelArgs) I32(v int32) *KernelArgs { return a.U32(uint32(v)) }
+
+// U64 appends a 64-bit unsigned scalar.
+func (a *KernelArgs) U64(v uint64) *KernelArgs {
+	binary.LittleEndian.PutUint64(a.place(8, 8), v)
+	return a
+}
+
+// I64 appends a 64-bit signed scalar.
+func (a *KernelArgs) I64(v int64) *KernelArgs { return a.U64(uint64(v)) }
+
+// F32 appends a float.
+func (a *KernelArgs) F32(v float32) *KernelArgs { return a.U32(math.Float32bits(v)) }
+
+// F64 appends a double.
+func (a *KernelArgs) F64(v float64) *KernelArgs { return a.U64(math.Float64bits(v)) }
+
+// Raw appends a by-value struct: its bytes as the kernel's C layout has them, at the
+// given alignment (a power of two).
+func (a *KernelArgs) Raw(b []byte, align int) *KernelArgs {
+	if align < 1 || align&(align-1) != 0 {
+		align = 8
+	}
+	copy(a.place(len(b), align), b)
+	return a
+}

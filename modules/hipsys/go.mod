@@ -1,0 +1,9 @@
+module github.com/cubehip/cubehip/modules/hipsys
+
+go 1.26.0
+
+require (
+	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)

@@ -1,0 +1,118 @@
+package hipsys
+
+// Platform is the HIP API as one platform implements it: amd (libamdhip64), nvidia (HIP's
+// NVIDIA mapping onto the CUDA driver API) and cpu (the embedded host device), plus the
+// fault-injecting wrapper in package faults. It is for implementers and for the layers
+// above hipsys; the server's users never see it.
+//
+// Every method is safe for concurrent use. Each returns nil or an *Error naming the HIP
+// call, the platform and HIP's status, and none panics on bad input: an unknown handle,
+// a freed pointer, a copy past the end of an allocation or an impossible launch shape is
+// HIP's status for it. As in HIP, the current device is a property of the calling OS
+// thread: callers that use a device other than 0 lock their goroutine to its thread
+// (runtime.LockOSThread) and call SetDevice first.
+//
+// Every platform implements every call; where a platform cannot do something HIP can,
+// the call returns hipErrorNotSupported rather than being missing.
+type Platform interface {
+	// Name is "cpu", "nvidia" or "amd" (a wrapper reports the platform it wraps).
+	Name() string
+
+	DeviceAPI
+	MemoryAPI
+	StreamAPI
+	EventAPI
+	ModuleAPI
+	GraphAPI
+	RTCAPI
+}
+
+// DeviceAPI is device enumeration and selection (hipGetDeviceCount, hipSetDevice, ...).
+type DeviceAPI interface {
+	GetDeviceCount() (int, error)
+	GetDeviceProperties(device int) (DeviceProps, error)
+	SetDevice(device int) error // makes device current on the calling OS thread
+	GetDevice() (int, error)
+	DeviceSynchronize() error
+	MemGetInfo() (free, total uint64, err error)
+}
+
+// MemoryAPI is device and pinned memory, memset and copies. Sync copies to and from Go
+// memory take slices; async copies take pinned host memory (HostPtr), because the copy
+// runs after the call returns and cgo forbids C from keeping Go memory that long.
+type MemoryAPI interface {
+	Malloc(size uint64) (DevicePtr, error) // size 0 gives 0 and no error, as hipMalloc
+	Free(ptr DevicePtr) error              // Free(0) is a no-op, as hipFree
+	HostMalloc(size uint64, flags HostMallocFlags) (HostPtr, error)
+	HostFree(ptr HostPtr) error
+
+	Memset(dst DevicePtr, value byte, size uint64) error
+	MemsetAsync(dst DevicePtr, value byte, size uint64, stream Stream) error
+
+	MemcpyHtoD(dst DevicePtr, src []byte) error
+	MemcpyDtoH(dst []byte, src DevicePtr) error
+	MemcpyDtoD(dst, src DevicePtr, size uint64) error
+	MemcpyHtoDAsync(dst DevicePtr, src HostPtr, size uint64, stream Stream) error
+	MemcpyDtoHAsync(dst HostPtr, src DevicePtr, size uint64, stream Stream) error
+	MemcpyDtoDAsync(dst, src DevicePtr, size uint64, stream Stream) error
+	Memcpy2D(c Copy2D) error
+	Memcpy2DAsync(c Copy2D, stream Stream) error
+}
+
+// StreamAPI is streams and their ordering. StreamQuery is nil when all work is done and
+// ErrorNotReady (as an *Error) while some is pending.
+type StreamAPI interface {
+	StreamCreateWithFlags(flags StreamFlags) (Stream, error)
+	StreamQuery(stream Stream) error
+	StreamSynchronize(stream Stream) error
+	StreamWaitEvent(stream Stream, event Event, flags uint32) error
+	StreamDestroy(stream Stream) error
+}
+
+// EventAPI is events: markers in a stream with timestamps (unless created with
+// EventDisableTiming). EventQuery is nil once the event has completed, ErrorNotReady
+// before.
+type EventAPI interface {
+	EventCreateWithFlags(flags EventFlags) (Event, error)
+	EventRecord(event Event, stream Stream) error
+	EventQuery(event Event) error
+	EventSynchronize(event Event) error
+	EventElapsedTime(start, stop Event) (ms float32, err error)
+	EventDestroy(event Event) error
+}
+
+// ModuleAPI loads code objects (from RTCGetCode or an ahead-of-time build) and launches
+// their kernels. args may be nil for a kernel without parameters.
+type ModuleAPI interface {
+	ModuleLoadData(image []byte) (Module, error)
+	ModuleGetFunction(module Module, name string) (Function, error)
+	ModuleLaunchKernel(fn Function, grid, block Dim3, sharedMemBytes uint32, stream Stream, args *KernelArgs) error
+	ModuleUnload(module Module) error
+}
+
+// GraphAPI is stream capture and graphs. While a stream captures, work queued on it is
+// recorded instead of run; a host synchronization with the capturing stream (a sync, a
+// blocking copy, hipMalloc in global mode) invalidates the capture, as in HIP.
+type GraphAPI interface {
+	StreamBeginCapture(stream Stream, mode CaptureMode) error
+	StreamEndCapture(stream Stream) (Graph, error)
+	StreamIsCapturing(stream Stream) (CaptureStatus, error)
+	GraphGetNodes(graph Graph) ([]GraphNode, error)
+	GraphNodeGetType(node GraphNode) (GraphNodeType, error)
+	GraphInstantiate(graph Graph) (GraphExec, error)
+	GraphUpload(exec GraphExec, stream Stream) error
+	GraphLaunch(exec GraphExec, stream Stream) error
+	GraphExecDestroy(exec GraphExec) error
+	GraphDestroy(graph Graph) error
+}
+
+// RTCAPI is hiprtc: runtime compilation of HIP C++ for the current device. The code it
+// gives is what ModuleLoadData takes on the same platform.
+type RTCAPI interface {
+	RTCCreateProgram(source, name string, headers []Header) (Program, error)
+	// RTCCompileProgram fails with RTCErrorCompilation and the log in the error's Detail.
+	RTCCompileProgram(prog Program, options []string) error
+	RTCGetProgramLog(prog Program) (string, error)
+	RTCGetCode(prog Program) ([]byte, error)
+	RTCDestroyProgram(prog Program) error
+}
