@@ -9,9 +9,60 @@
 //	func Run(t *testing.T, p hipsys.Platform)     // the whole suite as subtests
 package conformance
 
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+)
+
 // Kernel is one HIP C++ source of the suite and the extern "C" entry points it defines.
 type Kernel struct {
 	Name    string
 	Source  string
 	Entries []string
+}
+
+//go:embed kernels/*.hip
+var kernelFiles embed.FS
+
+// entryRE finds the extern "C" entry points of a source: those are the names a module
+// exports unmangled, so they are the only ones ModuleGetFunction can find.
+var entryRE = regexp.MustCompile(`extern\s+"C"\s+__global__\s+(?:__launch_bounds__\([^)]*\)\s+)?void\s+(\w+)\s*\(`)
+
+// Kernels returns every kernel source of the suite, sorted by name (the file name
+// without ".hip"), each with its entry points in source order. Every source includes
+// <hip/hip_runtime.h> and is plain HIP C++ that hipcc accepts unmodified. The result is
+// a fresh slice the caller may keep.
+func Kernels() []Kernel {
+	files, err := fs.Glob(kernelFiles, "kernels/*.hip")
+	if err != nil {
+		// The pattern is a constant; a failure here is a broken build, not bad input.
+		panic("conformance: " + err.Error())
+	}
+	out := make([]Kernel, 0, len(files))
+	for _, f := range files {
+		src, err := kernelFiles.ReadFile(f)
+		if err != nil {
+			panic("conformance: embedded " + f + ": " + err.Error())
+		}
+		k := Kernel{Name: strings.TrimSuffix(path.Base(f), ".hip"), Source: string(src)}
+		for _, m := range entryRE.FindAllStringSubmatch(k.Source, -1) {
+			k.Entries = append(k.Entries, m[1])
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// kernel is the named source of the suite; the names are constants of this package, so
+// a missing one is a broken build.
+func kernel(name string) Kernel {
+	for _, k := range Kernels() {
+		if k.Name == name {
+			return k
+		}
+	}
+	panic("conformance: no kernel source " + name)
 }

@@ -1,0 +1,109 @@
+package amd
+
+// #include <stdlib.h>
+// #include "trampolines.h"
+import "C"
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+	"unsafe"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// ModuleLoadData is hipModuleLoadData of a code object from RTCGetCode or CompileFor: an
+// AMDGPU ELF or a clang offload bundle holding one. The image is copied to C memory that
+// lives until ModuleUnload, because ROCm may read the image after the call returns (lazy
+// code-object loading) and Go memory may not be held by C that long. Anything that is not
+// an AMDGPU code object is hipErrorInvalidImage before it reaches ROCm's loader.
+func (p *Platform) ModuleLoadData(image []byte) (hipsys.Module, error) {
+	const call = "hipModuleLoadData"
+	if why := imageProblem(image); why != "" {
+		return 0, invalid(call, hipsys.ErrorInvalidImage, why)
+	}
+	img := C.CBytes(image)
+	var m C.uintptr_t
+	// SAFETY: img is C memory owned by the module from here on; it is freed by
+	// ModuleUnload, or below when the load fails.
+	if err := check(call, C.amdt_module_load(p.lib.s.moduleLoadData, &m, img)); err != nil {
+		C.free(img)
+		return 0, err
+	}
+	p.modules.add(uintptr(m), uintptr(img))
+	return hipsys.Module(m), nil
+}
+
+// imageProblem is "" for something that looks like an AMDGPU code object, else why not.
+func imageProblem(image []byte) string {
+	switch {
+	case len(image) == 0:
+		return "empty image"
+	case bytes.HasPrefix(image, []byte(bundleMagic)), bytes.HasPrefix(image, []byte(compressedBundleMagic)):
+		return ""
+	case !bytes.HasPrefix(image, []byte("\x7fELF")) || len(image) < 64:
+		return "not an ELF code object or offload bundle"
+	case binary.LittleEndian.Uint16(image[18:]) != emAMDGPU:
+		return "ELF for another machine (e_machine " + strconv.Itoa(int(binary.LittleEndian.Uint16(image[18:]))) + "), not AMDGPU (224)"
+	}
+	return ""
+}
+
+// ModuleGetFunction is hipModuleGetFunction. The function lives as long as its module.
+func (p *Platform) ModuleGetFunction(m hipsys.Module, entry string) (hipsys.Function, error) {
+	const call = "hipModuleGetFunction"
+	if !p.modules.has(uintptr(m)) {
+		return 0, badHandle(call, "module")
+	}
+	cname := C.CString(entry)
+	defer C.free(unsafe.Pointer(cname))
+	var f C.uintptr_t
+	if err := check(call, C.amdt_get_function(p.lib.s.moduleGetFunction, &f, C.uintptr_t(m), cname)); err != nil {
+		return 0, err
+	}
+	p.functions.add(uintptr(f), uintptr(m))
+	return hipsys.Function(f), nil
+}
+
+// ModuleLaunchKernel is hipModuleLaunchKernel; it returns once the launch is queued on
+// stream, and args may be reused at once (HIP copies the arguments when it enqueues).
+// It crosses into C once and allocates nothing.
+func (p *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32,
+	stream hipsys.Stream, args *hipsys.KernelArgs) error {
+	const call = "hipModuleLaunchKernel"
+	if !p.functions.has(uintptr(fn)) {
+		return badHandle(call, "function")
+	}
+	if err := p.stream(call, stream); err != nil {
+		return err
+	}
+	var buf *C.uchar
+	var offs *C.uint32_t
+	n := 0
+	if args != nil && args.Len() > 0 {
+		b, o := args.Buffer(), args.Offsets()
+		// SAFETY: the argument block and offsets are Go memory lent for the call; the
+		// trampoline builds kernelParams from them and HIP copies the values at enqueue.
+		buf, offs, n = (*C.uchar)(unsafe.Pointer(&b[0])), (*C.uint32_t)(unsafe.Pointer(&o[0])), len(o)
+	}
+	return check(call, C.amdt_launch(p.lib.s.moduleLaunchKernel, C.uintptr_t(fn),
+		C.unsigned(grid.X), C.unsigned(grid.Y), C.unsigned(grid.Z),
+		C.unsigned(block.X), C.unsigned(block.Y), C.unsigned(block.Z),
+		C.unsigned(sharedMemBytes), C.uintptr_t(stream), buf, offs, C.int(n)))
+}
+
+// ModuleUnload is hipModuleUnload; the module's functions are retired with it.
+func (p *Platform) ModuleUnload(m hipsys.Module) error {
+	img, ok := p.modules.take(uintptr(m))
+	if !ok {
+		return badHandle("hipModuleUnload", "module")
+	}
+	p.functions.removeOwned(uintptr(m))
+	if err := check("hipModuleUnload", C.amdt_h(p.lib.s.moduleUnload, C.uintptr_t(m))); err != nil {
+		return err // the image is leaked rather than freed under a module ROCm may still hold
+	}
+	// SAFETY: img is the C copy made by ModuleLoadData; the unloaded module no longer reads it.
+	C.free(*(*unsafe.Pointer)(unsafe.Pointer(&img)))
+	return nil
+}

@@ -1,0 +1,129 @@
+package amd
+
+// #include <stdlib.h>
+// #include "trampolines.h"
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// The hiprtc calls themselves, on the library rather than the Platform, so that
+// CompileFor can use them with no device and no platform open.
+
+func (l *library) rtcReady(call string) error {
+	if l.rtc == nil {
+		return hipsys.NewError(name, call, hipsys.ErrorNotSupported, l.rtcErr.Error())
+	}
+	return nil
+}
+
+func rtcCheck(call string, r C.int, detail string) error {
+	if r == 0 {
+		return nil
+	}
+	return hipsys.NewRTCError(name, call, hipsys.RTCStatus(r), detail)
+}
+
+func (l *library) create(source, progName string, headers []hipsys.Header) (uintptr, error) {
+	const call = "hiprtcCreateProgram"
+	if err := l.rtcReady(call); err != nil {
+		return 0, err
+	}
+	src := C.CString(source)
+	defer C.free(unsafe.Pointer(src))
+	var cname *C.char
+	if progName != "" {
+		cname = C.CString(progName)
+		defer C.free(unsafe.Pointer(cname))
+	}
+	bodies, names := make([]string, len(headers)), make([]string, len(headers))
+	for i, h := range headers {
+		bodies[i], names[i] = h.Source, h.Name
+	}
+	hb, freeB := cStrings(bodies)
+	defer freeB()
+	hn, freeN := cStrings(names)
+	defer freeN()
+	var h C.uintptr_t
+	// SAFETY: every string is C memory freed after the call; hiprtc copies them.
+	if err := rtcCheck(call, C.amdt_rtc_create(l.rtc.create, &h, src, cname, C.int(len(headers)), hb, hn), ""); err != nil {
+		return 0, err
+	}
+	return uintptr(h), nil
+}
+
+// compile runs hiprtcCompileProgram with rtcOptions; on failure the log is the Detail.
+func (l *library) compile(h uintptr, arch string, user []string) error {
+	const call = "hiprtcCompileProgram"
+	if err := l.rtcReady(call); err != nil {
+		return err
+	}
+	opts, err := l.rtcOptions(arch, user)
+	if err != nil {
+		return hipsys.NewRTCError(name, call, hipsys.RTCErrorInvalidOption, err.Error())
+	}
+	arr, free := cStrings(opts)
+	defer free()
+	r := C.amdt_rtc_compile(l.rtc.compile, C.uintptr_t(h), C.int(len(opts)), arr)
+	if r == 0 {
+		return nil
+	}
+	log, _ := l.programLog(h)
+	if log == "" {
+		log = "hiprtc gave no log; options were " + joinQuoted(opts)
+	}
+	return hipsys.NewRTCError(name, call, hipsys.RTCStatus(r), log)
+}
+
+func joinQuoted(ss []string) string {
+	out := ""
+	for i, s := range ss {
+		if i > 0 {
+			out += " "
+		}
+		out += "'" + s + "'"
+	}
+	return out
+}
+
+// fetch reads a size-then-bytes pair of hiprtc calls (log, code) into Go memory.
+func (l *library) fetch(sizeCall string, sizeFn unsafe.Pointer, getCall string, getFn unsafe.Pointer, h uintptr) ([]byte, error) {
+	if err := l.rtcReady(getCall); err != nil {
+		return nil, err
+	}
+	var n C.size_t
+	if err := rtcCheck(sizeCall, C.amdt_rtc_size(sizeFn, C.uintptr_t(h), &n), ""); err != nil || n == 0 {
+		return nil, err
+	}
+	buf := make([]byte, int(n))
+	// SAFETY: buf is Go memory of exactly the size hiprtc reported, lent for the call.
+	if err := rtcCheck(getCall, C.amdt_rtc_get(getFn, C.uintptr_t(h), (*C.char)(unsafe.Pointer(&buf[0]))), ""); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+func (l *library) programLog(h uintptr) (string, error) {
+	if err := l.rtcReady("hiprtcGetProgramLog"); err != nil {
+		return "", err
+	}
+	b, err := l.fetch("hiprtcGetProgramLogSize", l.rtc.logSize, "hiprtcGetProgramLog", l.rtc.log, h)
+	return cString(b), err
+}
+
+func (l *library) code(h uintptr) ([]byte, error) {
+	if err := l.rtcReady("hiprtcGetCode"); err != nil {
+		return nil, err
+	}
+	return l.fetch("hiprtcGetCodeSize", l.rtc.codeSize, "hiprtcGetCode", l.rtc.code, h)
+}
+
+func (l *library) destroy(h uintptr) error {
+	if err := l.rtcReady("hiprtcDestroyProgram"); err != nil {
+		return err
+	}
+	return rtcCheck("hiprtcDestroyProgram", C.amdt_rtc_destroy(l.rtc.destroy, C.uintptr_t(h)), "")
+}

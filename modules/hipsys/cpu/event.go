@@ -1,0 +1,163 @@
+package cpu
+
+import (
+	"sync"
+	"time"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// event is a marker in a stream. Each EventRecord starts a new generation that
+// points at one command of one stream; the event is complete when the worker has run
+// that command, which stamps the time. Re-recording is allowed, and a wait or a query
+// always concerns the generation current when it is issued, as in HIP.
+type event struct {
+	flags hipsys.EventFlags
+
+	mu      sync.Mutex
+	gen     uint64  // records issued; 0 = never recorded
+	stream  *stream // the stream of the latest record
+	seq     uint64  // the latest record's position in that stream
+	stamped uint64  // the latest generation whose record has run
+	at      time.Time
+}
+
+// mark makes the record at seq on s the event's latest generation and returns it.
+// Called with s.mu held; e.mu is always taken last, so the lock order is stream, event.
+func (e *event) mark(s *stream, seq uint64) uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.gen++
+	e.stream, e.seq = s, seq
+	return e.gen
+}
+
+// stamp is the worker running the record of generation gen. An older generation
+// finishing after a newer one was recorded elsewhere must not stamp over it, or a
+// re-recorded event would complete early with a stale time.
+func (e *event) stamp(gen uint64, at time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if gen > e.stamped {
+		e.stamped, e.at = gen, at
+	}
+}
+
+// position is what a waiter must wait for: the stream and command of the latest
+// record, or nil when there is nothing to wait for (never recorded, or already done).
+func (e *event) position() (*stream, uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.gen == 0 || e.stamped == e.gen {
+		return nil, 0
+	}
+	return e.stream, e.seq
+}
+
+// state reads whether the event was ever recorded, whether its latest record has run,
+// and the time of that run.
+func (e *event) state() (recorded, complete bool, at time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.gen > 0, e.stamped == e.gen, e.at
+}
+
+var errEventNotReady = errorf("hipEventQuery", hipsys.ErrorNotReady, "")
+
+// EventCreateWithFlags makes an event. EventInterprocess is hipErrorNotSupported: the
+// cpu device has no other process to share with.
+func (p *Platform) EventCreateWithFlags(flags hipsys.EventFlags) (hipsys.Event, error) {
+	const call = "hipEventCreateWithFlags"
+	if flags&^(hipsys.EventBlockingSync|hipsys.EventDisableTiming|hipsys.EventInterprocess) != 0 {
+		return 0, errorf(call, hipsys.ErrorInvalidValue, "unknown event flags")
+	}
+	if flags&hipsys.EventInterprocess != 0 {
+		return 0, errorf(call, hipsys.ErrorNotSupported, "interprocess events")
+	}
+	return hipsys.Event(p.events.add(&event{flags: flags})), nil
+}
+
+func (p *Platform) event(call string, h hipsys.Event) (*event, error) {
+	if e := p.events.get(uintptr(h)); e != nil {
+		return e, nil
+	}
+	return nil, errorf(call, hipsys.ErrorInvalidHandle, "unknown or destroyed event")
+}
+
+// EventRecord queues a record of the event on the stream and returns at once; the event
+// completes, with a timestamp, when the stream's worker reaches it. On a capturing
+// stream the record becomes a graph node instead and the event is left as it was.
+func (p *Platform) EventRecord(h hipsys.Event, sh hipsys.Stream) error {
+	const call = "hipEventRecord"
+	e, err := p.event(call, h)
+	if err != nil {
+		return err
+	}
+	s, err := p.stream(call, sh)
+	if err != nil {
+		return err
+	}
+	t := command{kind: cmdRecord, ev: e}
+	return s.enqueue(call, &t)
+}
+
+// EventQuery is nil when the latest record has run (or the event was never recorded)
+// and hipErrorNotReady before. It does not block.
+func (p *Platform) EventQuery(h hipsys.Event) error {
+	e, err := p.event("hipEventQuery", h)
+	if err != nil {
+		return err
+	}
+	if _, complete, _ := e.state(); !complete {
+		return errEventNotReady
+	}
+	return nil
+}
+
+// EventSynchronize blocks until the event's latest record (as of the call) has run.
+func (p *Platform) EventSynchronize(h hipsys.Event) error {
+	e, err := p.event("hipEventSynchronize", h)
+	if err != nil {
+		return err
+	}
+	if s, seq := e.position(); s != nil {
+		s.waitFor(seq)
+	}
+	return nil
+}
+
+// EventElapsedTime is the time in milliseconds from start's record to stop's, as HIP
+// specifies it: hipErrorInvalidHandle if either was created with EventDisableTiming or
+// never recorded, hipErrorNotReady if either has not completed. The clock is Go's
+// monotonic clock, stamped when the worker reaches the record.
+func (p *Platform) EventElapsedTime(start, stop hipsys.Event) (float32, error) {
+	const call = "hipEventElapsedTime"
+	a, err := p.event(call, start)
+	if err != nil {
+		return 0, err
+	}
+	b, err := p.event(call, stop)
+	if err != nil {
+		return 0, err
+	}
+	if a.flags&hipsys.EventDisableTiming != 0 || b.flags&hipsys.EventDisableTiming != 0 {
+		return 0, errorf(call, hipsys.ErrorInvalidHandle, "event created with hipEventDisableTiming")
+	}
+	aRec, aDone, aAt := a.state()
+	bRec, bDone, bAt := b.state()
+	if !aRec || !bRec {
+		return 0, errorf(call, hipsys.ErrorInvalidHandle, "event never recorded")
+	}
+	if !aDone || !bDone {
+		return 0, errorf(call, hipsys.ErrorNotReady, "")
+	}
+	return float32(bAt.Sub(aAt).Seconds() * 1000), nil
+}
+
+// EventDestroy forgets the event. A record or wait already queued still completes.
+func (p *Platform) EventDestroy(h hipsys.Event) error {
+	if p.events.remove(uintptr(h)) == nil {
+		return errorf("hipEventDestroy", hipsys.ErrorInvalidHandle, "unknown or destroyed event")
+	}
+	return nil
+}

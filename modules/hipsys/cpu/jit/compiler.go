@@ -1,0 +1,211 @@
+package jit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+const callCompile = "hiprtcCompileProgram"
+
+// Compiler is the cpu platform's hiprtc: it turns HIP C++ into code objects that Load
+// takes, through the host C++ compiler, and remembers them in memory and on disk. It is
+// safe for concurrent use; two goroutines compiling the same program share one compiler
+// run.
+type Compiler struct {
+	root string // <cache dir>/cpu-v1
+
+	mu     sync.Mutex
+	memory map[string][]byte  // key -> image
+	flight map[string]*flight // key -> compile in progress
+}
+
+type flight struct {
+	done  chan struct{}
+	image []byte
+	log   string
+	err   error
+}
+
+// NewCompiler makes a compiler caching under cacheDir ("" = DefaultCacheDir()). Nothing
+// is touched until the first Compile.
+func NewCompiler(cacheDir string) *Compiler {
+	if cacheDir == "" {
+		cacheDir = DefaultCacheDir()
+	}
+	return &Compiler{root: filepath.Join(cacheDir, layoutVersion), memory: map[string][]byte{}, flight: map[string]*flight{}}
+}
+
+// Compile compiles source (name is the file name compiler messages use) with the
+// in-memory headers and hiprtc options, and returns the code object and the compiler's
+// log (warnings on success; empty when the object came from a cache). On a compile error
+// it returns the log and an *hipsys.Error with RTCErrorCompilation whose Detail is the
+// log's first lines. The returned image is the caller's to keep and modify.
+//
+// A cached object (in this process, or on disk from any process) is returned without
+// running the compiler. It blocks for the length of the compile (about a second with g++
+// -O3) otherwise.
+func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options []string) ([]byte, string, error) {
+	tc, err := findToolchain(c.root)
+	if err != nil {
+		return nil, "", hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInternalError, err.Error())
+	}
+	hs := make([]header, len(headers))
+	for i, h := range headers {
+		if !validHeaderName(h.Name) {
+			return nil, "", hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInvalidInput, "header name "+h.Name+" must be a relative path inside the include directory")
+		}
+		hs[i] = header{h.Name, h.Source}
+	}
+	key := cacheKey(tc.identity, options, hs, source)
+
+	c.mu.Lock()
+	if img, ok := c.memory[key]; ok {
+		c.mu.Unlock()
+		return bytes.Clone(img), "", nil
+	}
+	if f, ok := c.flight[key]; ok {
+		c.mu.Unlock()
+		<-f.done
+		return bytes.Clone(f.image), f.log, f.err
+	}
+	f := &flight{done: make(chan struct{})}
+	c.flight[key] = f
+	c.mu.Unlock()
+
+	f.image, f.log, f.err = c.compileMiss(tc, key, source, name, hs, options)
+	c.mu.Lock()
+	delete(c.flight, key)
+	if f.err == nil {
+		c.memory[key] = f.image
+	}
+	c.mu.Unlock()
+	close(f.done)
+	return bytes.Clone(f.image), f.log, f.err
+}
+
+// compileMiss looks on disk, then compiles and stores.
+func (c *Compiler) compileMiss(tc *toolchain, key, source, name string, headers []header, options []string) ([]byte, string, error) {
+	path := filepath.Join(c.root, "obj", key[:2], key+".img")
+	if img := readCached(path); img != nil {
+		if _, err := decodeImage(img); err == nil {
+			return img, "", nil
+		}
+	}
+	img, log, err := c.build(tc, source, name, headers, options)
+	if err != nil {
+		return nil, log, err
+	}
+	_ = writeAtomic(path, img) // best effort: a read-only cache only costs the next process a compile
+	return img, log, nil
+}
+
+// build runs the compiler in a scratch directory: the (rewritten) source plus the
+// generated launchers as one translation unit, the headers beside it.
+func (c *Compiler) build(tc *toolchain, source, name string, headers []header, options []string) ([]byte, string, error) {
+	internal := func(err error) error {
+		return hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInternalError, err.Error())
+	}
+	inc, err := includeDir(c.root)
+	if err != nil {
+		return nil, "", internal(err)
+	}
+	tmp, err := os.MkdirTemp(c.root, ".build-*")
+	if err != nil {
+		return nil, "", internal(err)
+	}
+	defer os.RemoveAll(tmp)
+	for _, h := range headers {
+		p := filepath.Join(tmp, "headers", h.name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, "", internal(err)
+		}
+		if err := os.WriteFile(p, []byte(h.source), 0o644); err != nil {
+			return nil, "", internal(err)
+		}
+	}
+	prog := scan(source)
+	for _, h := range headers {
+		if strings.Contains(h.source, "__syncthreads") {
+			prog.barrier = true
+		}
+	}
+	file := sourceName(name)
+	if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o644); err != nil {
+		return nil, "", internal(err)
+	}
+	opt, user := compilerFlags(options)
+	args := append([]string{}, tc.argv[1:]...)
+	args = append(args, "-x", "c++", "-std=c++17", opt, "-march=native", "-fPIC", "-shared", "-pipe", "-g0",
+		// Kernels never read errno, and without it sqrtf and friends become instructions.
+		"-fno-math-errno",
+		// Only the generated launchers are exported; a kernel's own symbols stay private.
+		"-fvisibility=hidden",
+		// An undefined symbol fails here, with a message, instead of at dlopen.
+		"-Wl,-z,defs",
+		"-I", filepath.Join(tmp, "headers"), "-I", inc)
+	args = append(args, user...)
+	args = append(args, "-include", filepath.Join(inc, "cubehip_prelude.h"), "-o", "kernel.so", file)
+	cmd := exec.CommandContext(context.Background(), tc.argv[0], args...)
+	cmd.Dir = tmp
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	runErr := cmd.Run()
+	log := strings.ReplaceAll(out.String(), tmp+string(filepath.Separator), "")
+	if runErr != nil {
+		var exit *exec.ExitError
+		if !errors.As(runErr, &exit) {
+			return nil, log, internal(runErr)
+		}
+		return nil, log, hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorCompilation, firstLines(log, 12))
+	}
+	obj, err := os.ReadFile(filepath.Join(tmp, "kernel.so"))
+	if err != nil {
+		return nil, log, internal(err)
+	}
+	im := &image{object: obj}
+	if prog.barrier {
+		im.flags |= flagBarrier
+	}
+	for _, e := range prog.entries {
+		im.entries = append(im.entries, e.Name)
+	}
+	return im.encode(), log, nil
+}
+
+// sourceName is the file the source is written to, after the program's name so compiler
+// messages read "saxpy.hip:3:5: error: ...".
+func sourceName(name string) string {
+	base := filepath.Base(name)
+	ok := base != "" && base != "." && base != "/" && base != "kernel.so"
+	for i := 0; ok && i < len(base); i++ {
+		ok = isIdent(base[i]) || base[i] == '.' || base[i] == '-'
+	}
+	if !ok {
+		return "kernel.hip"
+	}
+	return base
+}
+
+func validHeaderName(n string) bool {
+	if n == "" || filepath.IsAbs(n) {
+		return false
+	}
+	clean := filepath.Clean(n)
+	return clean != "." && clean != ".." && !strings.HasPrefix(clean, "../")
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(strings.TrimSpace(s), "\n", n+1)
+	if len(lines) > n {
+		lines = append(lines[:n], "...")
+	}
+	return strings.Join(lines, "\n")
+}

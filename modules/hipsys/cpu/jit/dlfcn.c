@@ -1,0 +1,21 @@
+/* dlfcn.c: loading kernel objects. dlopen and dlerror are two calls but one C function,
+ * so the reason stays attached to the failure even with loads on several threads. */
+#include <dlfcn.h>
+#include <string.h>
+
+#include "runner.h"
+
+void* cubehip_dlopen(const char* path, char* err, int errlen) {
+	void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL && errlen > 0) {
+		const char* e = dlerror();
+		strncpy(err, e ? e : "dlopen failed", (size_t)errlen - 1);
+		err[errlen - 1] = 0;
+	}
+	return h;
+}
+
+void* cubehip_dlsym(void* h, const char* name) { return dlsym(h, name); }
+int cubehip_dlclose(void* h) { return dlclose(h); }
+unsigned cubehip_call_sig(void* fn, uint32_t* sizes, unsigned cap) { return ((cubehip_sig_fn)fn)(sizes, cap); }
+unsigned cubehip_call_abi(void* fn) { return ((unsigned (*)(void))fn)(); }

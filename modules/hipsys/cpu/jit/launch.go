@@ -1,0 +1,127 @@
+package jit
+
+/*
+#cgo noescape cubehip_run
+#cgo nocallback cubehip_run
+#include "runner.h"
+*/
+import "C"
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// Limits of a launch on the cpu platform; the platform reports the same numbers in its
+// device properties.
+const (
+	MaxThreadsPerBlock   = C.CUBEHIP_MAX_THREADS
+	MaxSharedMemPerBlock = C.CUBEHIP_MAX_SHARED      // dynamic shared bytes per block
+	MaxParamBytes        = C.CUBEHIP_MAX_PARAM_BYTES // packed kernel arguments
+	WarpSize             = 1                         // every thread is its own warp
+)
+
+// MaxBlockDim and MaxGridDim bound each dimension, as AMD GPUs do.
+var (
+	MaxBlockDim = [3]uint32{1024, 1024, 64}
+	MaxGridDim  = [3]uint32{1<<31 - 1, 65535, 65535}
+)
+
+const callLaunch = "hipModuleLaunchKernel"
+
+// Preallocated: a rejected launch on a hot path allocates nothing.
+var (
+	errConfig = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidConfiguration,
+		"grid and block dimensions must be nonzero, blocks at most 1024 threads within (1024, 1024, 64), grids within (2147483647, 65535, 65535)")
+	errShared   = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidValue, "dynamic shared memory over 65536 bytes per block")
+	errParams   = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidValue, "kernel argument block over 4096 bytes or an argument past its end")
+	errUnloaded = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidHandle, "function of an unloaded module")
+)
+
+// Function is one kernel entry of a loaded Module.
+type Function struct {
+	m     *Module
+	name  string
+	run   unsafe.Pointer // cubehip_run_<name>
+	sizes []uint32       // each parameter's size, from cubehip_sig_<name>
+}
+
+// Name is the entry's name.
+func (f *Function) Name() string { return f.name }
+
+// Launch runs the kernel over grid×block and returns when every block has finished
+// (the cpu platform's stream worker calls it and is the one that makes it asynchronous).
+// params holds the packed arguments and offsets each one's offset (hipsys.KernelArgs);
+// both are read before the first block runs and never kept. Safe for concurrent use on
+// the same or different functions. It allocates nothing unless it fails on the argument
+// count.
+//
+// Errors: hipErrorInvalidConfiguration for a zero or oversized grid or block,
+// hipErrorInvalidValue for dynamic shared memory over MaxSharedMemPerBlock or arguments
+// that do not match the kernel's, hipErrorInvalidHandle once the module is closed. A
+// kernel that faults (an out-of-bounds pointer) crashes the process, as memory is shared
+// with it.
+func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error {
+	if f == nil || f.m == nil {
+		return errUnloaded
+	}
+	if grid.X == 0 || grid.Y == 0 || grid.Z == 0 || block.X == 0 || block.Y == 0 || block.Z == 0 ||
+		block.X > MaxBlockDim[0] || block.Y > MaxBlockDim[1] || block.Z > MaxBlockDim[2] || block.Count() > MaxThreadsPerBlock ||
+		grid.X > MaxGridDim[0] || grid.Y > MaxGridDim[1] || grid.Z > MaxGridDim[2] {
+		return errConfig
+	}
+	if sharedMem > MaxSharedMemPerBlock {
+		return errShared
+	}
+	if len(offsets) != len(f.sizes) {
+		return hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidValue,
+			"kernel "+f.name+" takes "+strconv.Itoa(len(f.sizes))+" arguments, got "+strconv.Itoa(len(offsets)))
+	}
+	if len(params) > MaxParamBytes {
+		return errParams
+	}
+	for i, off := range offsets {
+		if uint64(off)+uint64(f.sizes[i]) > uint64(len(params)) {
+			return errParams
+		}
+	}
+	m := f.m
+	m.users.Add(1)
+	if m.closed.Load() {
+		m.users.Add(-1)
+		return errUnloaded
+	}
+	var buf unsafe.Pointer
+	var offs *C.uint32_t
+	if len(params) > 0 {
+		buf = unsafe.Pointer(&params[0])
+	}
+	if len(offsets) > 0 {
+		offs = (*C.uint32_t)(unsafe.Pointer(&offsets[0]))
+	}
+	barrier := C.int(0)
+	if m.barrier {
+		barrier = 1
+	}
+	// SAFETY: params and offsets are Go memory holding no Go pointers; cubehip_run copies
+	// them before running any block and keeps nothing after it returns (noescape).
+	rc := C.cubehip_run(f.run, buf, C.uint32_t(len(params)), offs, C.uint32_t(len(offsets)),
+		C.uint32_t(grid.X), C.uint32_t(grid.Y), C.uint32_t(grid.Z),
+		C.uint32_t(block.X), C.uint32_t(block.Y), C.uint32_t(block.Z), C.uint32_t(sharedMem), barrier)
+	m.users.Add(-1)
+	if rc != 0 {
+		return statusError(hipsys.Status(rc))
+	}
+	return nil
+}
+
+func statusError(s hipsys.Status) error {
+	switch s {
+	case hipsys.ErrorOutOfMemory:
+		return hipsys.NewError("cpu", callLaunch, s, "cannot map fiber stacks for a barrier kernel")
+	default:
+		return hipsys.NewError("cpu", callLaunch, s, "")
+	}
+}

@@ -1,0 +1,144 @@
+package jit
+
+/*
+#cgo LDFLAGS: -ldl -lpthread
+#include <stdlib.h>
+#include "runner.h"
+*/
+import "C"
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+const (
+	callLoad        = "hipModuleLoadData"
+	callGetFunction = "hipModuleGetFunction"
+	callUnload      = "hipModuleUnload"
+)
+
+// Module is a loaded code object. Its functions may be launched from any number of
+// goroutines at once; Close waits for launches in flight, then unloads it.
+type Module struct {
+	handle  unsafe.Pointer // dlopen handle
+	barrier bool
+	entries map[string]bool
+
+	users  atomic.Int64 // launches in flight
+	closed atomic.Bool
+
+	mu    sync.Mutex
+	funcs map[string]*Function
+}
+
+// Load loads a code object that Compile produced: the shared object inside it is written
+// once (by content hash) under DefaultCacheDir and dlopen'ed. Loading the same image twice
+// shares one copy of its globals (__device__ variables): the dynamic loader opens a file
+// once per process. Errors: hipErrorInvalidImage for bytes that are not a cpu code object
+// or whose object does not load on this host.
+func Load(image []byte) (*Module, error) {
+	im, err := decodeImage(image)
+	if err != nil {
+		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, err.Error())
+	}
+	sum := sha256.Sum256(im.object)
+	path := filepath.Join(DefaultCacheDir(), layoutVersion, "so", hex.EncodeToString(sum[:16])+".so")
+	// A file already there is used only if it holds these very bytes: the cache is a
+	// directory other processes write to, and a short or stale file must not be loaded.
+	if old := readCached(path); !bytes.Equal(old, im.object) {
+		if err := writeAtomic(path, im.object); err != nil {
+			return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorOperatingSystem, "writing the kernel object: "+err.Error())
+		}
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var msg [512]C.char
+	// SAFETY: cpath and msg outlive the call; dlopen copies the path.
+	h := C.cubehip_dlopen(cpath, &msg[0], C.int(len(msg)))
+	if h == nil {
+		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, C.GoString(&msg[0]))
+	}
+	m := &Module{handle: h, barrier: im.flags&flagBarrier != 0, entries: map[string]bool{}, funcs: map[string]*Function{}}
+	abi := m.sym("cubehip_abi_version")
+	if abi == nil || C.cubehip_call_abi(abi) != C.CUBEHIP_ABI_VERSION {
+		C.cubehip_dlclose(h)
+		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, "code object built for another cubehip ABI")
+	}
+	for _, e := range im.entries {
+		m.entries[e] = true
+	}
+	return m, nil
+}
+
+func (m *Module) sym(name string) unsafe.Pointer {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	return C.cubehip_dlsym(m.handle, cn)
+}
+
+// Function looks up an extern "C" __global__ entry by name. The same *Function is
+// returned for every lookup of a name. Errors: hipErrorNotFound for a name the module
+// does not define, hipErrorInvalidHandle after Close.
+func (m *Module) Function(name string) (*Function, error) {
+	if m == nil {
+		return nil, hipsys.NewError("cpu", callGetFunction, hipsys.ErrorInvalidHandle, "nil module")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed.Load() {
+		return nil, hipsys.NewError("cpu", callGetFunction, hipsys.ErrorInvalidHandle, "module is unloaded")
+	}
+	if f, ok := m.funcs[name]; ok {
+		return f, nil
+	}
+	notFound := hipsys.NewError("cpu", callGetFunction, hipsys.ErrorNotFound, "no kernel named "+name+` (only extern "C" __global__ functions are entry points)`)
+	if !m.entries[name] {
+		return nil, notFound
+	}
+	run, sig := m.sym("cubehip_run_"+name), m.sym("cubehip_sig_"+name)
+	if run == nil || sig == nil {
+		return nil, notFound
+	}
+	var sizes [C.CUBEHIP_MAX_ARGS]C.uint32_t
+	// SAFETY: sizes is a local array the callee fills up to its length and does not keep.
+	n := int(C.cubehip_call_sig(sig, &sizes[0], C.CUBEHIP_MAX_ARGS))
+	if n > len(sizes) {
+		return nil, hipsys.NewError("cpu", callGetFunction, hipsys.ErrorInvalidDeviceFunction, "kernel "+name+" takes more arguments than HIP allows")
+	}
+	f := &Function{m: m, name: name, run: run, sizes: make([]uint32, n)}
+	for i := range f.sizes {
+		f.sizes[i] = uint32(sizes[i])
+	}
+	m.funcs[name] = f
+	return f, nil
+}
+
+// Close unloads the module after the launches in flight on it return. Later calls on it
+// or its functions fail with hipErrorInvalidHandle; a second Close does too.
+func (m *Module) Close() error {
+	if m == nil || m.closed.Swap(true) {
+		return hipsys.NewError("cpu", callUnload, hipsys.ErrorInvalidHandle, "module is already unloaded")
+	}
+	// A launch that raced with closed sees it and backs out; one that got in first is
+	// waited for, since unloading would pull its code out from under it.
+	for m.users.Load() != 0 {
+		runtime.Gosched()
+		time.Sleep(10 * time.Microsecond)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if C.cubehip_dlclose(m.handle) != 0 {
+		return hipsys.NewError("cpu", callUnload, hipsys.ErrorUnknown, "dlclose failed")
+	}
+	return nil
+}

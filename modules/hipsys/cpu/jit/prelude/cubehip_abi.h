@@ -1,0 +1,50 @@
+/* cubehip_abi.h: the contract between the jit's runner (runner.c, built into the Go
+ * binary) and every kernel object the jit compiles (cubehip_prelude.h). Both sides
+ * include this one file, and its bytes are part of the prelude hash in every cache key, so
+ * an object built against another layout is never taken from the cache; Load also checks
+ * cubehip_abi_version() because an image may come from elsewhere. */
+#ifndef CUBEHIP_ABI_H
+#define CUBEHIP_ABI_H
+
+#include <stdint.h>
+
+#define CUBEHIP_ABI_VERSION 1
+#define CUBEHIP_MAX_THREADS 1024       /* threads per block, as on AMD GPUs */
+#define CUBEHIP_MAX_SHARED 65536       /* dynamic shared bytes per block (hipDeviceProp sharedMemPerBlock) */
+#define CUBEHIP_MAX_PARAM_BYTES 4096   /* HIP's kernel argument limit */
+#define CUBEHIP_MAX_ARGS 1024
+#define CUBEHIP_FIBER_STACK (64 * 1024) /* per-thread stack of a barrier kernel, guard page included */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One launch, as the runner hands it to an entry: params[i] points at argument i inside a
+ * 16-byte aligned copy of the packed argument block that lives for the whole launch. */
+typedef struct cubehip_launch {
+	void** params;
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared; /* dynamic shared bytes asked for (checked against CUBEHIP_MAX_SHARED) */
+} cubehip_launch;
+
+/* Fiber stacks of one OS thread: CUBEHIP_MAX_THREADS stacks of CUBEHIP_FIBER_STACK bytes,
+ * the lowest page of each a guard. Owned by the runner, reused by every barrier launch
+ * that runs on that thread; NULL-based for kernels without barriers. */
+typedef struct cubehip_arena {
+	char* base;
+} cubehip_arena;
+
+/* cubehip_run_<entry>: runs blocks [first, end) (linear block index, x fastest) of a
+ * launch on the calling thread; returns 0. */
+typedef int (*cubehip_entry_fn)(const cubehip_launch* launch, uint64_t first, uint64_t end, cubehip_arena* arena);
+
+/* cubehip_sig_<entry>: writes the size of each kernel parameter (up to cap of them) and
+ * returns how many the kernel takes, so the Go side checks a launch's arguments without
+ * calling into the kernel. */
+typedef unsigned (*cubehip_sig_fn)(uint32_t* sizes, unsigned cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

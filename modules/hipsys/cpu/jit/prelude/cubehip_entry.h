@@ -1,0 +1,158 @@
+/* cubehip_entry.h: the launchers the jit instantiates for each extern "C" __global__ entry
+ * (CUBEHIP_ENTRY at the end of the translation unit) and the block scheduler of barrier
+ * kernels. */
+#pragma once
+
+namespace cubehip {
+
+/* The kernel's arguments, copied once per block range out of the launch's parameter
+ * block into typed locals: the kernel's stores through its pointers cannot alias them,
+ * so the compiler keeps them in registers across the thread loop (reading them through
+ * params[i] at every thread would reload after every store of a matching type). */
+template <size_t I, class T> struct leaf {
+	T v;
+};
+template <class S, class... A> struct pack_impl;
+template <size_t... I, class... A> struct pack_impl<std::index_sequence<I...>, A...> : leaf<I, A>... {
+	explicit pack_impl(void** p) : leaf<I, A>{load<A>(p[I])}... {}
+	template <class T> static T load(const void* p) {
+		static_assert(std::is_trivially_copyable<T>::value, "kernel arguments must be trivially copyable");
+		T v;
+		std::memcpy(static_cast<void*>(&v), p, sizeof v);
+		return v;
+	}
+	template <void (*F)(A...)> void call() { F(static_cast<leaf<I, A>&>(*this).v...); }
+};
+template <class... A> using pack = pack_impl<std::index_sequence_for<A...>, A...>;
+
+/* The fibers of the block an OS thread is running: one stack pointer per thread of the
+ * block, the scheduler's own, and whether each thread has returned. Lives on the runner's
+ * native stack for the length of one block range. */
+struct fibers {
+	void* sched;
+	unsigned cur;
+	void (*body)(void*);
+	void* args;
+	void* sp[CUBEHIP_MAX_THREADS];
+	uint3 idx[CUBEHIP_MAX_THREADS];
+	unsigned char done[CUBEHIP_MAX_THREADS];
+};
+CUBEHIP_HIDDEN __thread fibers* current;
+
+CUBEHIP_HIDDEN void barrier() {
+	fibers* f = current;
+	if (f == nullptr) return;
+	cubehip_swap(&f->sp[f->cur], f->sched);
+}
+
+inline void set_dims(const cubehip_launch* L) {
+	gridDim = uint3{L->grid[0], L->grid[1], L->grid[2]};
+	blockDim = uint3{L->block[0], L->block[1], L->block[2]};
+}
+
+/* Walks the linear block range [b, end) in x-fastest order without a division per block. */
+struct block_walk {
+	unsigned x, y, z, gx, gy;
+	block_walk(const cubehip_launch* L, uint64_t b) : gx(L->grid[0]), gy(L->grid[1]) {
+		x = unsigned(b % gx);
+		uint64_t q = b / gx;
+		y = unsigned(q % gy);
+		z = unsigned(q / gy);
+	}
+	void next() {
+		if (++x == gx) {
+			x = 0;
+			if (++y == gy) {
+				y = 0;
+				++z;
+			}
+		}
+	}
+};
+
+template <class Fn> struct entry;
+template <class... A> struct entry<void (*)(A...)> {
+	static unsigned sig(uint32_t* sizes, unsigned cap) {
+		const uint32_t s[] = {uint32_t(sizeof(A))..., 0};
+		for (unsigned i = 0; i < sizeof...(A) && i < cap; i++) sizes[i] = s[i];
+		return sizeof...(A);
+	}
+
+	/* No barrier anywhere in the module: the block's threads are iterations of one loop. */
+	template <void (*F)(A...)> static int loop(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena*) {
+		pack<A...> args(L->params);
+		set_dims(L);
+		const unsigned bx = L->block[0], by = L->block[1], bz = L->block[2];
+		for (block_walk w(L, b); b < end; ++b, w.next()) {
+			blockIdx = uint3{w.x, w.y, w.z};
+			for (unsigned z = 0; z < bz; z++)
+				for (unsigned y = 0; y < by; y++)
+					for (unsigned x = 0; x < bx; x++) {
+						threadIdx = uint3{x, y, z};
+						args.template call<F>();
+					}
+		}
+		return 0;
+	}
+
+	template <void (*F)(A...)> static void body(void* args) { static_cast<pack<A...>*>(args)->template call<F>(); }
+
+	/* The module calls __syncthreads: every thread of a block is a fiber on this OS thread.
+	 * The scheduler resumes each live fiber in turn until it reaches a barrier or returns,
+	 * so round k runs every thread from barrier k-1 to barrier k, which is exactly what a
+	 * barrier promises. threadIdx is per OS thread, so it is set before each resume. */
+	template <void (*F)(A...)> static int fiber(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena* arena) {
+		pack<A...> args(L->params);
+		set_dims(L);
+		const unsigned bx = L->block[0], by = L->block[1], bz = L->block[2];
+		const unsigned n = bx * by * bz;
+		fibers st;
+		st.body = &body<F>;
+		st.args = &args;
+		for (unsigned t = 0, z = 0; z < bz; z++)
+			for (unsigned y = 0; y < by; y++)
+				for (unsigned x = 0; x < bx; x++) st.idx[t++] = uint3{x, y, z};
+		fibers* outer = current;
+		current = &st;
+		for (block_walk w(L, b); b < end; ++b, w.next()) {
+			blockIdx = uint3{w.x, w.y, w.z};
+			for (unsigned t = 0; t < n; t++) {
+				st.sp[t] = fiber_stack(arena->base + size_t(t + 1) * CUBEHIP_FIBER_STACK);
+				st.done[t] = 0;
+			}
+			for (unsigned live = n; live > 0;)
+				for (unsigned t = 0; t < n; t++) {
+					if (st.done[t]) continue;
+					threadIdx = st.idx[t];
+					st.cur = t;
+					cubehip_swap(&st.sched, st.sp[t]);
+					if (st.done[t]) live--;
+				}
+		}
+		current = outer;
+		return 0;
+	}
+};
+} // namespace cubehip
+
+/* Every fiber starts here (cubehip_fiber.h builds its stack to return into it) and ends
+ * by switching back to the scheduler for good; its stack is rebuilt for the next block. */
+extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
+	cubehip::fibers* f = cubehip::current;
+	f->body(f->args);
+	f = cubehip::current;
+	f->done[f->cur] = 1;
+	void* dead;
+	cubehip_swap(&dead, f->sched);
+	__builtin_unreachable();
+}
+
+#define CUBEHIP_EXPORT extern "C" __attribute__((visibility("default")))
+#define CUBEHIP_ENTRY(sym, fn, mode)                                                                        \
+	CUBEHIP_EXPORT int cubehip_run_##sym(const cubehip_launch* L, uint64_t b, uint64_t e, cubehip_arena* a) { \
+		return ::cubehip::entry<decltype(&fn)>::template mode<&fn>(L, b, e, a);                               \
+	}                                                                                                         \
+	CUBEHIP_EXPORT unsigned cubehip_sig_##sym(uint32_t* sizes, unsigned cap) {                                \
+		return ::cubehip::entry<decltype(&fn)>::sig(sizes, cap);                                              \
+	}
+#define CUBEHIP_DYN_SHARED_STORAGE alignas(64) CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[CUBEHIP_MAX_SHARED];

@@ -1,0 +1,220 @@
+/* runner.c: runs a launch's blocks over the host's cores.
+ *
+ * A persistent pool of pthreads (one fewer than the CPUs this process may use; the
+ * launching thread is the last one) takes chunks of whole blocks from a list of launches
+ * in flight, so a launch costs one cgo call and at most one wake-up per worker, never one
+ * per block. A launch too small to repay a wake-up runs inline on the caller. */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Below this many GPU threads a launch runs on the caller: waking a worker costs several
+ * microseconds, about what a few thousand trivial threads take to run. */
+#define INLINE_THREADS 4096
+/* Chunks per pool thread: enough that a slow chunk (a core shared with another process)
+ * does not leave the others idle at the end, few enough that the shared counter is cold. */
+#define CHUNKS_PER_THREAD 4
+
+typedef struct job {
+	cubehip_entry_fn fn;
+	const cubehip_launch* launch;
+	uint64_t nblocks, chunk, nchunks;
+	atomic_uint_fast64_t next; /* next chunk to claim */
+	atomic_int err;
+	int barrier;
+	int workers; /* workers inside run_chunks for this job; under mu */
+	int listed;  /* still on the list; under mu */
+	struct job* link;
+} job;
+
+typedef struct arena_node {
+	cubehip_arena arena;
+	struct arena_node* link;
+} arena_node;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
+static job* jobs;              /* launches with chunks left; under mu */
+static arena_node* free_arenas; /* arenas lent to launching threads; under mu */
+static int nworkers;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+/* Reserves the stacks of CUBEHIP_MAX_THREADS fibers. MAP_NORESERVE: only the pages a
+ * fiber touches are ever backed, so 64 MiB of address space costs what the kernel uses. */
+static arena_node* arena_new(void) {
+	size_t total = (size_t)CUBEHIP_MAX_THREADS * CUBEHIP_FIBER_STACK;
+	char* base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (base == MAP_FAILED) return NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	/* A guard page at the bottom of each stack turns a kernel that overflows its 64 KiB
+	 * into a crash at the fault rather than silent corruption of its neighbour thread. */
+	for (int i = 0; i < CUBEHIP_MAX_THREADS; i++) mprotect(base + (size_t)i * CUBEHIP_FIBER_STACK, (size_t)page, PROT_NONE);
+	arena_node* n = malloc(sizeof *n);
+	if (n == NULL) {
+		munmap(base, total);
+		return NULL;
+	}
+	n->arena.base = base;
+	n->link = NULL;
+	return n;
+}
+
+static arena_node* arena_borrow(void) {
+	pthread_mutex_lock(&mu);
+	arena_node* n = free_arenas;
+	if (n) free_arenas = n->link;
+	pthread_mutex_unlock(&mu);
+	return n ? n : arena_new();
+}
+
+static void arena_return(arena_node* n) {
+	pthread_mutex_lock(&mu);
+	n->link = free_arenas;
+	free_arenas = n;
+	pthread_mutex_unlock(&mu);
+}
+
+static void run_chunks(job* j, cubehip_arena* arena) {
+	for (;;) {
+		uint64_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+		if (c >= j->nchunks) return;
+		uint64_t first = c * j->chunk, end = first + j->chunk;
+		if (end > j->nblocks) end = j->nblocks;
+		int rc = j->fn(j->launch, first, end, arena);
+		if (rc) atomic_store(&j->err, rc);
+	}
+}
+
+static void unlink_locked(job* j) {
+	for (job** p = &jobs; *p; p = &(*p)->link)
+		if (*p == j) {
+			*p = j->link;
+			break;
+		}
+	j->listed = 0;
+}
+
+/* The first listed job with chunks left; exhausted ones are dropped on the way. */
+static job* take_locked(void) {
+	while (jobs) {
+		job* j = jobs;
+		if (atomic_load_explicit(&j->next, memory_order_relaxed) < j->nchunks) return j;
+		unlink_locked(j);
+	}
+	return NULL;
+}
+
+static void* worker_main(void* unused) {
+	(void)unused;
+	arena_node* arena = NULL; /* made on this worker's first barrier launch, kept for life */
+	pthread_mutex_lock(&mu);
+	for (;;) {
+		job* j = take_locked();
+		if (j == NULL) {
+			pthread_cond_wait(&work_cv, &mu);
+			continue;
+		}
+		j->workers++;
+		pthread_mutex_unlock(&mu);
+		if (j->barrier && arena == NULL) arena = arena_new();
+		/* Without stacks this worker leaves the chunks to the launching thread, which has
+		 * its own arena (or has already failed the launch). */
+		if (!j->barrier || arena) run_chunks(j, arena ? &arena->arena : NULL);
+		pthread_mutex_lock(&mu);
+		if (j->listed) unlink_locked(j); /* it was exhausted when this worker stopped */
+		if (--j->workers == 0) pthread_cond_broadcast(&done_cv);
+	}
+	return NULL;
+}
+
+static void pool_start(void) {
+	cpu_set_t set;
+	int ncpu = 1;
+	if (sched_getaffinity(0, sizeof set, &set) == 0) ncpu = CPU_COUNT(&set);
+	if (ncpu < 1) ncpu = 1;
+	/* Workers block every signal: Go delivers its own signals to its threads, and a
+	 * handler running on a worker's fiber stack has nowhere safe to run. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 0; i < ncpu - 1; i++) {
+		pthread_t t;
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &attr, worker_main, NULL) == 0) nworkers++;
+		pthread_attr_destroy(&attr);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int cubehip_pool_threads(void) {
+	pthread_once(&pool_once, pool_start);
+	return nworkers + 1;
+}
+
+int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs, uint32_t nargs,
+                uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
+                uint32_t shared, int barrier) {
+	/* A private, aligned copy: the Go buffer may be reused as soon as this call returns
+	 * and need not be aligned for the kernel's widest argument. */
+	_Alignas(16) unsigned char args[CUBEHIP_MAX_PARAM_BYTES];
+	void* params[CUBEHIP_MAX_ARGS];
+	if (len > sizeof args || nargs > CUBEHIP_MAX_ARGS) return 1; /* hipErrorInvalidValue; Go checked */
+	if (len) memcpy(args, buf, len);
+	for (uint32_t i = 0; i < nargs; i++) params[i] = args + offs[i];
+	cubehip_launch L = {params, {gx, gy, gz}, {bx, by, bz}, shared};
+	cubehip_entry_fn fn = (cubehip_entry_fn)entry;
+	uint64_t nblocks = (uint64_t)gx * gy * gz;
+	uint64_t threads = nblocks * ((uint64_t)bx * by * bz);
+
+	int pool = cubehip_pool_threads();
+	arena_node* arena = barrier ? arena_borrow() : NULL;
+	if (barrier && arena == NULL) return 2; /* hipErrorOutOfMemory */
+	cubehip_arena* a = arena ? &arena->arena : NULL;
+	int rc;
+	if (pool == 1 || nblocks == 1 || threads <= INLINE_THREADS) {
+		rc = fn(&L, 0, nblocks, a);
+	} else {
+		job j;
+		memset(&j, 0, sizeof j);
+		j.fn = fn;
+		j.launch = &L;
+		j.nblocks = nblocks;
+		uint64_t target = (uint64_t)pool * CHUNKS_PER_THREAD;
+		j.chunk = (nblocks + target - 1) / target;
+		j.nchunks = (nblocks + j.chunk - 1) / j.chunk;
+		atomic_init(&j.next, 0);
+		atomic_init(&j.err, 0);
+		j.barrier = barrier;
+		pthread_mutex_lock(&mu);
+		j.listed = 1;
+		job** tail = &jobs;
+		while (*tail) tail = &(*tail)->link;
+		*tail = &j;
+		uint64_t wake = j.nchunks - 1 < (uint64_t)nworkers ? j.nchunks - 1 : (uint64_t)nworkers;
+		for (uint64_t i = 0; i < wake; i++) pthread_cond_signal(&work_cv);
+		pthread_mutex_unlock(&mu);
+
+		run_chunks(&j, a);
+
+		/* Every chunk is claimed; wait for the workers still running theirs. j lives on
+		 * this stack, so it must be off the list and unreferenced before returning. */
+		pthread_mutex_lock(&mu);
+		if (j.listed) unlink_locked(&j);
+		while (j.workers > 0) pthread_cond_wait(&done_cv, &mu);
+		pthread_mutex_unlock(&mu);
+		rc = atomic_load(&j.err);
+	}
+	if (arena) arena_return(arena);
+	return rc;
+}

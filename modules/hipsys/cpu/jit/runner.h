@@ -1,0 +1,21 @@
+/* runner.h: the jit's C side in the Go binary (runner.c, dlfcn.c). */
+#ifndef CUBEHIP_RUNNER_H
+#define CUBEHIP_RUNNER_H
+#include <stdint.h>
+#include "prelude/cubehip_abi.h"
+
+/* Runs one launch to completion: blocks spread over the worker pool (or inline on the
+ * calling thread for small launches). buf/offs are read before any block runs and not kept.
+ * Returns 0, or a hipError_t. */
+int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs, uint32_t nargs,
+                uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
+                uint32_t shared, int barrier);
+/* Threads a large launch runs on: the pool's workers plus the caller. */
+int cubehip_pool_threads(void);
+
+void* cubehip_dlopen(const char* path, char* err, int errlen);
+void* cubehip_dlsym(void* h, const char* name);
+int cubehip_dlclose(void* h);
+unsigned cubehip_call_sig(void* fn, uint32_t* sizes, unsigned cap);
+unsigned cubehip_call_abi(void* fn);
+#endif

@@ -1,0 +1,148 @@
+package cpu
+
+import (
+	"strconv"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// Malloc allocates device memory: host memory outside the Go heap, aligned to 256
+// bytes, not initialized (large blocks happen to start zeroed; do not count on it).
+// Size 0 gives 0 and no error, as hipMalloc. Asking for more than the device's free
+// memory (MemGetInfo) is hipErrorOutOfMemory. Illegal during a global-mode capture.
+func (p *Platform) Malloc(size uint64) (hipsys.DevicePtr, error) {
+	const call = "hipMalloc"
+	if size == 0 {
+		return 0, nil
+	}
+	if err := p.checkUnsafe(call); err != nil {
+		return 0, err
+	}
+	b, err := p.alloc(&p.device, size, p.totalMem)
+	if err != nil {
+		return 0, errorf(call, hipsys.ErrorOutOfMemory, err.Error())
+	}
+	return hipsys.DevicePtr(b), nil
+}
+
+// alloc charges, allocates and registers a block in t.
+func (p *Platform) alloc(t *allocTable, size, limit uint64) (uintptr, error) {
+	reserved := reservedSize(size)
+	if !t.charge(reserved, limit) {
+		return 0, errOverBudget(size)
+	}
+	b, err := hostAlloc(size)
+	if err != nil {
+		t.uncharge(reserved)
+		return 0, err
+	}
+	// hostAlloc rounds the same way; the table must uncharge exactly what was charged.
+	b.reserved = reserved
+	t.insert(b)
+	return b.base, nil
+}
+
+type errOverBudget uint64
+
+func (e errOverBudget) Error() string {
+	return strconv.FormatUint(uint64(e), 10) + " bytes exceed the device's free memory"
+}
+
+// reservedSize is what a block of size bytes is charged: the size rounded up to the
+// allocation granule (the alignment, or a page for mmap'ed blocks).
+func reservedSize(size uint64) uint64 {
+	if size >= mmapThreshold {
+		const page = 4096
+		return (size + page - 1) &^ (page - 1)
+	}
+	return (size + alignment - 1) &^ (alignment - 1)
+}
+
+// Free releases a block from Malloc. Like hipFree it first waits for all queued work
+// on every stream, so no queued copy or kernel can touch the memory after it is gone.
+// Free(0) is a no-op; an unknown, interior or already freed pointer is
+// hipErrorInvalidValue. Illegal during a global-mode capture.
+func (p *Platform) Free(ptr hipsys.DevicePtr) error {
+	return p.release("hipFree", &p.device, uintptr(ptr))
+}
+
+// HostMalloc allocates pinned host memory: C memory, which async copies may use after
+// the call that queued them returns. Flags are hints with no effect on the host device.
+// Size 0 gives 0 and no error.
+func (p *Platform) HostMalloc(size uint64, flags hipsys.HostMallocFlags) (hipsys.HostPtr, error) {
+	const call = "hipHostMalloc"
+	if size == 0 {
+		return 0, nil
+	}
+	b, err := p.alloc(&p.host, size, ^uint64(0))
+	if err != nil {
+		return 0, errorf(call, hipsys.ErrorOutOfMemory, err.Error())
+	}
+	return hipsys.HostPtr(b), nil
+}
+
+// HostFree releases memory from HostMalloc, after all queued work (as hipHostFree).
+// HostFree(0) is a no-op; an unknown pointer is hipErrorInvalidValue.
+func (p *Platform) HostFree(ptr hipsys.HostPtr) error {
+	return p.release("hipHostFree", &p.host, uintptr(ptr))
+}
+
+func (p *Platform) release(call string, t *allocTable, addr uintptr) error {
+	if addr == 0 {
+		return nil
+	}
+	if !t.isBase(addr) {
+		return errorf(call, hipsys.ErrorInvalidValue, "not the start of a live allocation")
+	}
+	if err := p.checkUnsafe(call); err != nil {
+		return err
+	}
+	p.waitAll()
+	b, ok := t.remove(addr)
+	if !ok {
+		// Freed by a concurrent call while this one waited.
+		return errorf(call, hipsys.ErrorInvalidValue, "not the start of a live allocation")
+	}
+	if err := hostRelease(b); err != nil {
+		return errorf(call, hipsys.ErrorUnknown, err.Error())
+	}
+	return nil
+}
+
+// waitAll waits for the work queued so far on every stream, leaving their pending
+// errors for their own synchronization to report.
+func (p *Platform) waitAll() {
+	for _, s := range p.allStreams() {
+		s.drain()
+	}
+}
+
+// rangesLive checks that a copy or memset command's memory is still allocated.
+func (p *Platform) rangesLive(c *command) bool {
+	switch c.kind {
+	case cmdMemset:
+		return p.device.contains(c.dst, c.size)
+	case cmdCopy:
+		return p.table(c.dstHost).contains(c.dst, c.size) && p.table(c.srcHost).contains(c.src, c.size)
+	case cmdCopy2D:
+		return p.table(c.dstHost).contains(c.dst, extent2D(c.dpitch, c.size, c.height)) &&
+			p.table(c.srcHost).contains(c.src, extent2D(c.spitch, c.size, c.height))
+	}
+	return true
+}
+
+func (p *Platform) table(host bool) *allocTable {
+	if host {
+		return &p.host
+	}
+	return &p.device
+}
+
+// extent2D is how many bytes a pitched region spans: every row but the last is a full
+// pitch, the last only its width (so a 2D copy may end exactly at an allocation's end).
+func extent2D(pitch, width, height uint64) uint64 {
+	if height == 0 || width == 0 {
+		return 0
+	}
+	return (height-1)*pitch + width
+}

@@ -1,0 +1,93 @@
+package cpu
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
+)
+
+// name is the platform's name in the registry and in every *hipsys.Error it returns.
+const name = "cpu"
+
+func init() { hipsys.Register(name, Open) }
+
+// Platform is the host CPU as a HIP device. Its methods are safe for concurrent use.
+type Platform struct {
+	props    hipsys.DeviceProps
+	totalMem uint64 // advertised device memory: the host's RAM
+
+	device allocTable // hipMalloc'ed blocks
+	host   allocTable // hipHostMalloc'ed blocks
+
+	compiler *jit.Compiler
+
+	nullOnce sync.Once
+	null     atomic.Pointer[stream]
+	blocking atomic.Int32 // live streams created without StreamNonBlocking
+
+	streams   handles[stream]
+	events    handles[event]
+	modules   handles[module]
+	functions handles[function]
+	graphs    handles[graph]
+	execs     handles[graphExec]
+	nodes     handles[graphNode]
+	programs  handles[program]
+
+	// Live captures, for the calls HIP forbids while one runs (hipMalloc, a blocking
+	// copy, hipDeviceSynchronize). capturing is their count, read without the lock so
+	// that those calls cost one atomic load when nothing captures.
+	capMu     sync.Mutex
+	captures  map[*capture]struct{}
+	capturing atomic.Int32
+}
+
+var _ hipsys.Platform = (*Platform)(nil)
+
+// Open opens the cpu platform. It always succeeds on a supported host: the device is
+// the machine itself. Each call returns a new, independent device; hipsys.Open calls it
+// once per process and shares the result.
+func Open() (hipsys.Platform, error) { return newPlatform() }
+
+func newPlatform() (*Platform, error) {
+	total, err := hostMemory()
+	if err != nil {
+		return nil, hipsys.NewError(name, "hipInit", hipsys.ErrorNotInitialized, err.Error())
+	}
+	p := &Platform{
+		totalMem: total,
+		compiler: jit.NewCompiler(""),
+		captures: map[*capture]struct{}{},
+	}
+	p.props = deviceProps(total)
+	return p, nil
+}
+
+// Name is "cpu".
+func (p *Platform) Name() string { return name }
+
+// errorf builds the *hipsys.Error of a failed call on this platform.
+func errorf(call string, status hipsys.Status, detail string) error {
+	return hipsys.NewError(name, call, status, detail)
+}
+
+// nullStream is HIP's default stream: a real in-order worker like any other, created on
+// first use so that a program that never touches it runs no goroutine for it.
+func (p *Platform) nullStream() *stream {
+	p.nullOnce.Do(func() { p.null.Store(newStream(p, streamNull)) })
+	return p.null.Load()
+}
+
+// stream resolves a stream handle for call: 0 is the null stream, anything else must be
+// a live handle from StreamCreateWithFlags.
+func (p *Platform) stream(call string, h hipsys.Stream) (*stream, error) {
+	if h == hipsys.NullStream {
+		return p.nullStream(), nil
+	}
+	if s := p.streams.get(uintptr(h)); s != nil {
+		return s, nil
+	}
+	return nil, errorf(call, hipsys.ErrorInvalidHandle, "unknown or destroyed stream")
+}

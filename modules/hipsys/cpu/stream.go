@@ -1,0 +1,205 @@
+package cpu
+
+import (
+	"sync"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// maxPending bounds a stream's queue: a producer that runs ahead of the worker by this
+// many commands blocks until the worker catches up, as a GPU's ring does when full, so a
+// loop of launches cannot grow the queue without bound.
+const maxPending = 4096
+
+// stream is an in-order queue of commands and the goroutine that runs them. Commands
+// are numbered from 1 in the order they are queued (submitted counts them) and finish in
+// that order (completed counts them), so "all work up to command n" is just the number
+// n: events, cross-stream waits and synchronization are all built on it.
+type stream struct {
+	p    *Platform
+	kind streamKind
+
+	mu        sync.Mutex
+	work      sync.Cond // the worker waits here for commands
+	done      sync.Cond // waiters (sync, events, other streams, a full queue) wait here
+	pending   []*command
+	spare     []*command // the worker's other batch buffer, swapped with pending
+	free      []*command // finished commands kept for reuse
+	submitted uint64
+	completed uint64
+	idle      bool // the worker is parked on work
+	waiters   int  // goroutines parked on done; the worker broadcasts only when > 0
+	closing   bool
+	err       error    // the first asynchronous failure not yet reported
+	capture   *capture // non-nil while the stream captures
+}
+
+func newStream(p *Platform, kind streamKind) *stream {
+	s := &stream{p: p, kind: kind}
+	s.work.L = &s.mu
+	s.done.L = &s.mu
+	go s.run()
+	return s
+}
+
+// run is the worker: it takes the whole queue at once, runs it without the lock (so
+// producers never wait for a kernel), and counts each command done as it finishes.
+func (s *stream) run() {
+	s.mu.Lock()
+	for {
+		for len(s.pending) == 0 {
+			if s.closing {
+				s.mu.Unlock()
+				return
+			}
+			s.idle = true
+			s.work.Wait()
+		}
+		batch := s.pending
+		s.pending = s.spare[:0]
+		s.mu.Unlock()
+		for i, c := range batch {
+			err := c.exec()
+			s.mu.Lock()
+			if err != nil && s.err == nil {
+				s.err = err
+			}
+			s.completed++
+			c.clear()
+			s.free = append(s.free, c)
+			batch[i] = nil
+			if s.waiters > 0 {
+				s.done.Broadcast()
+			}
+			s.mu.Unlock()
+		}
+		s.mu.Lock()
+		s.spare = batch[:0]
+	}
+}
+
+// push queues c and wakes the worker. The caller holds mu.
+func (s *stream) push(c *command) {
+	s.pending = append(s.pending, c)
+	s.submitted++
+	if s.idle {
+		// Clearing idle here means a burst of pushes signals once, not once per command.
+		s.idle = false
+		s.work.Signal()
+	}
+}
+
+// take is a command to fill, reused when one is free. The caller holds mu.
+func (s *stream) take() *command {
+	if n := len(s.free); n > 0 {
+		c := s.free[n-1]
+		s.free = s.free[:n-1]
+		return c
+	}
+	return new(command)
+}
+
+// enqueue queues a copy of t, or records it as a graph node while the stream captures.
+// t is the caller's template and is not retained.
+func (s *stream) enqueue(call string, t *command) error {
+	nullSeq := s.nullDependency()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.capture != nil {
+		return s.capture.add(call, t)
+	}
+	if s.closing {
+		return errorf(call, hipsys.ErrorInvalidHandle, "stream destroyed")
+	}
+	for len(s.pending) >= maxPending {
+		s.waiters++
+		s.done.Wait()
+		s.waiters--
+	}
+	s.legacyWaits(nullSeq)
+	s.submitOne(t)
+	return nil
+}
+
+// submitOne turns template t into a queued command. The caller holds mu.
+func (s *stream) submitOne(t *command) {
+	switch t.kind {
+	case cmdWaitEvent:
+		// Resolved now, against the record the event holds at this moment, as HIP
+		// resolves a wait when it is issued. A never-recorded event is already complete.
+		target, seq := t.ev.position()
+		if target == nil || target == s {
+			// Waiting on one's own earlier work is implied by in-order execution.
+			return
+		}
+		c := s.take()
+		c.kind, c.target, c.seq = cmdWait, target, seq
+		s.push(c)
+		return
+	case cmdWait:
+		if t.target == nil || t.target == s {
+			return
+		}
+	}
+	c := s.take()
+	c.assign(t)
+	if c.kind == cmdRecord {
+		c.gen = c.ev.mark(s, s.submitted+1)
+	}
+	s.push(c)
+}
+
+// waitFor blocks until the first seq commands have finished.
+func (s *stream) waitFor(seq uint64) {
+	s.mu.Lock()
+	for s.completed < seq {
+		s.waiters++
+		s.done.Wait()
+		s.waiters--
+	}
+	s.mu.Unlock()
+}
+
+// synchronize waits for the work queued so far and returns (and clears) the first
+// asynchronous error since the last synchronize. Reporting an error once, at the next
+// synchronization, is HIP's model for asynchronous failures; clearing it lets the
+// stream be used again, where a GPU's sticky fault would poison the whole context.
+func (s *stream) synchronize() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	target := s.submitted
+	for s.completed < target {
+		s.waiters++
+		s.done.Wait()
+		s.waiters--
+	}
+	err := s.err
+	s.err = nil
+	return err
+}
+
+// drain waits for the work queued so far, leaving any pending error in place.
+func (s *stream) drain() {
+	s.mu.Lock()
+	target := s.submitted
+	s.mu.Unlock()
+	s.waitFor(target)
+}
+
+// idleNow reports whether every queued command has finished.
+func (s *stream) idleNow() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.completed == s.submitted
+}
+
+// shutdown lets the worker finish what is queued and exit.
+func (s *stream) shutdown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing = true
+	if s.idle {
+		s.idle = false
+		s.work.Signal()
+	}
+}

@@ -1,0 +1,47 @@
+package nvidia
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRanges(t *testing.T) {
+	var r ranges
+	r.add(0x3000, 0x100)
+	r.add(0x1000, 0x1000)
+	for _, tc := range []struct {
+		name string
+		p, n uintptr
+		want bool
+	}{
+		{"whole first", 0x1000, 0x1000, true},
+		{"inside", 0x1800, 0x10, true},
+		{"past the end", 0x1800, 0x1000, false},
+		{"gap", 0x2800, 1, false},
+		{"before all", 0x10, 1, false},
+		{"second", 0x3000, 0x100, true},
+		{"overflow", 0x3000, ^uintptr(0), false},
+	} {
+		assert.Equal(t, tc.want, r.contains(tc.p, tc.n), tc.name)
+	}
+	assert.False(t, r.remove(0x1800), "only an allocation's base frees it")
+	assert.True(t, r.remove(0x1000))
+	assert.False(t, r.remove(0x1000), "freed twice")
+	assert.False(t, r.contains(0x1000, 1))
+	assert.True(t, r.contains(0x3000, 1))
+}
+
+func TestHandles(t *testing.T) {
+	var h handles[int]
+	h.put(7, 70)
+	v, ok := h.get(7)
+	assert.True(t, ok)
+	assert.Equal(t, 70, v)
+	assert.True(t, h.has(7))
+	_, ok = h.take(7)
+	assert.True(t, ok)
+	_, ok = h.take(7)
+	assert.False(t, ok, "a second destroy finds nothing")
+	assert.False(t, h.has(7))
+}

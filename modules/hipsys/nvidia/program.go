@@ -1,0 +1,181 @@
+package nvidia
+
+/*
+#include <stdlib.h>
+#include "nvrtc.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// program is an NVRTC program and what its compile chose to build.
+type program struct {
+	mu       sync.Mutex
+	compiled bool
+	cubin    bool // RTCGetCode returns CUBIN (else PTX)
+}
+
+func (p *Platform) program(call string, h hipsys.Program) (*program, error) {
+	if pr, ok := p.programs.get(uintptr(h)); ok {
+		return pr, nil
+	}
+	return nil, hipsys.NewRTCError(platformName, call, hipsys.RTCErrorInvalidProgram, fmt.Sprintf("program %#x", uintptr(h)))
+}
+
+// RTCCreateProgram creates an NVRTC program from HIP source. The in-memory HIP headers
+// (hip/hip_runtime.h, hip/hip_fp16.h, ...) are added after the caller's, which win on a
+// name clash. NVRTC is loaded by the first call; its absence is
+// HIPRTC_ERROR_PROGRAM_CREATION_FAILURE naming the libraries tried.
+func (p *Platform) RTCCreateProgram(source, name string, headers []hipsys.Header) (hipsys.Program, error) {
+	const call = "hiprtcCreateProgram"
+	if _, err := p.loadNVRTC(); err != nil {
+		return 0, hipsys.NewRTCError(platformName, call, hipsys.RTCErrorProgramCreationFailure, err.Error())
+	}
+	if name == "" {
+		name = "kernel.hip"
+	}
+	all := programHeaders(headers)
+	srcs := make([]string, len(all))
+	names := make([]string, len(all))
+	for i, h := range all {
+		srcs[i], names[i] = h.Source, h.Name
+	}
+	csrcs, freeSrcs := cStrings(srcs)
+	defer freeSrcs()
+	cnames, freeNames := cStrings(names)
+	defer freeNames()
+	csource, cname := C.CString(source), C.CString(name)
+	defer C.free(unsafe.Pointer(csource))
+	defer C.free(unsafe.Pointer(cname))
+	var h C.uintptr_t
+	if err := nvrtcError(call, int32(C.nv_create(&h, csource, cname, C.int(len(all)), csrcs, cnames)), ""); err != nil {
+		return 0, err
+	}
+	p.programs.put(uintptr(h), &program{})
+	return hipsys.Program(h), nil
+}
+
+// RTCCompileProgram compiles for the calling thread's current device: CUBIN for its
+// own SM, or PTX when NVRTC is older than the device (archOption). A failed compile is
+// HIPRTC_ERROR_COMPILATION with NVRTC's log in the error's Detail.
+func (p *Platform) RTCCompileProgram(h hipsys.Program, options []string) error {
+	const call = "hiprtcCompileProgram"
+	pr, err := p.program(call, h)
+	if err != nil {
+		return err
+	}
+	nv, _ := p.loadNVRTC() // loaded by RTCCreateProgram, or no program would exist
+	props, err := p.GetDeviceProperties(currentDevice())
+	if err != nil {
+		return hipsys.NewRTCError(platformName, call, hipsys.RTCErrorInternalError, err.Error())
+	}
+	opts, cubin := compileOptions(options, props.Major*10+props.Minor, nv)
+	copts, freeOpts := cStrings(opts)
+	defer freeOpts()
+
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if r := int32(C.nv_compile(C.uintptr_t(h), C.int(len(opts)), copts)); r != 0 {
+		log, _ := p.programLog(h)
+		return nvrtcError(call, r, strings.TrimSpace(log))
+	}
+	pr.compiled, pr.cubin = true, cubin
+	return nil
+}
+
+// compileOptions is the full NVRTC option list and whether it builds CUBIN.
+func compileOptions(user []string, cc int, nv *nvrtcLib) ([]string, bool) {
+	opts := translateOptions(user)
+	cubin := true
+	if hasArch(opts) {
+		for _, o := range opts {
+			if strings.Contains(o, "compute_") {
+				cubin = false
+			}
+		}
+	} else {
+		var arch string
+		arch, cubin = archOption(cc, nv.archs)
+		opts = append(opts, arch)
+	}
+	// HIP (clang) lets device code call constexpr host functions; NVCC needs this flag.
+	opts = append(opts, "--expt-relaxed-constexpr")
+	if nv.include != "" {
+		opts = append(opts, "-I"+nv.include)
+	}
+	return opts, cubin
+}
+
+// RTCGetProgramLog is the compile log (warnings too), empty when there was nothing to say.
+func (p *Platform) RTCGetProgramLog(h hipsys.Program) (string, error) {
+	if _, err := p.program("hiprtcGetProgramLog", h); err != nil {
+		return "", err
+	}
+	return p.programLog(h)
+}
+
+func (p *Platform) programLog(h hipsys.Program) (string, error) {
+	const call = "hiprtcGetProgramLog"
+	var n C.size_t
+	if err := nvrtcError(call, int32(C.nv_log_size(C.uintptr_t(h), &n)), ""); err != nil {
+		return "", err
+	}
+	if n <= 1 {
+		return "", nil
+	}
+	buf := make([]byte, n)
+	// SAFETY: buf is Go memory without pointers, n bytes as NVRTC asked, written during the call.
+	if err := nvrtcError(call, int32(C.nv_log(C.uintptr_t(h), (*C.char)(unsafe.Pointer(&buf[0])))), ""); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(buf), "\x00"), nil
+}
+
+// RTCGetCode is the compiled code, CUBIN or PTX as the compile chose, in the form
+// ModuleLoadData takes.
+func (p *Platform) RTCGetCode(h hipsys.Program) ([]byte, error) {
+	const call = "hiprtcGetCode"
+	pr, err := p.program(call, h)
+	if err != nil {
+		return nil, err
+	}
+	pr.mu.Lock()
+	compiled, cubin := pr.compiled, pr.cubin
+	pr.mu.Unlock()
+	if !compiled {
+		return nil, hipsys.NewRTCError(platformName, call, hipsys.RTCErrorInvalidProgram, "program is not compiled")
+	}
+	c := C.int(0)
+	if cubin {
+		c = 1
+	}
+	var n C.size_t
+	if err := nvrtcError(call, int32(C.nv_code_size(C.uintptr_t(h), c, &n)), ""); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, hipsys.NewRTCError(platformName, call, hipsys.RTCErrorInvalidProgram, "no code")
+	}
+	code := make([]byte, n)
+	// SAFETY: code is Go memory without pointers, n bytes as NVRTC asked, written during the call.
+	if err := nvrtcError(call, int32(C.nv_code(C.uintptr_t(h), c, (*C.char)(unsafe.Pointer(&code[0])))), ""); err != nil {
+		return nil, err
+	}
+	return code, nil
+}
+
+// RTCDestroyProgram frees the program; its handle is invalid at once.
+func (p *Platform) RTCDestroyProgram(h hipsys.Program) error {
+	const call = "hiprtcDestroyProgram"
+	if _, ok := p.programs.take(uintptr(h)); !ok {
+		return hipsys.NewRTCError(platformName, call, hipsys.RTCErrorInvalidProgram, fmt.Sprintf("program %#x", uintptr(h)))
+	}
+	return nvrtcError(call, int32(C.nv_destroy(C.uintptr_t(h))), "")
+}

@@ -1,0 +1,125 @@
+package nvidia
+
+/*
+#include <stdlib.h>
+#include "nvrtc.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"github.com/cubehip/cubehip/modules/hipsys/dl"
+)
+
+// nvrtcLib is the loaded NVRTC.
+type nvrtcLib struct {
+	lib          *dl.Library
+	major, minor int
+	archs        []int // compute capabilities NVRTC builds for, nil when it cannot say
+	include      string
+}
+
+// nvrtcLibraryNames are NVRTC's sonames, newest first (CUDA 11.0 and 11.1 had their own;
+// 11.2 onwards kept libnvrtc.so.11.2 for all of 11.x), each also tried inside the
+// toolkit folders a runtime-only loader path may not list.
+func nvrtcLibraryNames() []string {
+	sonames := []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so.11.1", "libnvrtc.so.11.0"}
+	names := append([]string(nil), sonames...)
+	for _, dir := range cudaDirs("lib64", "targets/x86_64-linux/lib") {
+		for _, s := range sonames {
+			names = append(names, filepath.Join(dir, s))
+		}
+	}
+	return names
+}
+
+// cudaDirs are the existing sub folders of the CUDA toolkit's candidate homes.
+func cudaDirs(subs ...string) []string {
+	var out []string
+	for _, home := range []string{os.Getenv("CUDA_HOME"), os.Getenv("CUDA_PATH"), "/usr/local/cuda"} {
+		if home == "" {
+			continue
+		}
+		for _, s := range subs {
+			d := filepath.Join(home, s)
+			if st, err := os.Stat(d); err == nil && st.IsDir() {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// loadNVRTC opens NVRTC once, on the first hiprtc call.
+func (p *Platform) loadNVRTC() (*nvrtcLib, error) {
+	p.rtcOnce.Do(func() { p.rtc, p.rtcErr = openNVRTC() })
+	return p.rtc, p.rtcErr
+}
+
+func openNVRTC() (*nvrtcLib, error) {
+	lib, err := dl.Open(nvrtcLibraryNames()...)
+	if err != nil {
+		return nil, err
+	}
+	f := &C.cubehip_nvrtc
+	e := func(addr *unsafe.Pointer, name string) dl.Entry { return dl.Entry{Names: []string{name}, Addr: addr} }
+	if err := lib.Resolve([]dl.Entry{
+		e(&f.version, "nvrtcVersion"), e(&f.createProgram, "nvrtcCreateProgram"),
+		e(&f.compileProgram, "nvrtcCompileProgram"), e(&f.destroyProgram, "nvrtcDestroyProgram"),
+		e(&f.getProgramLogSize, "nvrtcGetProgramLogSize"), e(&f.getProgramLog, "nvrtcGetProgramLog"),
+		e(&f.getCUBINSize, "nvrtcGetCUBINSize"), e(&f.getCUBIN, "nvrtcGetCUBIN"),
+		e(&f.getPTXSize, "nvrtcGetPTXSize"), e(&f.getPTX, "nvrtcGetPTX"),
+	}); err != nil {
+		return nil, err
+	}
+	// Optional (CUDA 11.2+): without them the device's own SM is asked for.
+	f.getNumSupportedArchs = lib.Lookup("nvrtcGetNumSupportedArchs")
+	f.getSupportedArchs = lib.Lookup("nvrtcGetSupportedArchs")
+
+	n := &nvrtcLib{lib: lib}
+	var major, minor C.int
+	if r := C.nv_version(&major, &minor); r != 0 {
+		return nil, fmt.Errorf("%s: nvrtcVersion failed (%d)", lib.Name, int(r))
+	}
+	n.major, n.minor = int(major), int(minor)
+	var buf [128]C.int
+	var cnt C.int
+	if C.nv_archs(&buf[0], C.int(len(buf)), &cnt) == 0 {
+		for _, a := range buf[:cnt] {
+			n.archs = append(n.archs, int(a))
+		}
+	}
+	// CUDA 12 and later carry cuda_fp16.h and friends inside NVRTC; older ones need the
+	// toolkit's include folder.
+	if n.major < 12 {
+		for _, d := range cudaDirs("include") {
+			if _, err := os.Stat(filepath.Join(d, "cuda_fp16.h")); err == nil {
+				n.include = d
+				break
+			}
+		}
+	}
+	return n, nil
+}
+
+// cStrings copies Go strings into a C array of C strings; free releases them all.
+func cStrings(ss []string) (arr **C.char, free func()) {
+	if len(ss) == 0 {
+		return nil, func() {}
+	}
+	raw := C.malloc(C.size_t(len(ss)) * C.size_t(unsafe.Sizeof(uintptr(0))))
+	list := unsafe.Slice((**C.char)(raw), len(ss))
+	for i, s := range ss {
+		list[i] = C.CString(s)
+	}
+	return (**C.char)(raw), func() {
+		for _, c := range list {
+			C.free(unsafe.Pointer(c))
+		}
+		C.free(raw)
+	}
+}

@@ -1,0 +1,123 @@
+package nvidia
+
+import "github.com/cubehip/cubehip/modules/hipsys"
+
+// hipRuntimeHeader is the in-memory <hip/hip_runtime.h> handed to NVRTC, so a HIP
+// kernel source compiles unmodified. ROCm's own NVIDIA headers include the CUDA runtime
+// headers, which NVRTC does not have; this is the device-side subset HIP kernels use.
+// CUDA already provides threadIdx & co., __syncthreads, atomics, math and
+// __launch_bounds__ under the same names; what differs is spelled out below.
+const hipRuntimeHeader = `#pragma once
+#define __HIP_PLATFORM_NVIDIA__ 1
+#define __HIP_PLATFORM_NVCC__ 1
+#define __HIPCC_RTC__ 1
+#define __HIP_DEVICE_COMPILE__ 1
+#define __HIP__ 1
+
+// HIP's older spellings of the built-in indices.
+#define hipThreadIdx_x (threadIdx.x)
+#define hipThreadIdx_y (threadIdx.y)
+#define hipThreadIdx_z (threadIdx.z)
+#define hipBlockIdx_x (blockIdx.x)
+#define hipBlockIdx_y (blockIdx.y)
+#define hipBlockIdx_z (blockIdx.z)
+#define hipBlockDim_x (blockDim.x)
+#define hipBlockDim_y (blockDim.y)
+#define hipBlockDim_z (blockDim.z)
+#define hipGridDim_x (gridDim.x)
+#define hipGridDim_y (gridDim.y)
+#define hipGridDim_z (gridDim.z)
+
+#define HIP_KERNEL_NAME(...) __VA_ARGS__
+#define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
+#define __HIP_FULL_MASK 0xffffffffu
+
+// NVRTC has no <stdint.h> before CUDA 12; HIP sources use the fixed-width names freely.
+// Redeclaring a typedef with the same type is legal C++, so a source that also includes
+// a real <stdint.h> still compiles.
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long uint64_t;
+typedef long intptr_t;
+typedef unsigned long uintptr_t;
+
+// HIP's warp intrinsics act on the whole warp; CUDA 9 and later spell that with an
+// explicit mask (_sync), and from sm_70 on the unmasked forms no longer exist. Older
+// architectures keep CUDA's own unmasked declarations, which these would collide with.
+#if __CUDA_ARCH__ >= 700
+template <typename T>
+__device__ inline T __shfl(T var, int srcLane, int width = warpSize) {
+	return __shfl_sync(__HIP_FULL_MASK, var, srcLane, width);
+}
+template <typename T>
+__device__ inline T __shfl_up(T var, unsigned int delta, int width = warpSize) {
+	return __shfl_up_sync(__HIP_FULL_MASK, var, delta, width);
+}
+template <typename T>
+__device__ inline T __shfl_down(T var, unsigned int delta, int width = warpSize) {
+	return __shfl_down_sync(__HIP_FULL_MASK, var, delta, width);
+}
+template <typename T>
+__device__ inline T __shfl_xor(T var, int laneMask, int width = warpSize) {
+	return __shfl_xor_sync(__HIP_FULL_MASK, var, laneMask, width);
+}
+__device__ inline int __any(int predicate) { return __any_sync(__HIP_FULL_MASK, predicate); }
+__device__ inline int __all(int predicate) { return __all_sync(__HIP_FULL_MASK, predicate); }
+#endif
+// HIP's ballot is 64 bits wide (a CDNA wavefront); on a 32-lane warp the top half is 0.
+__device__ inline unsigned long long __hip_ballot(int predicate) {
+	return __ballot_sync(__HIP_FULL_MASK, predicate);
+}
+#define __ballot(p) __hip_ballot(p)
+__device__ inline unsigned int __lane_id() {
+	unsigned int id;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));
+	return id;
+}
+`
+
+// hipFP16Header maps <hip/hip_fp16.h> onto CUDA's half type, which NVRTC carries as a
+// built-in header from CUDA 12 (older toolkits find it through the -I of their include
+// folder, added when one exists).
+const hipFP16Header = `#pragma once
+#include <hip/hip_runtime.h>
+#include <cuda_fp16.h>
+`
+
+// hipBF16Header maps <hip/hip_bf16.h> onto CUDA's bfloat16.
+const hipBF16Header = `#pragma once
+#include <hip/hip_runtime.h>
+#include <cuda_bf16.h>
+typedef __nv_bfloat16 __hip_bfloat16;
+typedef __nv_bfloat162 __hip_bfloat162;
+`
+
+// builtinHeaders are the in-memory HIP headers, in the order NVRTC is given them.
+var builtinHeaders = []hipsys.Header{
+	{Name: "hip/hip_runtime.h", Source: hipRuntimeHeader},
+	{Name: "hip/hip_runtime_api.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
+	{Name: "hip/hip_fp16.h", Source: hipFP16Header},
+	{Name: "hip/hip_bf16.h", Source: hipBF16Header},
+}
+
+// programHeaders is the caller's headers followed by the built-in ones it does not
+// replace: a caller's header of the same name wins.
+func programHeaders(user []hipsys.Header) []hipsys.Header {
+	out := append([]hipsys.Header(nil), user...)
+	for _, b := range builtinHeaders {
+		replaced := false
+		for _, u := range user {
+			replaced = replaced || u.Name == b.Name
+		}
+		if !replaced {
+			out = append(out, b)
+		}
+	}
+	return out
+}

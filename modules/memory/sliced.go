@@ -1,0 +1,159 @@
+package memory
+
+// slicedPool carves pages of one size into slices: first fit over the
+// pages in order, coalescing free neighbours first, the remainder of a
+// split left free right after the slice.
+type slicedPool struct {
+	pages
+	cfg      SlicedSpec
+	pageSize uint64
+	maxAlloc uint64
+	maxPages int
+	capped   bool
+}
+
+// maxSlicedPages is the most pages one sliced pool may hold, as CubeCL's
+// u16 page index allows.
+const maxSlicedPages = 65535
+
+func newSlicedPool(cfg SlicedSpec, pg pages) *slicedPool {
+	p := &slicedPool{pages: pg, cfg: cfg, pageSize: cfg.PageSize, maxPages: maxSlicedPages}
+	if cfg.MaxPoolSize != 0 {
+		p.capped = true
+		// A cap below one page would make the pool useless: shrink the page
+		// to the cap instead, keeping it aligned.
+		if cfg.MaxPoolSize < p.pageSize {
+			p.pageSize = max(cfg.MaxPoolSize/p.align*p.align, p.align)
+		}
+		p.maxPages = int(min(cfg.MaxPoolSize/p.pageSize, maxSlicedPages))
+	}
+	maxSlice := cfg.MaxSliceSize
+	if maxSlice == 0 {
+		maxSlice = p.pageSize
+	}
+	p.maxAlloc = min(maxSlice, p.pageSize)
+	return p
+}
+
+func (p *slicedPool) pageSet() *pages { return &p.pages }
+
+func (p *slicedPool) spec() PoolSpec { return p.cfg }
+
+// accepts takes sizes up to the largest slice, and, uncapped, sizes that
+// waste less than a fifth of a whole page: those get a page of their own
+// rather than falling through to a pool that would allocate exactly.
+func (p *slicedPool) accepts(size uint64) bool {
+	if size <= p.maxAlloc {
+		return true
+	}
+	return !p.capped && size <= p.pageSize && (p.pageSize-size)*5 < p.pageSize
+}
+
+func (p *slicedPool) tryReserve(size uint64, d *descriptor) bool {
+	eff, ok := effective(size, p.align)
+	if !ok {
+		return false
+	}
+	for pi := range p.list {
+		if p.reserveIn(pi, size, eff, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// reserveIn coalesces page pi and reserves the first free slice that fits.
+func (p *slicedPool) reserveIn(pi int, size, eff uint64, d *descriptor) bool {
+	pg := &p.list[pi]
+	p.coalesce(pg)
+	for si := range pg.slices {
+		s := &pg.slices[si]
+		if !s.desc.free() || s.foot < eff {
+			continue
+		}
+		rest := s.foot - eff
+		s.foot = eff
+		if rest > 0 {
+			p.insertFree(pg, si+1, slice{offset: s.offset + eff, foot: rest})
+		}
+		p.bind(pi, si, size, d)
+		return true
+	}
+	return false
+}
+
+// insertFree inserts a free slice at index at and renumbers the slices
+// after it.
+func (p *slicedPool) insertFree(pg *page, at int, s slice) {
+	pg.slices = append(pg.slices, slice{})
+	copy(pg.slices[at+1:], pg.slices[at:])
+	pg.slices[at] = s
+	for i := at + 1; i < len(pg.slices); i++ {
+		if d := pg.slices[i].desc; d != nil {
+			d.loc.Slice = uint32(i)
+		}
+	}
+}
+
+// coalesce merges every run of adjacent free slices into its first slice.
+// Without it a page freed piecewise would stay fragmented into the sizes it
+// was first cut into, and large requests would never fit again.
+func (p *slicedPool) coalesce(pg *page) {
+	w := 0
+	for r := range pg.slices {
+		s := pg.slices[r]
+		if w > 0 && s.desc.free() && pg.slices[w-1].desc.free() {
+			prev := &pg.slices[w-1]
+			p.rec.drop(prev.desc)
+			p.rec.drop(s.desc)
+			prev.desc, prev.size = nil, 0
+			prev.foot += s.foot
+			continue
+		}
+		if w != r {
+			pg.slices[w] = s
+			if s.desc != nil {
+				s.desc.loc.Slice = uint32(w)
+			}
+		}
+		w++
+	}
+	clear(pg.slices[w:])
+	pg.slices = pg.slices[:w]
+}
+
+func (p *slicedPool) alloc(size uint64, d *descriptor, lazy bool) error {
+	if p.capped && len(p.list) >= p.maxPages {
+		return &CapacityError{
+			Size:     size,
+			Capacity: uint64(p.maxPages) * p.pageSize,
+			InUse:    p.usage().BytesInUse,
+		}
+	}
+	if len(p.list) >= maxSlicedPages {
+		return &CapacityError{Size: size, Capacity: maxSlicedPages * p.pageSize, InUse: p.usage().BytesInUse}
+	}
+	eff, ok := effective(size, p.align)
+	if !ok || eff > p.pageSize {
+		return errTooBig(size)
+	}
+	pi, err := p.newPage(p.pageSize, lazy)
+	if err != nil {
+		return err
+	}
+	p.list[pi].slices = append(p.list[pi].slices, slice{foot: p.pageSize})
+	p.reserveIn(pi, size, eff, d)
+	return nil
+}
+
+// cleanup runs only when explicit: sliced pages are reused, never aged.
+// Fully free pages are given back and the survivors renumbered.
+func (p *slicedPool) cleanup(_ uint64, explicit bool) {
+	if !explicit {
+		return
+	}
+	for i := range p.list {
+		p.coalesce(&p.list[i])
+	}
+	p.removeIf(allFree)
+}

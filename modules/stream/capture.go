@@ -1,0 +1,151 @@
+package stream
+
+import "github.com/cubehip/cubehip/modules/memory"
+
+// CaptureState is where a stream stands in the capture window: None → Prepare (the
+// warm-up run, graph_prepare) → Recording (begin_capture) → None (end_capture), with
+// Abort back to None from anywhere.
+type CaptureState uint8
+
+const (
+	CaptureNone CaptureState = iota
+	CapturePrepare
+	CaptureRecording
+)
+
+func (s CaptureState) String() string {
+	switch s {
+	case CapturePrepare:
+		return "prepare"
+	case CaptureRecording:
+		return "recording"
+	default:
+		return "none"
+	}
+}
+
+// CacheMode is how the metadata info cache behaves: bounded (Normal), or keeping and
+// pinning everything for the graph being prepared or recorded (Capture).
+type CacheMode uint8
+
+const (
+	CacheNormal CacheMode = iota
+	CacheCapture
+)
+
+// Capture is one stream's capture state (the seed's StreamCapture): the state machine,
+// and the write set of every scope executed while recording, which the graph (or a
+// refused instantiate) takes.
+//
+// A rejected transition changes nothing. Capture belongs to its stream and is used only
+// by the goroutine driving that stream.
+type Capture struct {
+	state   CaptureState
+	written []Binding // uncounted copies: the graph's retained slices keep them alive
+	seen    map[memory.ID]struct{}
+	pins    []Binding // counted: cross-stream pins taken while recording
+}
+
+// State is the current state.
+func (c *Capture) State() CaptureState { return c.state }
+
+// IsRecording reports whether the stream is recording: work queued on it is recorded
+// into the graph rather than run, and anything that waits on the host for it (a fence,
+// a drop-queue flush, a pinned allocation, a hipFree) would invalidate the capture.
+func (c *Capture) IsRecording() bool { return c.state == CaptureRecording }
+
+// CacheMode is Capture during Prepare and Recording: the warm-up run must leave in the
+// info cache every buffer the recorded run will look up, since a miss while recording
+// would allocate inside the graph.
+func (c *Capture) CacheMode() CacheMode {
+	if c.state == CaptureNone {
+		return CacheNormal
+	}
+	return CacheCapture
+}
+
+// Prepare moves None → Prepare. It fails, changing nothing, if a capture is already
+// prepared or recording.
+func (c *Capture) Prepare() error {
+	switch c.state {
+	case CapturePrepare:
+		return &StateError{Call: "graph_prepare", Reason: "a graph capture is already prepared on this stream"}
+	case CaptureRecording:
+		return &StateError{Call: "graph_prepare", Reason: "a graph capture is already recording on this stream"}
+	}
+	c.state = CapturePrepare
+	return nil
+}
+
+// Begin moves Prepare → Recording. The caller does the driver work after it, and must
+// Abort if that fails, so that a failed begin cannot leave the stream "recording"
+// nothing.
+func (c *Capture) Begin() error {
+	switch c.state {
+	case CaptureNone:
+		return &StateError{Call: "begin_capture", Reason: "call graph_prepare before starting a capture"}
+	case CaptureRecording:
+		return &StateError{Call: "begin_capture", Reason: "a graph capture is already recording on this stream"}
+	}
+	c.state = CaptureRecording
+	c.resetWritten()
+	return nil
+}
+
+// End moves Recording → None before the caller seals the graph, so that a failed seal
+// cannot wedge the stream in the recording state.
+func (c *Capture) End() error {
+	if c.state != CaptureRecording {
+		return &StateError{Call: "end_capture", Reason: "no graph capture is recording on this stream"}
+	}
+	c.state = CaptureNone
+	return nil
+}
+
+// Abort returns to None from any state and forgets the write set; the stream can be
+// prepared again. Pins taken while recording are returned to the caller to release
+// (once the device is done with them).
+func (c *Capture) Abort() []Binding {
+	c.state = CaptureNone
+	c.resetWritten()
+	pins := c.pins
+	c.pins = nil
+	return pins
+}
+
+// Record adds written to the write set when recording; otherwise it does nothing. A
+// buffer is recorded once however many recorded launches write it.
+func (c *Capture) Record(written []Binding) {
+	if c.state != CaptureRecording {
+		return
+	}
+	if c.seen == nil {
+		c.seen = make(map[memory.ID]struct{})
+	}
+	for i := range written {
+		id := written[i].ID()
+		if _, dup := c.seen[id]; dup || id == 0 {
+			continue
+		}
+		c.seen[id] = struct{}{}
+		c.written = append(c.written, written[i])
+	}
+}
+
+// Take hands over the write set and the pins recorded so far, and clears both: the
+// graph (or the refusal) owns them from now on.
+func (c *Capture) Take() (written, pins []Binding) {
+	written, pins = c.written, c.pins
+	c.written, c.pins = nil, nil
+	clear(c.seen)
+	return written, pins
+}
+
+func (c *Capture) resetWritten() {
+	c.written = nil
+	clear(c.seen)
+}
+
+// pin keeps a counted cross-stream pin until the capture ends: while recording, the
+// consuming work runs only when the graph replays, so no event marks its end.
+func (c *Capture) pin(pins []Binding) { c.pins = append(c.pins, pins...) }

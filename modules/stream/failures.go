@@ -1,0 +1,150 @@
+package stream
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/cubehip/cubehip/modules/memory"
+)
+
+// Failures is the failure store: per allocation, either a claim (a write scope is writing
+// it and has not settled) or the failure of the work that should have written it. It is
+// server-wide, not per stream, so a failure recorded while enqueuing on one stream is
+// seen by a read on any other, and a stream carries no error state of its own.
+//
+// Differs from CubeCL (DESIGN §Semantics 3): the key is the allocation (memory.ID), so
+// every offset view of one allocation shares its fate. The seed passes whole bindings
+// and never looks at their offsets; keying by byte range would let a read of one packed
+// tensor succeed while the failed launch left its neighbour's bytes, in the same pages,
+// half written.
+//
+// Entries are shed when the allocation dies: ids are never reused, so a dead entry could
+// not be misread, but it would never leave the map. Each entry keeps an uncounted copy of
+// the binding it was recorded through, and the allocation is dead once that copy is no
+// longer Valid (the manager recycled its descriptor). [Failures.Shed] drops ids at once;
+// a sweep of dead entries runs whenever the map doubles, and on [Failures.ShedDead].
+//
+// Safe for concurrent use. EnsureWritten of clean buffers costs one atomic load when the
+// store is empty, which it is in steady state: every scope that enqueues its work
+// releases its claim.
+type Failures struct {
+	n  atomic.Int64 // len(m), read without the lock by the fast path
+	mu sync.Mutex
+	m  map[memory.ID]failure
+
+	sweepAt int // len(m) at which set sweeps dead entries
+}
+
+// failure is one entry. b is a copy that holds no reference (it is never released): it
+// only answers whether the allocation still exists.
+type failure struct {
+	err error
+	b   memory.Binding
+}
+
+// minSweep keeps small stores from sweeping on every insert.
+const minSweep = 64
+
+// EnsureWritten returns the failure or claim carried by the first of bs that carries one,
+// and nil when all of them were written. It does not block on the device: claims and
+// failures are settled at enqueue time, so a fault the device reports later surfaces
+// from the fence a read or sync waits on, not from here.
+func (f *Failures) EnsureWritten(bs []Binding) error {
+	if f.n.Load() == 0 || len(bs) == 0 {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range bs {
+		if e, ok := f.m[bs[i].ID()]; ok {
+			return e.err
+		}
+	}
+	return nil
+}
+
+// Taint records err as the failure of every allocation in bs, replacing any claim or
+// earlier failure: the newest work to fail is what a reader should hear about. A nil err
+// taints nothing.
+func (f *Failures) Taint(err error, bs []Binding) {
+	if err == nil {
+		return
+	}
+	f.set(err, bs)
+}
+
+// Claim marks every allocation in bs as being written: until Release or Taint settles
+// it, a read fails with [ErrUnsettled] rather than copying bytes nothing wrote. It
+// replaces any earlier failure, which is how relaunching into a stale buffer (or writing
+// it from the host) recovers it.
+func (f *Failures) Claim(bs []Binding) { f.set(ErrUnsettled, bs) }
+
+func (f *Failures) set(err error, bs []Binding) {
+	if len(bs) == 0 {
+		return
+	}
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = make(map[memory.ID]failure)
+	}
+	for i := range bs {
+		if id := bs[i].ID(); id != 0 {
+			f.m[id] = failure{err: err, b: bs[i].Binding}
+		}
+	}
+	if len(f.m) >= max(f.sweepAt, minSweep) {
+		f.sweepLocked()
+	}
+	f.n.Store(int64(len(f.m)))
+	f.mu.Unlock()
+}
+
+// Release clears whatever bs carry: their work was enqueued, so they are good.
+func (f *Failures) Release(bs []Binding) {
+	if f.n.Load() == 0 || len(bs) == 0 {
+		return
+	}
+	f.mu.Lock()
+	for i := range bs {
+		delete(f.m, bs[i].ID())
+	}
+	f.n.Store(int64(len(f.m)))
+	f.mu.Unlock()
+}
+
+// Shed forgets the allocations in ids: they died, so nothing can read them again.
+func (f *Failures) Shed(ids ...memory.ID) {
+	if f.n.Load() == 0 {
+		return
+	}
+	f.mu.Lock()
+	for _, id := range ids {
+		delete(f.m, id)
+	}
+	f.n.Store(int64(len(f.m)))
+	f.mu.Unlock()
+}
+
+// Len is the number of allocations carrying a claim or a failure.
+func (f *Failures) Len() int { return int(f.n.Load()) }
+
+// ShedDead forgets every allocation that died without anyone calling Shed. Cleanup calls
+// it; set calls it whenever the store doubles.
+func (f *Failures) ShedDead() {
+	if f.n.Load() == 0 {
+		return
+	}
+	f.mu.Lock()
+	f.sweepLocked()
+	f.n.Store(int64(len(f.m)))
+	f.mu.Unlock()
+}
+
+func (f *Failures) sweepLocked() {
+	for id, e := range f.m {
+		if !e.b.Valid() {
+			delete(f.m, id)
+		}
+	}
+	f.sweepAt = 2 * len(f.m)
+}

@@ -1,0 +1,231 @@
+package stream
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/memory"
+)
+
+// DefaultMaxStreams is CubeCL's streaming.max_streams.
+const DefaultMaxStreams = 128
+
+// Option configures a MultiStream.
+type Option func(*config)
+
+type config struct {
+	maxStreams  int
+	gpuLayout   memory.Layout
+	gpuPolicy   memory.PersistentPolicy
+	gpuProps    *memory.DeviceProps
+	infoPolicy  InfoPolicy
+	dropPolicy  *DropPolicy
+	log         *slog.Logger
+	managerOpts []memory.Option
+}
+
+// WithMaxStreams sets how many device streams ids are spread over (default 128). Values
+// below 1 are taken as 1: CubeCL's 0 would divide by zero.
+func WithMaxStreams(n int) Option { return func(c *config) { c.maxStreams = max(n, 1) } }
+
+// WithGPULayout sets the device pool layout of streams created from now on.
+func WithGPULayout(l memory.Layout) Option { return func(c *config) { c.gpuLayout = l } }
+
+// WithPersistentPolicy sets the device managers' persistent-memory policy.
+func WithPersistentPolicy(p memory.PersistentPolicy) Option {
+	return func(c *config) { c.gpuPolicy = p }
+}
+
+// WithGPUProps overrides the device facts the pools are laid out for (default: total
+// memory from hipMemGetInfo, alignment max(32, texture, surface alignment)).
+func WithGPUProps(p memory.DeviceProps) Option { return func(c *config) { c.gpuProps = &p } }
+
+// WithInfoPolicy sets the info caches' bounds (default DefaultInfoPolicy).
+func WithInfoPolicy(p InfoPolicy) Option { return func(c *config) { c.infoPolicy = p } }
+
+// WithDropPolicy sets the drop queues' flush policy (default: DefaultDropPolicy, or
+// IntegratedDropPolicy on an integrated GPU).
+func WithDropPolicy(p DropPolicy) Option { return func(c *config) { c.dropPolicy = &p } }
+
+// WithLogger sets where warnings go (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// WithManagerOptions adds options to every memory manager (leak reports, say).
+func WithManagerOptions(opts ...memory.Option) Option {
+	return func(c *config) { c.managerOpts = append(c.managerOpts, opts...) }
+}
+
+// MultiStream maps stream ids onto at most MaxStreams device streams, created lazily, and
+// holds what is server-wide: the failure store, the write order across streams and the
+// release worker that keeps cross-stream bindings alive.
+//
+// Concurrency: goroutines may drive distinct streams (distinct slots) concurrently; the
+// calls on one stream, and on everything a *Stream holds, must come from one goroutine
+// at a time, as the server's single owner does. The failure store, the write marks and
+// stream creation are safe for concurrent use.
+type MultiStream struct {
+	p         hipsys.Platform
+	cfg       config
+	max       uint64
+	failures  Failures
+	marks     marks
+	onFailure func(ID, error)
+	rel       *releaser
+
+	mu     sync.Mutex // stream creation, the layout for later streams
+	slots  []atomic.Pointer[Stream]
+	closed atomic.Bool
+}
+
+// New returns a MultiStream over p with no stream created yet, and starts its release
+// worker; Close stops it. It reads the device's memory size and alignment unless
+// WithGPUProps gave them.
+func New(p hipsys.Platform, opts ...Option) (*MultiStream, error) {
+	c := config{maxStreams: DefaultMaxStreams, infoPolicy: DefaultInfoPolicy}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	if c.gpuProps == nil || c.dropPolicy == nil {
+		dev, err := p.GetDevice()
+		if err != nil {
+			return nil, stepError("current device", err)
+		}
+		props, err := p.GetDeviceProperties(dev)
+		if err != nil {
+			return nil, stepError("device properties", err)
+		}
+		if c.dropPolicy == nil {
+			d := DefaultDropPolicy
+			if props.Integrated {
+				d = IntegratedDropPolicy
+			}
+			c.dropPolicy = &d
+		}
+		if c.gpuProps == nil {
+			_, total, err := p.MemGetInfo()
+			if err != nil {
+				return nil, stepError("device memory size", err)
+			}
+			c.gpuProps = &memory.DeviceProps{
+				MemoryTotal: total,
+				Alignment:   max(32, props.TextureAlignment, props.SurfaceAlignment),
+			}
+		}
+	}
+	m := &MultiStream{p: p, cfg: c, max: uint64(c.maxStreams), slots: make([]atomic.Pointer[Stream], c.maxStreams)}
+	m.rel = startReleaser(c.log)
+	return m, nil
+}
+
+// Platform is the platform the streams live on.
+func (m *MultiStream) Platform() hipsys.Platform { return m.p }
+
+// SetFailureHook sets the function the failure path calls after tainting (the server's
+// on_failure: invalidate every open profiling window). Set it before the MultiStream is
+// used; it is called on the goroutine that hit the failure.
+func (m *MultiStream) SetFailureHook(h func(stream ID, err error)) { m.onFailure = h }
+
+// SetGPULayout sets the device pool layout of streams created from now on; streams that
+// exist keep theirs (memory is per stream).
+func (m *MultiStream) SetGPULayout(l memory.Layout) {
+	m.mu.Lock()
+	m.cfg.gpuLayout = l
+	m.mu.Unlock()
+}
+
+// GPULayout is the layout streams created from now on get, and the device facts.
+func (m *MultiStream) GPULayout() (memory.Layout, memory.DeviceProps) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg.gpuLayout, *m.cfg.gpuProps
+}
+
+func (m *MultiStream) slotOf(id ID) int { return int(uint64(id) % m.max) }
+
+// TryStream returns id's stream if it was created, nil otherwise; it creates nothing.
+func (m *MultiStream) TryStream(id ID) *Stream { return m.slots[m.slotOf(id)].Load() }
+
+// Stream returns id's stream, creating it (a non-blocking device stream with its memory
+// managers, drop queue, capture state and info cache) on first use. Creation failure is
+// returned, and a later call tries again.
+func (m *MultiStream) Stream(id ID) (*Stream, error) {
+	slot := m.slotOf(id)
+	if s := m.slots[slot].Load(); s != nil {
+		return s, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.slots[slot].Load(); s != nil {
+		return s, nil
+	}
+	if m.closed.Load() {
+		return nil, ErrClosed
+	}
+	s, err := m.newStream(slot)
+	if err != nil {
+		return nil, err
+	}
+	m.slots[slot].Store(s)
+	return s, nil
+}
+
+func (m *MultiStream) newStream(slot int) (*Stream, error) {
+	sys, err := m.p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	if err != nil {
+		return nil, stepError("create stream", err)
+	}
+	gpuStorage := NewDeviceStorage(m.p, m.cfg.log)
+	gpuOpts := append([]memory.Option{
+		memory.WithLayout(m.cfg.gpuLayout), memory.WithPersistentPolicy(m.cfg.gpuPolicy), memory.WithLogger(m.cfg.log),
+	}, m.cfg.managerOpts...)
+	gpu, err := memory.New(gpuStorage, *m.cfg.gpuProps, gpuOpts...)
+	if err == nil {
+		// The pinned pools keep the default layout and policy whatever the device's:
+		// staging sizes follow the copies, and the pinned mode is never changed.
+		pinnedProps := memory.DeviceProps{MemoryTotal: m.cfg.gpuProps.MemoryTotal, Alignment: PinnedAlignment}
+		var pinned *memory.Manager
+		pinnedOpts := append([]memory.Option{memory.WithLogger(m.cfg.log)}, m.cfg.managerOpts...)
+		pinned, err = memory.New(NewPinnedStorage(m.p, sys, m.cfg.log), pinnedProps, pinnedOpts...)
+		if err == nil {
+			return &Stream{
+				m: m, slot: slot, Sys: sys,
+				GPU: gpu, GPUStorage: gpuStorage, Pinned: pinned,
+				Drops:      NewDropQueue(*m.cfg.dropPolicy),
+				Info:       NewInfoCache(m.cfg.infoPolicy),
+				lastSynced: make([]uint64, m.max),
+			}, nil
+		}
+	}
+	_ = m.p.StreamDestroy(sys)
+	return nil, fmt.Errorf("stream: memory managers: %w", err)
+}
+
+// StreamIDs returns one id per created stream, the slot index: feeding it back maps to
+// the same stream.
+func (m *MultiStream) StreamIDs() []ID {
+	var ids []ID
+	for i := range m.slots {
+		if m.slots[i].Load() != nil {
+			ids = append(ids, ID(i))
+		}
+	}
+	return ids
+}
+
+// Close stops the release worker after it released every binding handed to it, and
+// refuses new streams. Streams are never destroyed (as in CubeCL); their memory stays
+// with the platform. Close does not wait for the device beyond the release worker's
+// fences.
+func (m *MultiStream) Close() error {
+	if m.closed.Swap(true) {
+		return nil
+	}
+	m.rel.close()
+	return nil
+}

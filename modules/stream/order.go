@@ -1,0 +1,227 @@
+package stream
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/cubehip/cubehip/modules/memory"
+)
+
+// Differs from CubeCL (DESIGN §Semantics 1): cross-stream order follows a buffer's last
+// write, not the cursor at which it was allocated. CubeCL compares the slice's bind
+// cursor on its creation stream, so once stream B has waited for A past that point, a
+// later write of the same buffer on A is not waited for, and B reads it half written.
+// Here every write scope marks its outputs with the stream and cursor that wrote them,
+// and a command waits for the writer of each buffer it is given.
+//
+// A buffer never written through a scope (only allocated) is ordered after the work its
+// home stream had finished enqueuing, which covers any earlier use of the recycled
+// slice. Reads are not tracked: a write on A of a buffer B is still reading is the
+// client's to order, as in CubeCL.
+
+// mark is the last write of one allocation.
+type mark struct {
+	slot    int32  // the stream that wrote it
+	foreign bool   // slot is not the allocation's home stream
+	cursor  uint64 // the writer's cursor during the write
+	b       memory.Binding
+}
+
+// marks is the server-wide table of last writes, safe for concurrent use. foreign counts
+// the marks whose writer is not the allocation's home stream: while it is zero, a
+// command whose buffers all live on its own stream needs no lookup at all.
+type marks struct {
+	foreign atomic.Int64
+	mu      sync.Mutex
+	m       map[memory.ID]mark
+	sweepAt int
+}
+
+// wrote marks written as last written by s at its current cursor.
+func (k *marks) wrote(s *Stream, written []Binding) {
+	if len(written) == 0 {
+		return
+	}
+	cursor := s.cursor.Load()
+	k.mu.Lock()
+	if k.m == nil {
+		k.m = make(map[memory.ID]mark)
+	}
+	for i := range written {
+		b := &written[i]
+		id := b.ID()
+		if id == 0 {
+			continue
+		}
+		if old, ok := k.m[id]; ok && old.foreign {
+			k.foreign.Add(-1)
+		}
+		foreign := s.m.slotOf(b.Stream) != s.slot
+		if foreign {
+			k.foreign.Add(1)
+		}
+		k.m[id] = mark{slot: int32(s.slot), foreign: foreign, cursor: cursor, b: b.Binding}
+	}
+	if len(k.m) >= max(k.sweepAt, minSweep) {
+		k.sweepLocked()
+	}
+	k.mu.Unlock()
+}
+
+func (k *marks) get(id memory.ID) (mark, bool) {
+	k.mu.Lock()
+	w, ok := k.m[id]
+	k.mu.Unlock()
+	return w, ok
+}
+
+func (k *marks) shedDead() {
+	k.mu.Lock()
+	k.sweepLocked()
+	k.mu.Unlock()
+}
+
+func (k *marks) sweepLocked() {
+	for id, w := range k.m {
+		if !w.b.Valid() {
+			if w.foreign {
+				k.foreign.Add(-1)
+			}
+			delete(k.m, id)
+		}
+	}
+	k.sweepAt = 2 * len(k.m)
+}
+
+// Resolved is one command's view of its stream, returned by Resolve. Close it when the
+// command's work is enqueued.
+type Resolved struct {
+	s *Stream
+}
+
+// Stream is the command's stream.
+func (r Resolved) Stream() *Stream { return r.s }
+
+// Cursor is the command's cursor: what Bind stamps on allocations made by it.
+func (r Resolved) Cursor() uint64 { return r.s.cursor.Load() }
+
+// Resolve prepares a command on stream id that uses bs: it creates the stream if needed,
+// makes it wait (on the device, never the host) for the last writer of every buffer
+// written on another stream since it last waited there, pins every buffer from another
+// stream's pools until the command's work is done, and advances the stream's cursor.
+//
+// It fails only if the stream cannot be created or a wait cannot be enqueued; on
+// failure nothing is pinned. When every buffer lives on id's own stream and none was
+// last written elsewhere, it allocates nothing and takes no lock.
+func (m *MultiStream) Resolve(id ID, bs []Binding) (Resolved, error) {
+	s, err := m.Stream(id)
+	if err != nil {
+		return Resolved{}, err
+	}
+	if len(bs) > 0 {
+		if err := m.order(s, bs); err != nil {
+			return Resolved{}, err
+		}
+	}
+	s.cursor.Add(1)
+	return Resolved{s: s}, nil
+}
+
+func (m *MultiStream) order(s *Stream, bs []Binding) error {
+	s.waits = s.waits[:0]
+	foreign := m.marks.foreign.Load() != 0
+	npins := len(s.pins)
+	for i := range bs {
+		b := &bs[i]
+		home := m.slotOf(b.Stream)
+		if home == s.slot {
+			if !foreign {
+				continue
+			}
+			if w, ok := m.marks.get(b.ID()); ok && int(w.slot) != s.slot {
+				s.need(int(w.slot), w.cursor)
+			}
+			continue
+		}
+		// Borrowed from another stream's pools: keep it until this command is done. An
+		// invalid binding pins nothing; the command's resource lookup reports it.
+		if pin, err := b.Clone(); err == nil {
+			s.pins = append(s.pins, pin)
+		}
+		if w, ok := m.marks.get(b.ID()); ok {
+			if int(w.slot) != s.slot {
+				s.need(int(w.slot), w.cursor)
+			}
+		} else if origin := m.slots[home].Load(); origin != nil {
+			s.need(home, origin.done.Load())
+		}
+	}
+	for _, slot := range s.waits {
+		origin := m.slots[slot].Load()
+		// done is read before the event is recorded, so the event covers every
+		// command up to it.
+		done := origin.done.Load()
+		f, err := NewFence(m.p, origin.Sys)
+		if err == nil {
+			err = f.WaitOn(s.Sys)
+		}
+		if err != nil {
+			for i := npins; i < len(s.pins); i++ {
+				_ = s.pins[i].Release()
+			}
+			s.pins = s.pins[:npins]
+			return err
+		}
+		s.lastSynced[slot] = done
+	}
+	return nil
+}
+
+// need schedules a wait on slot unless the stream already waited for it past cursor.
+func (s *Stream) need(slot int, cursor uint64) {
+	if cursor == 0 || s.lastSynced[slot] >= cursor {
+		return
+	}
+	for _, w := range s.waits {
+		if w == slot {
+			return
+		}
+	}
+	s.waits = append(s.waits, slot)
+}
+
+// Close ends the command: its work is enqueued, so other streams may now order after
+// it, and the buffers it borrowed from other streams go to the release worker with a
+// fence after the work (or, while recording, to the capture, since the recorded work
+// runs only at replay). Closing twice is harmless. It never waits on the host, except
+// when no fence can be recorded: then it synchronizes the stream before releasing.
+func (r Resolved) Close() error {
+	s := r.s
+	if s == nil {
+		return nil
+	}
+	s.done.Store(s.cursor.Load())
+	if len(s.pins) == 0 {
+		return nil
+	}
+	pins := append([]Binding(nil), s.pins...)
+	clear(s.pins)
+	s.pins = s.pins[:0]
+	if s.Capture.IsRecording() {
+		s.Capture.pin(pins)
+		return nil
+	}
+	f, err := NewFence(s.m.p, s.Sys)
+	if err != nil {
+		if serr := s.m.p.StreamSynchronize(s.Sys); serr != nil {
+			s.m.cfg.log.Warn("stream: cross-stream bindings leaked: no fence and no sync", "err", serr)
+			return err
+		}
+		for i := range pins {
+			_ = pins[i].Release()
+		}
+		return err
+	}
+	s.m.rel.send(releaseBatch{pins: pins, fence: f})
+	return nil
+}

@@ -1,0 +1,98 @@
+package stream
+
+// Scope is one write scope (the seed's ExecuteScope): the bookkeeping that makes a
+// failure land on the buffers the failed work would have written. Every entry point that
+// writes device memory runs its work inside one; a path that forgot it would be silent.
+//
+// Build one with [MultiStream.Over] (a write: a host copy, a graph replay) or
+// [MultiStream.Launching] (a kernel launch, which also checks its inputs), and run it
+// once with Execute. The scope does not keep the slices it is given past Execute.
+type Scope struct {
+	m       *MultiStream
+	stream  ID
+	reads   []Binding
+	written []Binding
+	check   bool
+}
+
+// Over is a scope over written, with no input check.
+func (m *MultiStream) Over(stream ID, written []Binding) Scope {
+	return Scope{m: m, stream: stream, written: written}
+}
+
+// Launching is a launch's scope: reads are the buffers the kernel only reads (never its
+// outputs: an in-place output that carried a failure could then never be recovered by
+// relaunching into it), written the buffers it writes.
+func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
+	return Scope{m: m, stream: stream, reads: reads, written: written, check: true}
+}
+
+// Execute runs body inside the scope, in the seed's order:
+//
+//  1. (Launching only) an input that carries a failure skips body; the outputs take that
+//     failure, since whatever they held is not what this launch would have written, and
+//     the failure hook runs.
+//  2. The outputs are claimed, replacing any earlier claim or failure on them.
+//  3. While the stream records a capture, the outputs join the capture's write set.
+//  4. body runs. If it panics, the panic goes on and the claim stays: a read of the
+//     outputs then fails rather than returning bytes nothing wrote.
+//  5. Success releases the outputs (the work was enqueued); failure taints them with
+//     body's error and runs the failure hook.
+//
+// Execute returns body's error (or the input's failure). Settling happens at enqueue
+// time: a fault the device reports later surfaces from fence waits, not from here.
+func (s Scope) Execute(body func() error) error {
+	f := &s.m.failures
+	if s.check {
+		if err := f.EnsureWritten(s.reads); err != nil {
+			s.m.FailedWriting(s.stream, s.written, err)
+			return err
+		}
+	}
+	f.Claim(s.written)
+	st := s.m.TryStream(s.stream)
+	if st != nil {
+		st.Capture.Record(s.written)
+	}
+	err := body()
+	if st == nil {
+		// body may have created the stream; the write order must know it either way.
+		st = s.m.TryStream(s.stream)
+	}
+	if st != nil {
+		// Marked whatever body returned: a failure may come after part of the work was
+		// enqueued, and a needless wait costs less than a missing one.
+		s.m.marks.wrote(st, s.written)
+	}
+	if err != nil {
+		s.m.FailedWriting(s.stream, s.written, err)
+		return err
+	}
+	f.Release(s.written)
+	return nil
+}
+
+// FailedWriting is the seed's failed_writing: written take err, and the failure hook
+// (which invalidates every open profiling window) runs. Used where work that would have
+// written buffers cannot run at all: a compile failure, a dynamic count that cannot be
+// read, a graph whose stream wait failed.
+func (m *MultiStream) FailedWriting(stream ID, written []Binding, err error) {
+	if err == nil {
+		return
+	}
+	m.failures.Taint(err, written)
+	if h := m.onFailure; h != nil {
+		h(stream, err)
+	}
+}
+
+// EnsureWritten returns the failure or claim the first of bs carries, nil if all were
+// written. Safe for concurrent use; see [Failures].
+func (m *MultiStream) EnsureWritten(bs ...Binding) error { return m.failures.EnsureWritten(bs) }
+
+// Taint records err on every allocation in bs, without running the failure hook (as the
+// seed's end_capture does for a refused graph).
+func (m *MultiStream) Taint(err error, bs ...Binding) { m.failures.Taint(err, bs) }
+
+// Failures is the server-wide failure store.
+func (m *MultiStream) Failures() *Failures { return &m.failures }

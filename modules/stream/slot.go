@@ -1,0 +1,94 @@
+package stream
+
+import (
+	"sync/atomic"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/memory"
+)
+
+// Stream is one device stream and what CubeCL keeps per stream: its memory managers
+// (device memory, and pinned host memory for staging), its drop queue, its capture
+// state and its metadata info cache.
+//
+// A Stream is driven by one goroutine at a time (see [MultiStream]); only its cursors are
+// read from other streams' goroutines.
+type Stream struct {
+	m    *MultiStream
+	slot int
+
+	Sys        hipsys.Stream
+	GPU        *memory.Manager
+	GPUStorage *DeviceStorage
+	Pinned     *memory.Manager
+	Drops      *DropQueue
+	Capture    Capture
+	Info       *InfoCache
+
+	// cursor counts the commands resolved on this stream; done is the cursor of the
+	// last command whose work is fully enqueued (Resolved.Close). Other streams read
+	// done before recording an event here, so the event covers every write marked at
+	// or before it.
+	cursor     atomic.Uint64
+	done       atomic.Uint64
+	lastSynced []uint64 // per slot: the origin's done cursor this stream last waited for
+	waits      []int    // scratch: slots to wait on in one resolve
+	pins       []Binding
+}
+
+// Slot is the stream's index in its MultiStream; ID(Slot()) maps back to it.
+func (s *Stream) Slot() int { return s.slot }
+
+// Cursor is the number of commands resolved on the stream so far.
+func (s *Stream) Cursor() uint64 { return s.cursor.Load() }
+
+// LastSynced is the origin slot's cursor up to which this stream has waited for it.
+func (s *Stream) LastSynced(origin int) uint64 { return s.lastSynced[origin] }
+
+// Bind gives reserved's slice to assigned (the client's handle), stamped with the
+// stream's cursor. See [memory.Manager.Bind].
+func (s *Stream) Bind(reserved *memory.Handle, assigned memory.Handle) error {
+	return s.GPU.Bind(reserved, assigned, s.cursor.Load())
+}
+
+// FlushDrops runs one drop-queue flush cycle, unless the stream is recording a capture:
+// the flush's host wait would invalidate it, so the queue just grows until the capture
+// ends and flushes twice. It blocks until the previous flush's fence completes.
+func (s *Stream) FlushDrops() error {
+	if s.Capture.IsRecording() {
+		return nil
+	}
+	return s.Drops.Flush(s.m.p, s.Sys)
+}
+
+// Flush is the server's flush: a drop-queue flush and the device storage's deferred
+// frees, both skipped while recording (a hipFree synchronizes the device). It blocks.
+func (s *Stream) Flush() error {
+	if s.Capture.IsRecording() {
+		return nil
+	}
+	err := s.Drops.Flush(s.m.p, s.Sys)
+	s.GPUStorage.Flush()
+	return err
+}
+
+// Cleanup is the server's memory_cleanup: unless recording, flush the drop queue twice
+// (freeing everything queued before the call) and drop the info-cache entries no graph
+// pins; then the explicit cleanup of both managers (each a no-op while a capture is
+// open). It also sheds the failure and write-order entries of dead allocations. It
+// blocks.
+func (s *Stream) Cleanup() error {
+	var err error
+	if !s.Capture.IsRecording() {
+		err = s.Drops.Flush(s.m.p, s.Sys)
+		if err2 := s.Drops.Flush(s.m.p, s.Sys); err == nil {
+			err = err2
+		}
+		s.Info.ClearUnpinned()
+	}
+	s.GPU.Cleanup()
+	s.Pinned.Cleanup()
+	s.m.failures.ShedDead()
+	s.m.marks.shedDead()
+	return err
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what building and testing cubehip needs on a fresh Debian/Ubuntu machine, or says
+# exactly what is missing when it cannot install (not root, no apt).
+#
+#   Go 1.26+             the toolchain (https://go.dev/dl; not installed here: say so)
+#   gcc, g++             cgo, and the cpu platform's kernel compiler ($CXX)
+#   libamdhip64-dev      ROCm's HIP runtime and hiprtc (Debian ships ROCm 5.2): the amd platform
+#                        opens the real library and compiles kernels for AMD GPUs with it
+set -euo pipefail
+
+export PATH="$PATH:/usr/local/go/bin"
+missing=()
+command -v go >/dev/null || { echo "deps: Go 1.26 or newer is required (https://go.dev/dl), not found on PATH" >&2; exit 1; }
+
+need_pkgs=()
+command -v gcc >/dev/null || need_pkgs+=(gcc)
+command -v g++ >/dev/null || need_pkgs+=(g++)
+# Checked by file, not by dpkg, so a ROCm installed from AMD's own repositories counts too.
+# The headers matter as well as the library: ROCm before 6.1 compiles kernels with hiprtc
+# against the HIP headers on disk.
+if ! ls /usr/include/hip/hiprtc.h /opt/rocm/include/hip/hiprtc.h >/dev/null 2>&1; then
+  if [ "$(uname -m)" = x86_64 ]; then need_pkgs+=(libamdhip64-dev); fi
+fi
+
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "deps: installing ${need_pkgs[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+  else
+    missing+=("${need_pkgs[@]}")
+  fi
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: missing Debian packages: ${missing[*]} (run: apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+
+# Go modules of every workspace module, so the tests below run offline-safe.
+top=$(cd "$(dirname "$0")/.." && pwd)
+for m in $(sed -n 's#^[[:space:]]*\./\(modules/[^[:space:])]*\).*#\1#p' "$top/go.work"); do
+  (cd "$top/$m" && go mod download)
+done
