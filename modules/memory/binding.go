@@ -31,7 +31,7 @@ func (b Binding) Offsets() (start, end uint64) { return b.off.start, b.off.end }
 func (b Binding) SizeInUse() uint64 { return b.size - b.off.start - b.off.end }
 
 // Valid reports whether b still holds its reference.
-func (b Binding) Valid() bool { return b.d.releasable(b.id) }
+func (b Binding) Valid() bool { return b.d.live(b.id) }
 
 // Narrow trims the view in place, as [Handle.Narrow] does. Narrowing a
 // binding never changes the handle it came from.
@@ -42,7 +42,7 @@ func (b Binding) Clone() (Binding, error) {
 	if !b.Valid() {
 		return Binding{}, fmt.Errorf("%w: clone of binding %d", ErrReleased, b.id)
 	}
-	b.d.refs.Add(1)
+	b.d.take(oneRef)
 	b.tok = b.tok.again(b.id, b.size, "binding")
 	return b, nil
 }
@@ -50,10 +50,9 @@ func (b Binding) Clone() (Binding, error) {
 // Release gives up the reference and zeroes b. Releasing a zero or already
 // released binding returns [ErrReleased] and changes nothing.
 func (b *Binding) Release() error {
-	if !b.Valid() {
+	if !b.d.give(b.id, oneRef) {
 		return fmt.Errorf("%w: binding %d", ErrReleased, b.id)
 	}
-	b.d.refs.Add(-1)
 	b.tok.stop()
 	*b = Binding{}
 	return nil

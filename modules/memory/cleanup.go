@@ -18,9 +18,16 @@ func (m *Manager) cleanup(explicit bool) {
 	for _, p := range m.pools {
 		p.cleanup(m.reserveCount, explicit)
 	}
-	// One flush stands for CubeCL's flush after each pool: flushing is
-	// idempotent, and this keeps the reservation path to one storage call.
-	m.storage.Flush()
+	// One flush stands for CubeCL's flush after each pool, and a periodic
+	// cleanup flushes only when this manager queued a free since the last
+	// one: every free of the pools goes through here, and the reservation
+	// path then makes no storage call at all in steady state. An explicit
+	// cleanup always flushes, for frees a caller queued on the storage
+	// directly.
+	if explicit || m.queued {
+		m.storage.Flush()
+		m.queued = false
+	}
 }
 
 // InstallLayout replaces the dynamic pools. It runs an explicit cleanup

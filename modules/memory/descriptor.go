@@ -7,33 +7,100 @@ import "sync/atomic"
 // allocation owns one reference of each kind, as CubeCL's slice owns a clone
 // of the handle.
 //
-// id, refs and handles are atomic because users clone and release handles
-// from any goroutine; loc and cursor belong to the manager's goroutine.
+// id and state are atomic because users clone and release handles from any
+// goroutine; loc and cursor belong to the manager's goroutine.
 type descriptor struct {
-	id      atomic.Uint64
-	refs    atomic.Int32 // pool slice + handles + bindings: is_free
-	handles atomic.Int32 // pool slice + handles: can_mut
-	// pooled is set while a pool slice holds the family. A release that
-	// would leave only the pool's own reference is then a stale copy being
-	// released twice, and is refused instead of corrupting the counts.
-	pooled atomic.Bool
-	loc     Location
-	cursor  uint64
+	id     atomic.Uint64
+	state  atomic.Int64 // refs | handles<<32 | pooledBit; see below
+	loc    Location
+	cursor uint64
 }
+
+// The two reference counts and the pool's hold share one word, so a handle
+// is taken or given up with one atomic operation, and no reader ever sees
+// one count updated without the other.
+const (
+	refMask   = 1<<32 - 1
+	oneRef    = 1         // a binding: refs only (is_free)
+	oneHandle = 1<<32 | 1 // a handle: refs and handles (can_mut)
+	pooledBit = 1 << 62   // a pool slice holds the family
+	poolHold  = oneHandle | pooledBit
+)
+
+func refsOf(v int64) int64    { return v & refMask }
+func handlesOf(v int64) int64 { return (v >> 32) & (pooledBit>>32 - 1) }
 
 // free reports CubeCL's is_free: only the pool's own slice still refers to
 // the allocation. A nil descriptor is a slice that was never handed out.
-func (d *descriptor) free() bool { return d == nil || d.refs.Load() <= 1 }
+func (d *descriptor) free() bool { return d == nil || refsOf(d.state.Load()) <= 1 }
 
-// recycler keeps descriptors whose last reference the manager dropped, so the
-// steady state of reserve and release allocates nothing. It belongs to one
-// manager and is touched only from that manager's goroutine.
-type recycler struct {
-	free []*descriptor
+// canMut reports CubeCL's can_mut: the pool's hold and at most one user
+// handle.
+func (d *descriptor) canMut() bool { return handlesOf(d.state.Load()) <= 2 }
+
+// releasable reports whether a user reference may be given up: the family
+// is live and more than the pool's own reference remains. A release that
+// would leave only the pool's hold is a stale copy released twice, and is
+// refused instead of corrupting the counts.
+func releasable(v int64) bool {
+	r := refsOf(v)
+	return r > 1 || (r == 1 && v&pooledBit == 0)
 }
 
-// get returns a descriptor with a fresh id and the given counts.
-func (r *recycler) get(refs, handles int32) *descriptor {
+// live reports whether id still names this family and a user reference to
+// it may remain.
+func (d *descriptor) live(id ID) bool {
+	return d != nil && ID(d.id.Load()) == id && releasable(d.state.Load())
+}
+
+// take adds a user reference (oneRef or oneHandle) to a live family.
+func (d *descriptor) take(delta int64) { d.state.Add(delta) }
+
+// give removes a user reference, refusing a stale one.
+func (d *descriptor) give(id ID, delta int64) bool {
+	if d == nil {
+		return false
+	}
+	for {
+		if ID(d.id.Load()) != id {
+			return false
+		}
+		v := d.state.Load()
+		if !releasable(v) {
+			return false
+		}
+		if d.state.CompareAndSwap(v, v-delta) {
+			return true
+		}
+	}
+}
+
+// recycler keeps descriptors whose last reference the manager dropped, so the
+// steady state of reserve and release allocates nothing, and hands out ids
+// from blocks reserved on the process-wide counter. It belongs to one
+// manager and is touched only from that manager's goroutine.
+type recycler struct {
+	free     []*descriptor
+	nextID   ID
+	blockEnd ID
+}
+
+// idBlock ids are taken from the global counter at a time; one atomic add
+// per reservation was a tenth of the hot path.
+const idBlock = 1024
+
+func (r *recycler) id() ID {
+	if r.nextID == r.blockEnd {
+		hi := ID(lastID.Add(idBlock))
+		r.nextID, r.blockEnd = hi-idBlock+1, hi+1
+	}
+	id := r.nextID
+	r.nextID++
+	return id
+}
+
+// get returns a descriptor with a fresh id and the given state.
+func (r *recycler) get(state int64) *descriptor {
 	var d *descriptor
 	if n := len(r.free); n > 0 {
 		d = r.free[n-1]
@@ -42,46 +109,28 @@ func (r *recycler) get(refs, handles int32) *descriptor {
 	} else {
 		d = new(descriptor)
 	}
-	d.refs.Store(refs)
-	d.handles.Store(handles)
-	d.pooled.Store(false)
+	d.state.Store(state)
 	d.loc = Location{}
 	d.cursor = 0
 	// The id is published last: a stale copy of an old handle compares ids
-	// before touching the counts, and must not see the new family's id
-	// before its counts are set.
-	d.id.Store(uint64(nextID()))
+	// before touching the state, and must not see the new family's id
+	// before its state is set.
+	d.id.Store(uint64(r.id()))
 	return d
 }
 
-// drop releases the pool slice's reference. The handle count goes first:
-// once refs shows the slice free, another goroutine's release may already
-// be finished, and the counts must be consistent at that point.
+// drop releases the pool slice's hold, recycling the descriptor if that was
+// the last reference.
 func (r *recycler) drop(d *descriptor) {
-	if d == nil {
-		return
-	}
-	d.pooled.Store(false)
-	d.handles.Add(-1)
-	if d.refs.Add(-1) == 0 {
+	if d != nil && refsOf(d.state.Add(-poolHold)) == 0 {
 		r.put(d)
 	}
 }
 
 // put recycles a descriptor nobody refers to. Zeroing the id first makes
 // every stale copy of its handles fail the id check instead of adjusting the
-// counts of whichever family reuses it next.
+// state of whichever family reuses it next.
 func (r *recycler) put(d *descriptor) {
 	d.id.Store(0)
 	r.free = append(r.free, d)
-}
-
-// releasable reports whether a user reference may be given up: the family
-// is live and more than the pool's own reference remains.
-func (d *descriptor) releasable(id ID) bool {
-	if d == nil || ID(d.id.Load()) != id {
-		return false
-	}
-	r := d.refs.Load()
-	return r > 1 || (r == 1 && !d.pooled.Load())
 }

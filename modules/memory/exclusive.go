@@ -47,7 +47,7 @@ func (p *exclusivePool) tryReserve(size uint64, d *descriptor) bool {
 		if pg.storage.Size < size || !pg.slices[0].desc.free() {
 			continue
 		}
-		if true {
+		if best < 0 || pg.freeCount < p.list[best].freeCount {
 			best = i
 		}
 	}

@@ -53,7 +53,7 @@ func (h Handle) Offsets() (start, end uint64) { return h.off.start, h.off.end }
 func (h Handle) SizeInUse() uint64 { return h.size - h.off.start - h.off.end }
 
 // Valid reports whether h still holds its reference.
-func (h Handle) Valid() bool { return h.d.releasable(h.id) }
+func (h Handle) Valid() bool { return h.d.live(h.id) }
 
 // CanMut reports CubeCL's can_mut: no other owning handle exists, so the
 // buffer may be written in place. Bindings do not count. A released handle
@@ -64,7 +64,7 @@ func (h Handle) CanMut() bool {
 	}
 	// The pool slice holds one handle reference once bound; an unbound
 	// handle has only its own.
-	return h.d.handles.Load() <= 2
+	return h.d.canMut()
 }
 
 // Narrow trims start bytes from the front and end bytes from the back of
@@ -78,8 +78,7 @@ func (h Handle) Clone() (Handle, error) {
 	if !h.Valid() {
 		return Handle{}, fmt.Errorf("%w: clone of handle %d", ErrReleased, h.id)
 	}
-	h.d.refs.Add(1)
-	h.d.handles.Add(1)
+	h.d.take(oneHandle)
 	h.tok = h.tok.again(h.id, h.size, "handle")
 	return h, nil
 }
@@ -91,7 +90,7 @@ func (h Handle) Binding() (Binding, error) {
 	if !h.Valid() {
 		return Binding{}, fmt.Errorf("%w: binding of handle %d", ErrReleased, h.id)
 	}
-	h.d.refs.Add(1)
+	h.d.take(oneRef)
 	return Binding{d: h.d, id: h.id, tok: h.tok.again(h.id, h.size, "binding"), size: h.size, off: h.off}, nil
 }
 
@@ -99,13 +98,9 @@ func (h Handle) Binding() (Binding, error) {
 // is gone the slice is free for the next reservation. Releasing a zero or
 // already released handle returns [ErrReleased] and changes nothing.
 func (h *Handle) Release() error {
-	if !h.Valid() {
+	if !h.d.give(h.id, oneHandle) {
 		return fmt.Errorf("%w: handle %d", ErrReleased, h.id)
 	}
-	// Handle count first: the manager treats the slice as free as soon as
-	// refs drops, and may hand the descriptor to a new family right away.
-	h.d.handles.Add(-1)
-	h.d.refs.Add(-1)
 	h.tok.stop()
 	*h = Handle{}
 	return nil

@@ -15,9 +15,6 @@ type ID uint64
 // crosses streams.
 var lastID atomic.Uint64
 
-// nextID never returns 0, which marks a recycled descriptor.
-func nextID() ID { return ID(lastID.Add(1)) }
-
 // PersistentPool is the pool index of the persistent pool in a [Location].
 // Dynamic pools are numbered from 0 in routing order, so a layout holds at
 // most 254 of them.

@@ -21,7 +21,7 @@ func (m *Manager) pageSetOf(loc Location) (*pages, NotFoundReason) {
 func (m *Manager) find(d *descriptor, id ID) (*pages, *page, *slice, error) {
 	// A bound family whose only reference is the pool's own is free: any
 	// copy still naming it was released, and must not reach the slice.
-	if !d.releasable(id) {
+	if !d.live(id) {
 		return nil, nil, nil, &NotFoundError{ID: id, Reason: Released}
 	}
 	loc := d.loc

@@ -27,6 +27,7 @@ type Manager struct {
 
 	reserveCount uint64
 	dryRun       bool
+	queued       bool // frees queued on the storage since the last flush
 	warned       []bool // capacity warning given, per pool of the layout
 
 	log  *slog.Logger
@@ -95,7 +96,7 @@ func New(storage Storage, props DeviceProps, opts ...Option) (*Manager, error) {
 
 // pageBase is the shared bookkeeping a new pool starts from.
 func (m *Manager) pageBase(index uint8) pages {
-	return pages{index: index, align: m.props.Alignment, rec: &m.rec, storage: m.storage}
+	return pages{index: index, align: m.props.Alignment, rec: &m.rec, storage: m.storage, queued: &m.queued}
 }
 
 // build replaces the dynamic pools; the old ones must hold nothing.
@@ -124,7 +125,7 @@ func (m *Manager) SetDryRun(on bool) { m.dryRun = on }
 // of the reserve-then-bind protocol. Lookups of it fail with NeverBound
 // until [Manager.Bind] gives it a slice.
 func (m *Manager) NewHandle(size uint64) Handle {
-	d := m.rec.get(1, 1)
+	d := m.rec.get(oneHandle)
 	id := ID(d.id.Load())
 	return Handle{d: d, id: id, size: size, tok: newToken(m.leak, id, size, "handle")}
 }

@@ -30,6 +30,7 @@ type pages struct {
 	align   uint64
 	rec     *recycler
 	storage Storage
+	queued  *bool // set when a free is queued: the manager's flush is due
 }
 
 func padding(size, align uint64) uint64 { return (align - size%align) % align }
@@ -47,7 +48,6 @@ func (p *pages) bind(pi, si int, size uint64, d *descriptor) {
 	p.rec.drop(s.desc)
 	s.desc = d
 	s.size = size
-	d.pooled.Store(true)
 	d.loc = Location{Pool: p.index, Page: uint32(pi), Slice: uint32(si), Bound: true}
 	p.largest = max(p.largest, size)
 }
@@ -83,6 +83,7 @@ func (p *pages) count() int {
 func (p *pages) release(pg *page) {
 	if pg.mapped {
 		p.storage.Dealloc(pg.storage.ID)
+		*p.queued = true
 	}
 	for i := range pg.slices {
 		p.rec.drop(pg.slices[i].desc)

@@ -82,8 +82,7 @@ func (p *persistentPool) retainTouched(touched map[ID]struct{}) []Handle {
 		if _, ok := touched[id]; !ok {
 			continue
 		}
-		d.refs.Add(1)
-		d.handles.Add(1)
+		d.take(oneHandle)
 		out = append(out, Handle{d: d, id: id, size: p.list[i].slices[0].size})
 	}
 	return out

@@ -18,10 +18,9 @@ import (
 func (m *Manager) Reserve(size uint64) (Handle, error) {
 	m.reserveCount++
 	m.cleanup(false)
-	// refs and handles 2: the pool slice and the returned handle.
-	d := m.rec.get(2, 2)
+	// The pool slice's hold and the returned handle.
+	d := m.rec.get(poolHold + oneHandle)
 	if err := m.route(size, d); err != nil {
-		d.refs.Store(0)
 		m.rec.put(d)
 		return Handle{}, err
 	}
@@ -100,15 +99,15 @@ func (m *Manager) Bind(reserved *Handle, assigned Handle, cursor uint64) error {
 		return &NotFoundError{ID: reserved.id, Location: reserved.d.loc, Reason: reason}
 	}
 	a := assigned.d
-	a.refs.Add(1)
-	a.handles.Add(1)
+	a.take(poolHold)
 	a.loc = reserved.d.loc
 	a.cursor = cursor
 	m.rec.drop(reserved.d) // the slice's hold on the throwaway family
 	s.desc = a
-	a.pooled.Store(true)
 	reserved.tok.stop()
-	m.rec.drop(reserved.d) // the reserved handle itself
+	if refsOf(reserved.d.state.Add(-oneHandle)) == 0 { // the reserved handle itself
+		m.rec.put(reserved.d)
+	}
 	*reserved = Handle{}
 	if a.loc.Pool == PersistentPool {
 		m.touch(assigned)

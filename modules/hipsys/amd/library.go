@@ -53,7 +53,8 @@ type library struct {
 	version int
 
 	rtc    *rtcSyms
-	rtcErr error // why hiprtc is unavailable, when rtc is nil
+	rtcErr error      // why hiprtc is unavailable, when rtc is nil
+	rtcMu  sync.Mutex // held by every hiprtc call: see rtccall.go
 
 	includeOnce sync.Once
 	includeDir  string

@@ -12,11 +12,18 @@ import (
 
 // The hiprtc calls themselves, on the library rather than the Platform, so that
 // CompileFor can use them with no device and no platform open.
+//
+// Every hiprtc call holds the library's rtcMu: ROCm 5.2's hiprtc crashes (SIGSEGV inside
+// hiprtcCompileProgram) when two programs compile at once, which the parallel
+// ahead-of-time test showed. Compiles are cached above this layer, so serializing them
+// costs little; on a release known to be safe the lock could be relaxed.
 
+// rtcReady locks the library's hiprtc when it is available; the caller unlocks.
 func (l *library) rtcReady(call string) error {
 	if l.rtc == nil {
 		return hipsys.NewError(name, call, hipsys.ErrorNotSupported, l.rtcErr.Error())
 	}
+	l.rtcMu.Lock()
 	return nil
 }
 
@@ -32,6 +39,7 @@ func (l *library) create(source, progName string, headers []hipsys.Header) (uint
 	if err := l.rtcReady(call); err != nil {
 		return 0, err
 	}
+	defer l.rtcMu.Unlock()
 	src := C.CString(source)
 	defer C.free(unsafe.Pointer(src))
 	var cname *C.char
@@ -61,6 +69,7 @@ func (l *library) compile(h uintptr, arch string, user []string) error {
 	if err := l.rtcReady(call); err != nil {
 		return err
 	}
+	defer l.rtcMu.Unlock()
 	opts, err := l.rtcOptions(arch, user)
 	if err != nil {
 		return hipsys.NewRTCError(name, call, hipsys.RTCErrorInvalidOption, err.Error())
@@ -71,7 +80,8 @@ func (l *library) compile(h uintptr, arch string, user []string) error {
 	if r == 0 {
 		return nil
 	}
-	log, _ := l.programLog(h)
+	b, _ := l.fetch("hiprtcGetProgramLogSize", l.rtc.logSize, "hiprtcGetProgramLog", l.rtc.log, h)
+	log := cString(b)
 	if log == "" {
 		log = "hiprtc gave no log; options were " + joinQuoted(opts)
 	}
@@ -89,11 +99,9 @@ func joinQuoted(ss []string) string {
 	return out
 }
 
-// fetch reads a size-then-bytes pair of hiprtc calls (log, code) into Go memory.
+// fetch reads a size-then-bytes pair of hiprtc calls (log, code) into Go memory; the
+// caller holds rtcMu.
 func (l *library) fetch(sizeCall string, sizeFn unsafe.Pointer, getCall string, getFn unsafe.Pointer, h uintptr) ([]byte, error) {
-	if err := l.rtcReady(getCall); err != nil {
-		return nil, err
-	}
 	var n C.size_t
 	if err := rtcCheck(sizeCall, C.amdt_rtc_size(sizeFn, C.uintptr_t(h), &n), ""); err != nil || n == 0 {
 		return nil, err
@@ -110,6 +118,7 @@ func (l *library) programLog(h uintptr) (string, error) {
 	if err := l.rtcReady("hiprtcGetProgramLog"); err != nil {
 		return "", err
 	}
+	defer l.rtcMu.Unlock()
 	b, err := l.fetch("hiprtcGetProgramLogSize", l.rtc.logSize, "hiprtcGetProgramLog", l.rtc.log, h)
 	return cString(b), err
 }
@@ -118,6 +127,7 @@ func (l *library) code(h uintptr) ([]byte, error) {
 	if err := l.rtcReady("hiprtcGetCode"); err != nil {
 		return nil, err
 	}
+	defer l.rtcMu.Unlock()
 	return l.fetch("hiprtcGetCodeSize", l.rtc.codeSize, "hiprtcGetCode", l.rtc.code, h)
 }
 
@@ -125,5 +135,6 @@ func (l *library) destroy(h uintptr) error {
 	if err := l.rtcReady("hiprtcDestroyProgram"); err != nil {
 		return err
 	}
+	defer l.rtcMu.Unlock()
 	return rtcCheck("hiprtcDestroyProgram", C.amdt_rtc_destroy(l.rtc.destroy, C.uintptr_t(h)), "")
 }

@@ -3,9 +3,11 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	_ "github.com/cubehip/cubehip/modules/hipsys/amd"
 	"github.com/cubehip/cubehip/modules/hipsys/conformance"
 	_ "github.com/cubehip/cubehip/modules/hipsys/cpu"
 	"github.com/cubehip/cubehip/modules/hipsys/faults"
@@ -39,6 +41,16 @@ func TestCPU(t *testing.T) { conformance.Run(t, cpu(t)) }
 
 // TestFaultsPassThrough holds the fault wrapper to the same suite with nothing armed:
 // a wrapper that changed any argument, result or error on its way through would fail it.
-func TestFaultsPassThrough(t *testing.T) { conformance.Run(t, faults.Wrap(cpu(t))) }
+// The wrapper's counters then show that the suite made every HIP call of the Platform
+// interface at least once.
+func TestFaultsPassThrough(t *testing.T) {
+	w := faults.Wrap(cpu(t))
+	conformance.Run(t, w)
+	for _, name := range faults.Names() {
+		assert.Positive(t, w.Calls(name), "the suite never calls %s", name)
+	}
+}
 
 func TestNvidia(t *testing.T) { conformance.Run(t, gpu(t, "nvidia")) }
+
+func TestAMD(t *testing.T) { conformance.Run(t, gpu(t, "amd")) }

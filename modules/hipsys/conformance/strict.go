@@ -17,6 +17,22 @@ func (s *suite) cpuStrict(t *testing.T) {
 	p := s.p
 	inval := hipsys.ErrorInvalidValue
 
+	t.Run("launches are asynchronous", func(t *testing.T) {
+		// The cpu platform's streams are workers, as a GPU's queues are (DESIGN, "The
+		// CPU platform"): a launch returns before the kernel runs. The general stream
+		// tests accept a ready stream right after a launch, so a platform that ran
+		// work inline would pass them; here a spin of at least tens of milliseconds
+		// on any host must still be pending when queried microseconds later.
+		st := s.stream(t, hipsys.StreamNonBlocking)
+		out := s.zeros(t, 8)
+		ev := s.event(t, hipsys.EventDisableTiming)
+		s.spin(t, st, out, spinIters, 3)
+		require.NoError(t, p.EventRecord(ev, st))
+		s.expect(t, p.StreamQuery(st), "hipStreamQuery", hipsys.ErrorNotReady)
+		s.expect(t, p.EventQuery(ev), "hipEventQuery", hipsys.ErrorNotReady)
+		s.sync(t, st)
+	})
+
 	t.Run("copies past the end", func(t *testing.T) {
 		ptr := s.malloc(t, 1024)
 		other := s.malloc(t, 1024)

@@ -142,8 +142,14 @@ func (p *Platform) drainAll(call string) error {
 	return nil
 }
 
-// allStreams is every live stream plus the null stream once it exists.
+// allStreams is every stream that may still run work: the live ones, the destroyed
+// ones still draining, and the null stream.
 func (p *Platform) allStreams() []*stream {
 	all := p.streams.all()
+	p.retiredMu.Lock()
+	for s := range p.retired {
+		all = append(all, s)
+	}
+	p.retiredMu.Unlock()
 	return append(all, p.nullStream())
 }

@@ -27,6 +27,12 @@ type Platform struct {
 	null     atomic.Pointer[stream]
 	blocking atomic.Int32 // live streams created without StreamNonBlocking
 
+	// Destroyed streams whose workers are still finishing queued work: hipFree and
+	// hipDeviceSynchronize must wait for them too, or a destroyed stream's pending
+	// memset could write memory Free has already returned to the system.
+	retiredMu sync.Mutex
+	retired   map[*stream]struct{}
+
 	streams   handles[stream]
 	events    handles[event]
 	modules   handles[module]
@@ -60,6 +66,7 @@ func newPlatform() (*Platform, error) {
 		totalMem: total,
 		compiler: jit.NewCompiler(""),
 		captures: map[*capture]struct{}{},
+		retired:  map[*stream]struct{}{},
 	}
 	p.props = deviceProps(total)
 	return p, nil

@@ -50,6 +50,9 @@ func (s *stream) run() {
 		for len(s.pending) == 0 {
 			if s.closing {
 				s.mu.Unlock()
+				s.p.retiredMu.Lock()
+				delete(s.p.retired, s)
+				s.p.retiredMu.Unlock()
 				return
 			}
 			s.idle = true

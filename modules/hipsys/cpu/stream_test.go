@@ -89,8 +89,18 @@ func TestStreamDestroyLetsWorkFinish(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.MemsetAsync(d, 7, 64, h))
 	require.NoError(t, p.StreamDestroy(h))
+	// Free waits for the destroyed stream's queued memset, as it waits for live streams.
+	freed := make(chan struct{})
+	scratch, err := p.Malloc(8)
+	require.NoError(t, err)
+	go func() { assert.NoError(t, p.Free(scratch)); close(freed) }()
+	select {
+	case <-freed:
+		t.Fatal("Free returned while a destroyed stream still had work queued")
+	case <-time.After(10 * time.Millisecond):
+	}
 	open()
-	s.drain()
+	<-freed
 	got := make([]byte, 64)
 	require.NoError(t, p.MemcpyDtoH(got, d))
 	assert.Equal(t, byte(7), got[63])

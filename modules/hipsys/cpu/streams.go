@@ -105,6 +105,9 @@ func (p *Platform) StreamDestroy(h hipsys.Stream) error {
 	if c != nil {
 		p.endCapture(c)
 	}
+	p.retiredMu.Lock()
+	p.retired[s] = struct{}{}
+	p.retiredMu.Unlock()
 	s.shutdown()
 	return nil
 }

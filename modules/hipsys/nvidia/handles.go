@@ -3,41 +3,107 @@ package nvidia
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // handles is the set of live driver handles of one kind. The handle a caller holds is
 // the driver's own pointer (a CUstream is a hipsys.Stream), so a valid call converts
 // nothing; the set exists because the driver dereferences what it is given, and a stale
 // or invented handle would crash the process instead of returning
-// hipErrorInvalidHandle. A sync.Map, because lookups (every launch checks its function
-// and stream) vastly outnumber creations and never contend on a lock.
-type handles[V any] struct{ m sync.Map }
+// hipErrorInvalidHandle. A typed map under a read-write lock, not a sync.Map, whose
+// boxed keys cost more per lookup; the handles every launch checks (functions, streams,
+// graph execs) use hotHandles instead.
+type handles[V any] struct {
+	mu sync.RWMutex
+	m  map[uintptr]V
+}
 
-func (h *handles[V]) put(k uintptr, v V) { h.m.Store(k, v) }
+func (h *handles[V]) put(k uintptr, v V) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[uintptr]V{}
+	}
+	h.m[k] = v
+}
 
 func (h *handles[V]) get(k uintptr) (V, bool) {
-	v, ok := h.m.Load(k)
-	if !ok {
-		var zero V
-		return zero, false
-	}
-	return v.(V), true
+	h.mu.RLock()
+	v, ok := h.m[k]
+	h.mu.RUnlock()
+	return v, ok
 }
 
 func (h *handles[V]) has(k uintptr) bool {
-	_, ok := h.m.Load(k)
+	h.mu.RLock()
+	_, ok := h.m[k]
+	h.mu.RUnlock()
 	return ok
 }
 
 // take removes the handle and reports whether it was live, so of two concurrent
 // destroys exactly one reaches the driver.
 func (h *handles[V]) take(k uintptr) (V, bool) {
-	v, ok := h.m.LoadAndDelete(k)
-	if !ok {
-		var zero V
-		return zero, false
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v, ok := h.m[k]
+	delete(h.m, k)
+	return v, ok
+}
+
+// hotHandles is handles for the kinds checked on every launch and replay: lookups read
+// an immutable map through one atomic load, with no lock word for cores to contend on;
+// put and take copy the map, which suits kinds created a few at a time (streams,
+// functions, executable graphs), not ones created per operation.
+type hotHandles[V any] struct {
+	mu sync.Mutex // serializes writers
+	m  atomic.Pointer[map[uintptr]V]
+}
+
+func (h *hotHandles[V]) get(k uintptr) (V, bool) {
+	if m := h.m.Load(); m != nil {
+		v, ok := (*m)[k]
+		return v, ok
 	}
-	return v.(V), true
+	var zero V
+	return zero, false
+}
+
+func (h *hotHandles[V]) has(k uintptr) bool {
+	_, ok := h.get(k)
+	return ok
+}
+
+func (h *hotHandles[V]) put(k uintptr, v V) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	next := h.clone(1)
+	next[k] = v
+	h.m.Store(&next)
+}
+
+func (h *hotHandles[V]) take(k uintptr) (V, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v, ok := h.get(k)
+	if ok {
+		next := h.clone(0)
+		delete(next, k)
+		h.m.Store(&next)
+	}
+	return v, ok
+}
+
+func (h *hotHandles[V]) clone(extra int) map[uintptr]V {
+	old := h.m.Load()
+	if old == nil {
+		return make(map[uintptr]V, extra)
+	}
+	next := make(map[uintptr]V, len(*old)+extra)
+	for k, v := range *old {
+		next[k] = v
+	}
+	return next
 }
 
 // ranges is the set of live pinned host allocations, so an async copy's host side can

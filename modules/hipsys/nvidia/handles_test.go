@@ -1,6 +1,7 @@
 package nvidia
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,8 +33,21 @@ func TestRanges(t *testing.T) {
 	assert.True(t, r.contains(0x3000, 1))
 }
 
+type handleSet interface {
+	put(uintptr, int)
+	get(uintptr) (int, bool)
+	has(uintptr) bool
+	take(uintptr) (int, bool)
+}
+
 func TestHandles(t *testing.T) {
-	var h handles[int]
+	for name, h := range map[string]handleSet{"handles": &handles[int]{}, "hotHandles": &hotHandles[int]{}} {
+		t.Run(name, func(t *testing.T) { testHandleSet(t, h) })
+	}
+}
+
+func testHandleSet(t *testing.T, h handleSet) {
+	assert.False(t, h.has(7), "empty")
 	h.put(7, 70)
 	v, ok := h.get(7)
 	assert.True(t, ok)
@@ -44,4 +58,24 @@ func TestHandles(t *testing.T) {
 	_, ok = h.take(7)
 	assert.False(t, ok, "a second destroy finds nothing")
 	assert.False(t, h.has(7))
+}
+
+func TestHandlesConcurrent(t *testing.T) {
+	var h hotHandles[int]
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				k := uintptr(w*1000 + i)
+				h.put(k, i)
+				v, ok := h.get(k)
+				assert.True(t, ok)
+				assert.Equal(t, i, v)
+				_, ok = h.take(k)
+				assert.True(t, ok)
+			}
+		})
+	}
+	wg.Wait()
+	assert.False(t, h.has(5))
 }

@@ -40,13 +40,13 @@ type Platform struct {
 	propsMu sync.Mutex
 	props   map[int]hipsys.DeviceProps
 
-	streams   handles[struct{}]
+	streams   hotHandles[struct{}]
 	events    handles[struct{}]
 	modules   handles[*module]
-	functions handles[hipsys.Module]
+	functions hotHandles[hipsys.Module]
 	graphs    handles[*graph]
 	nodes     handles[hipsys.Graph]
-	execs     handles[struct{}]
+	execs     hotHandles[struct{}]
 	programs  handles[*program]
 	hosts     ranges
 

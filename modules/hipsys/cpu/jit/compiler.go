@@ -143,14 +143,8 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	}
 	opt, user := compilerFlags(options)
 	args := append([]string{}, tc.argv[1:]...)
-	args = append(args, "-x", "c++", "-std=c++17", opt, "-march=native", "-fPIC", "-shared", "-pipe", "-g0",
-		// Kernels never read errno, and without it sqrtf and friends become instructions.
-		"-fno-math-errno",
-		// Only the generated launchers are exported; a kernel's own symbols stay private.
-		"-fvisibility=hidden",
-		// An undefined symbol fails here, with a message, instead of at dlopen.
-		"-Wl,-z,defs",
-		"-I", filepath.Join(tmp, "headers"), "-I", inc)
+	args = append(args, baseFlags(opt)...)
+	args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", inc)
 	args = append(args, user...)
 	args = append(args, "-include", filepath.Join(inc, "cubehip_prelude.h"), "-o", "kernel.so", file)
 	cmd := exec.CommandContext(context.Background(), tc.argv[0], args...)
@@ -178,6 +172,18 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		im.entries = append(im.entries, e.Name)
 	}
 	return im.encode(), log, nil
+}
+
+// baseFlags are the compiler flags of every kernel object (and of the benchmark's C
+// anchor, which must be built the same way to be a fair comparison).
+func baseFlags(opt string) []string {
+	return []string{"-x", "c++", "-std=c++17", opt, "-march=native", "-fPIC", "-shared", "-pipe", "-g0",
+		// Kernels never read errno, and without it sqrtf and friends become instructions.
+		"-fno-math-errno",
+		// Only the generated launchers are exported; a kernel's own symbols stay private.
+		"-fvisibility=hidden",
+		// An undefined symbol fails here, with a message, instead of at dlopen.
+		"-Wl,-z,defs"}
 }
 
 // sourceName is the file the source is written to, after the program's name so compiler

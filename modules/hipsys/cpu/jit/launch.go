@@ -117,6 +117,9 @@ func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []by
 	return nil
 }
 
+// poolThreads is how many OS threads a large launch runs on (the pool plus the caller).
+func poolThreads() int { return int(C.cubehip_pool_threads()) }
+
 func statusError(s hipsys.Status) error {
 	switch s {
 	case hipsys.ErrorOutOfMemory:

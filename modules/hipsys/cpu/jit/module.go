@@ -60,13 +60,9 @@ func Load(image []byte) (*Module, error) {
 			return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorOperatingSystem, "writing the kernel object: "+err.Error())
 		}
 	}
-	cpath := C.CString(path)
-	defer C.free(unsafe.Pointer(cpath))
-	var msg [512]C.char
-	// SAFETY: cpath and msg outlive the call; dlopen copies the path.
-	h := C.cubehip_dlopen(cpath, &msg[0], C.int(len(msg)))
+	h, why := openObject(path)
 	if h == nil {
-		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, C.GoString(&msg[0]))
+		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, why)
 	}
 	m := &Module{handle: h, barrier: im.flags&flagBarrier != 0, entries: map[string]bool{}, funcs: map[string]*Function{}}
 	abi := m.sym("cubehip_abi_version")
@@ -80,10 +76,28 @@ func Load(image []byte) (*Module, error) {
 	return m, nil
 }
 
-func (m *Module) sym(name string) unsafe.Pointer {
+func (m *Module) sym(name string) unsafe.Pointer { return lookup(m.handle, name) }
+
+// openObject dlopens a shared object (RTLD_NOW | RTLD_LOCAL: every symbol resolved now,
+// so a broken object fails here and not in the middle of a launch; none leaks into the
+// global namespace, where two modules' kernels of the same name would collide). It
+// returns nil and dlerror's text on failure.
+func openObject(path string) (unsafe.Pointer, string) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var msg [512]C.char
+	// SAFETY: cpath and msg outlive the call; dlopen copies the path.
+	h := C.cubehip_dlopen(cpath, &msg[0], C.int(len(msg)))
+	if h == nil {
+		return nil, C.GoString(&msg[0])
+	}
+	return h, ""
+}
+
+func lookup(h unsafe.Pointer, name string) unsafe.Pointer {
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
-	return C.cubehip_dlsym(m.handle, cn)
+	return C.cubehip_dlsym(h, cn)
 }
 
 // Function looks up an extern "C" __global__ entry by name. The same *Function is

@@ -60,6 +60,7 @@ func tokenize(src string) []token {
 			if j < len(src) {
 				j++
 			}
+			j = min(j, len(src)) // a trailing backslash stepped past the end
 			if c == '"' {
 				toks = append(toks, token{'s', src[i:j], i, j})
 			}

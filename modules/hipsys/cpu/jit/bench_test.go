@@ -1,0 +1,135 @@
+package jit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit/internal/hostmem"
+)
+
+const benchKernels = `
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, unsigned long long n) {
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" __global__ void empty() {}
+`
+
+// anchorSource is the plain C loop the kernel is measured against: the same arithmetic
+// over the same arrays, split over the same number of threads with pthreads.
+const anchorSource = `
+#include <pthread.h>
+#include <stddef.h>
+struct span { const float* a; const float* b; float* c; size_t lo, hi; };
+static void* work(void* p) {
+	span* s = (span*)p;
+	for (size_t i = s->lo; i < s->hi; i++) s->c[i] = s->a[i] + s->b[i];
+	return nullptr;
+}
+extern "C" __attribute__((visibility("default"))) void vadd_loop(const float* a, const float* b, float* c, size_t n, int threads) {
+	pthread_t t[256];
+	span s[256];
+	if (threads > 256) threads = 256;
+	size_t per = (n + threads - 1) / threads;
+	for (int i = 0; i < threads; i++) {
+		size_t lo = per * i < n ? per * i : n, hi = lo + per < n ? lo + per : n;
+		s[i] = span{a, b, c, lo, hi};
+		if (i > 0) pthread_create(&t[i], nullptr, work, &s[i]);
+	}
+	work(&s[0]);
+	for (int i = 1; i < threads; i++) pthread_join(t[i], nullptr);
+}
+`
+
+func benchFunction(b *testing.B, name string) *Function {
+	img, log, err := NewCompiler(b.TempDir()).Compile(benchKernels, "bench.hip", nil, nil)
+	require.NoError(b, err, log)
+	m, err := Load(img)
+	require.NoError(b, err)
+	b.Cleanup(func() { m.Close() })
+	f, err := m.Function(name)
+	require.NoError(b, err)
+	return f
+}
+
+// buildAnchor compiles anchorSource with the kernels' compiler and flags and returns
+// vadd_loop.
+func buildAnchor(b *testing.B) func(a, bb, c uintptr, n, threads int) {
+	tc, err := findToolchain(b.TempDir())
+	require.NoError(b, err)
+	dir := b.TempDir()
+	src := filepath.Join(dir, "anchor.cpp")
+	require.NoError(b, os.WriteFile(src, []byte(anchorSource), 0o644))
+	args := append(append(append([]string{}, tc.argv[1:]...), baseFlags("-O3")...), "-o", filepath.Join(dir, "anchor.so"), src)
+	out, err := exec.Command(tc.argv[0], args...).CombinedOutput()
+	require.NoError(b, err, string(out))
+	h, why := openObject(filepath.Join(dir, "anchor.so"))
+	require.NotNil(b, h, why)
+	fn := lookup(h, "vadd_loop")
+	require.NotNil(b, fn)
+	return func(a, bb, c uintptr, n, threads int) { hostmem.CallVAdd(fn, a, bb, c, n, threads) }
+}
+
+// BenchmarkCPUVectorAdd: c[i] = a[i] + b[i] over three 64 MiB float arrays, through
+// Launch and through the plain C loop, alternating in each iteration. GB/s counts the
+// three arrays' bytes (two read, one written) per run.
+func BenchmarkCPUVectorAdd(b *testing.B) {
+	const n = 16 << 20 // 64 MiB of float32
+	f := benchFunction(b, "vadd")
+	anchor := buildAnchor(b)
+	threads := poolThreads()
+	mem := make([]uintptr, 3)
+	for i := range mem {
+		mem[i] = hostmem.Alloc(n * 4)
+		require.NotZero(b, mem[i])
+		defer hostmem.Free(mem[i])
+	}
+	a, bb := hostmem.Slice[float32](mem[0], n), hostmem.Slice[float32](mem[1], n)
+	for i := range n {
+		a[i], bb[i] = float32(i), 1
+	}
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(mem[0])).Ptr(hipsys.DevicePtr(mem[1])).Ptr(hipsys.DevicePtr(mem[2])).U64(n)
+	grid, block := hipsys.Dim3{X: n / 256, Y: 1, Z: 1}, hipsys.Dim3{X: 256, Y: 1, Z: 1}
+	// Warm both: first touch of c's pages and the pool's start are not what is measured.
+	require.NoError(b, f.Launch(grid, block, 0, args.Buffer(), args.Offsets()))
+	anchor(mem[0], mem[1], mem[2], n, threads)
+
+	var kernel, loop time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := f.Launch(grid, block, 0, args.Buffer(), args.Offsets()); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		anchor(mem[0], mem[1], mem[2], n, threads)
+		loop += time.Since(t1)
+		kernel += t1.Sub(t0)
+	}
+	bytes := float64(3*n*4) * float64(b.N)
+	kgbs, lgbs := bytes/kernel.Seconds()/1e9, bytes/loop.Seconds()/1e9
+	b.ReportMetric(kgbs, "kernel-GB/s")
+	b.ReportMetric(lgbs, "c-loop-GB/s")
+	b.ReportMetric(kgbs/lgbs, "ratio")
+	b.ReportMetric(float64(threads), "threads")
+}
+
+// BenchmarkLaunchEmpty: one block of one thread of an empty kernel, which runs inline on
+// the calling goroutine's thread.
+func BenchmarkLaunchEmpty(b *testing.B) {
+	f := benchFunction(b, "empty")
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := f.Launch(one, one, 0, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1000/float64(b.N), "µs/launch")
+}

@@ -1,0 +1,84 @@
+package jit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestScanFindsEntries(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []entry
+	}{
+		{"plain", `extern "C" __global__ void k(float* p) {}`, []entry{{"k", "k"}}},
+		{"launch bounds after", `extern "C" __global__ void __launch_bounds__(256, 2) k(int n) {}`, []entry{{"k", "k"}}},
+		{"launch bounds before", `__launch_bounds__(128) extern "C" __global__ void k() {}`, []entry{{"k", "k"}}},
+		{"attribute", `extern "C" __global__ __attribute__((noinline)) void k() {}`, []entry{{"k", "k"}}},
+		{"extern C block", "extern \"C\" {\n__global__ void a() {}\n__global__ void b(int) {}\n}", []entry{{"a", "a"}, {"b", "b"}}},
+		{"namespace", `namespace ns { namespace inner { extern "C" __global__ void k() {} } }`, []entry{{"k", "::ns::inner::k"}}},
+		{"declared then defined", `extern "C" __global__ void k(); extern "C" __global__ void k() {}`, []entry{{"k", "k"}}},
+		{"C++ linkage is not an entry", `__global__ void mangled(int* p) {}`, nil},
+		{"template is not an entry", `template <int N> __global__ void t(int* p) {}`, nil},
+		{"comment and string", "// extern \"C\" __global__ void c() {}\n/* extern \"C\" __global__ void d() {} */ const char* s = \"__global__ void e()\";", nil},
+		{"macro line", "#define K extern \"C\" __global__ void m() {}\n", nil},
+		{"after a function body", `__device__ int f() { return 1; } extern "C" __global__ void k() {}`, []entry{{"k", "k"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, scan(tt.src).entries)
+		})
+	}
+}
+
+func TestScanBarrier(t *testing.T) {
+	assert.True(t, scan(`extern "C" __global__ void k() { __syncthreads(); }`).barrier)
+	assert.False(t, scan(`extern "C" __global__ void k() { /* __syncthreads(); */ }`).barrier)
+}
+
+func TestRewriteSharedKeepsLines(t *testing.T) {
+	src := "extern __shared__ float top[];\n" +
+		"extern \"C\" __global__ void k() {\n" +
+		"  extern __shared__ __align__(16)\n    unsigned int local[];\n" +
+		"  local[0] = 1;\n}\n"
+	p := scan(src)
+	assert.True(t, p.dynShared)
+	assert.Equal(t, strings.Count(src, "\n"), strings.Count(p.rewritten, "\n"))
+	assert.Contains(t, p.rewritten, "static thread_local float* const top = reinterpret_cast<float*>(cubehip_dyn_shared);")
+	assert.Contains(t, p.rewritten, "  unsigned int* const local = reinterpret_cast<unsigned int*>(cubehip_dyn_shared);\n\n  local[0] = 1;")
+	assert.Contains(t, p.tail(), "CUBEHIP_DYN_SHARED_STORAGE")
+}
+
+func TestCompilerFlags(t *testing.T) {
+	opt, flags := compilerFlags([]string{"-O2", "--offload-arch=gfx90a", "-fgpu-rdc", "--gpu-architecture=sm_90",
+		"-DA=1", "-D", "B", "-UC", "-std=c++20", "--std=c++14", "-ffast-math", "-I/abs/inc"})
+	assert.Equal(t, "-O2", opt)
+	assert.Equal(t, []string{"-DA=1", "-DB", "-UC", "-std=c++20", "-ffast-math", "-I/abs/inc"}, flags)
+}
+
+func TestDecodeImageRoundTrip(t *testing.T) {
+	im := &image{flags: flagBarrier, entries: []string{"a", "bb"}, object: []byte("\x7fELF rest")}
+	got, err := decodeImage(im.encode())
+	assert.NoError(t, err)
+	assert.Equal(t, im, got)
+}
+
+func FuzzDecodeImage(f *testing.F) {
+	f.Add((&image{entries: []string{"k"}, object: []byte("\x7fELF")}).encode())
+	f.Add([]byte(imageMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = decodeImage(b) // must not panic
+	})
+}
+
+func FuzzScan(f *testing.F) {
+	f.Add(`extern "C" __global__ void k(float* p) { extern __shared__ float s[]; __syncthreads(); }`)
+	f.Fuzz(func(t *testing.T, src string) {
+		p := scan(src) // must not panic, and must keep the line count
+		if strings.Count(p.rewritten, "\n") != strings.Count(src, "\n") {
+			t.Fatalf("line count changed")
+		}
+	})
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# gpu-test.sh builds what a GPU machine needs to test cubehip without Go (ROCm and CUDA CI
+# runners often have none) into build/gpu/:
+#
+#   conformance.test  the hipsys conformance suite (TestNvidia, TestAMD, TestCPU, ...)
+#   nvidia.test       the nvidia platform's tests, and its benchmarks (-test.bench)
+#   anchor            bench/anchor.c: the raw CUDA driver API figures the benchmarks are
+#                     held to, built with the system C compiler, no CUDA headers
+#   run.sh            runs all of them there and prints the benchmark table
+#
+# Copy build/gpu to the machine and run build/gpu/run.sh [logdir]. Set GOWORK as usual to
+# build against another workspace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=build/gpu
+mkdir -p "$out"
+
+go test -c -o "$out/conformance.test" ./modules/hipsys/conformance
+go test -c -o "$out/nvidia.test" ./modules/hipsys/nvidia
+${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl
+cp modules/hipsys/nvidia/bench/run.sh "$out/run.sh"
+chmod +x "$out/run.sh"
+echo "built $out: $(cd "$out" && echo *)"
