@@ -8,6 +8,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export PATH="$PATH:/usr/local/go/bin"
 "$top/scripts/deps.sh"
+# deps.sh installed ROCm's library and hiprtc, so the amd platform's library tests must
+# run, not skip: a broken install is a failure here, not a quiet pass.
+export CUBEHIP_REQUIRE_AMD=1
 
 modules=$(sed -n 's#^[[:space:]]*\./\(modules/[^[:space:])]*\).*#\1#p' go.work)
 status=0

@@ -38,8 +38,8 @@ func (m *Manager) CapturePrimingEnd() {
 // CaptureEnd closes the capture: the mode from before it (or from the
 // SetMode calls made during it) comes back, and the returned handles own
 // every touched persistent slice still in the pool. The caller pins them on
-// the graph and releases them when the graph is destroyed. Without an open
-// capture it returns nil.
+// the graph and releases them when the graph is destroyed; they carry no
+// leak report. Without an open capture it returns nil.
 func (m *Manager) CaptureEnd() []Handle {
 	c := m.capture
 	if c == nil {

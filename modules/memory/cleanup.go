@@ -12,12 +12,19 @@ func (m *Manager) cleanup(explicit bool) {
 	if m.capture != nil {
 		return
 	}
+	// Most reservations find no pool due and no free queued: skipping the
+	// loop is what the reservation budget needs, and is exactly what the
+	// pools would have done.
+	if !explicit && !m.queued && m.reserveCount < m.due {
+		return
+	}
 	if explicit {
 		m.persistent.cleanup()
 	}
 	for _, p := range m.pools {
 		p.cleanup(m.reserveCount, explicit)
 	}
+	m.schedule()
 	// One flush stands for CubeCL's flush after each pool, and a periodic
 	// cleanup flushes only when this manager queued a free since the last
 	// one: every free of the pools goes through here, and the reservation

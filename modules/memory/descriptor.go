@@ -109,13 +109,13 @@ func (r *recycler) get(state int64) *descriptor {
 	} else {
 		d = new(descriptor)
 	}
-	d.state.Store(state)
 	d.loc = Location{}
 	d.cursor = 0
-	// The id is published last: a stale copy of an old handle compares ids
-	// before touching the state, and must not see the new family's id
-	// before its state is set.
+	// The id goes first: until the state is set it is 0, which no release
+	// accepts, and once it is set a stale copy of an old handle already
+	// fails the id check.
 	d.id.Store(uint64(r.id()))
+	d.state.Store(state)
 	return d
 }
 
@@ -127,10 +127,7 @@ func (r *recycler) drop(d *descriptor) {
 	}
 }
 
-// put recycles a descriptor nobody refers to. Zeroing the id first makes
-// every stale copy of its handles fail the id check instead of adjusting the
-// state of whichever family reuses it next.
-func (r *recycler) put(d *descriptor) {
-	d.id.Store(0)
-	r.free = append(r.free, d)
-}
+// put recycles a descriptor nobody refers to. Its state is 0, so a stale
+// copy of one of its handles can neither release nor resolve it, and get
+// replaces the id before the state.
+func (r *recycler) put(d *descriptor) { r.free = append(r.free, d) }

@@ -12,6 +12,8 @@ func (p *directPool) pageSet() *pages { return &p.pages }
 
 func (p *directPool) spec() PoolSpec { return p.cfg }
 
+func (p *directPool) due() uint64 { return never }
+
 func (p *directPool) accepts(uint64) bool { return true }
 
 func (p *directPool) tryReserve(size uint64, d *descriptor) bool {

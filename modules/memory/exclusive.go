@@ -21,7 +21,7 @@ const (
 )
 
 func newExclusivePool(cfg ExclusiveSpec, pg pages) *exclusivePool {
-	p := &exclusivePool{pages: pg, cfg: cfg, ema: float64(cfg.MaxAllocSize) / 2, period: ^uint64(0)}
+	p := &exclusivePool{pages: pg, cfg: cfg, ema: float64(cfg.MaxAllocSize) / 2, period: never}
 	if cfg.DeallocPeriod != 0 {
 		p.period = cfg.DeallocPeriod / 5
 	}
@@ -31,6 +31,13 @@ func newExclusivePool(cfg ExclusiveSpec, pg pages) *exclusivePool {
 func (p *exclusivePool) pageSet() *pages { return &p.pages }
 
 func (p *exclusivePool) spec() PoolSpec { return p.cfg }
+
+func (p *exclusivePool) due() uint64 {
+	if p.period > never-p.lastCheck {
+		return never
+	}
+	return p.lastCheck + p.period
+}
 
 // accepts every size up to the maximum; the pool of maximum 0 serves the
 // zero-size allocations, for which HIP hands back a null pointer.

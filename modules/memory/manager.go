@@ -27,7 +27,8 @@ type Manager struct {
 
 	reserveCount uint64
 	dryRun       bool
-	queued       bool // frees queued on the storage since the last flush
+	queued       bool   // frees queued on the storage since the last flush
+	due          uint64 // reservation count of the next periodic cleanup
 	warned       []bool // capacity warning given, per pool of the layout
 
 	log  *slog.Logger
@@ -107,6 +108,15 @@ func (m *Manager) build(specs []PoolSpec) {
 		m.pools[i] = newPool(s, m.pageBase(uint8(i)))
 	}
 	m.warned = make([]bool, len(specs))
+	m.schedule()
+}
+
+// schedule finds when the next periodic cleanup has work to do.
+func (m *Manager) schedule() {
+	m.due = never
+	for _, p := range m.pools {
+		m.due = min(m.due, p.due())
+	}
 }
 
 // Layout returns the resolved dynamic pools, in routing order.

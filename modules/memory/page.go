@@ -33,6 +33,9 @@ type pages struct {
 	queued  *bool // set when a free is queued: the manager's flush is due
 }
 
+// never is a reservation count no manager reaches.
+const never = ^uint64(0)
+
 func padding(size, align uint64) uint64 { return (align - size%align) % align }
 
 // effective is the aligned footprint of size; ok is false if it overflows.

@@ -15,6 +15,9 @@ type pool interface {
 	// cleanup gives back free storage; periodic calls (explicit false)
 	// pass the manager's reservation count.
 	cleanup(reserveCount uint64, explicit bool)
+	// due is the reservation count at which a periodic cleanup next has
+	// work, or never.
+	due() uint64
 	// pageSet exposes the shared page bookkeeping for lookups and usage.
 	pageSet() *pages
 	// spec is the resolved configuration, reported as the pool's kind.

@@ -21,6 +21,7 @@ func (m *Manager) Reserve(size uint64) (Handle, error) {
 	// The pool slice's hold and the returned handle.
 	d := m.rec.get(poolHold + oneHandle)
 	if err := m.route(size, d); err != nil {
+		d.state.Store(0)
 		m.rec.put(d)
 		return Handle{}, err
 	}

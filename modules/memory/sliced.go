@@ -39,6 +39,8 @@ func (p *slicedPool) pageSet() *pages { return &p.pages }
 
 func (p *slicedPool) spec() PoolSpec { return p.cfg }
 
+func (p *slicedPool) due() uint64 { return never }
+
 // accepts takes sizes up to the largest slice, and, uncapped, sizes that
 // waste less than a fifth of a whole page: those get a page of their own
 // rather than falling through to a pool that would allocate exactly.
@@ -62,14 +64,25 @@ func (p *slicedPool) tryReserve(size uint64, d *descriptor) bool {
 	return false
 }
 
-// reserveIn coalesces page pi and reserves the first free slice that fits.
+// reserveIn reserves the first free slice of page pi that fits, after
+// merging it with the free slices that follow it.
+//
+// CubeCL coalesces the whole page first. Merging a run only when its first
+// slice is too small picks the same slice at the same offset (a run is
+// scanned in full before the scan moves past it), and lets the steady state
+// of one size reuse its slice without touching the list.
 func (p *slicedPool) reserveIn(pi int, size, eff uint64, d *descriptor) bool {
 	pg := &p.list[pi]
-	p.coalesce(pg)
-	for si := range pg.slices {
+	for si := 0; si < len(pg.slices); si++ {
 		s := &pg.slices[si]
-		if !s.desc.free() || s.foot < eff {
+		if !s.desc.free() {
 			continue
+		}
+		if s.foot < eff {
+			p.mergeRun(pg, si)
+			if s.foot < eff {
+				continue
+			}
 		}
 		rest := s.foot - eff
 		s.foot = eff
@@ -89,6 +102,32 @@ func (p *slicedPool) insertFree(pg *page, at int, s slice) {
 	copy(pg.slices[at+1:], pg.slices[at:])
 	pg.slices[at] = s
 	for i := at + 1; i < len(pg.slices); i++ {
+		if d := pg.slices[i].desc; d != nil {
+			d.loc.Slice = uint32(i)
+		}
+	}
+}
+
+// mergeRun merges the free slices after slice si (itself free) into it.
+func (p *slicedPool) mergeRun(pg *page, si int) {
+	end := si + 1
+	for end < len(pg.slices) && pg.slices[end].desc.free() {
+		end++
+	}
+	if end == si+1 {
+		return
+	}
+	s := &pg.slices[si]
+	p.rec.drop(s.desc)
+	s.desc, s.size = nil, 0
+	for i := si + 1; i < end; i++ {
+		s.foot += pg.slices[i].foot
+		p.rec.drop(pg.slices[i].desc)
+	}
+	n := copy(pg.slices[si+1:], pg.slices[end:])
+	clear(pg.slices[si+1+n:])
+	pg.slices = pg.slices[:si+1+n]
+	for i := si + 1; i < len(pg.slices); i++ {
 		if d := pg.slices[i].desc; d != nil {
 			d.loc.Slice = uint32(i)
 		}

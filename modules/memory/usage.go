@@ -28,7 +28,7 @@ func (u Usage) String() string {
 
 // PoolReport describes one pool: its resolved spec, usage, live and peak
 // page counts, lazy pages not yet mapped, and the largest allocation it
-// ever served.
+// ever served. Spec is nil for the persistent pool.
 type PoolReport struct {
 	Spec          PoolSpec
 	Usage         Usage

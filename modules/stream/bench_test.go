@@ -114,3 +114,16 @@ func TestHotPathsAllocateNothing(t *testing.T) {
 		_ = m.Launching(3, bs[:2], bs[2:]).Execute(func() error { return nil })
 	}), "a settled launch scope")
 }
+
+// BenchmarkLaunchScope is a launch's scope that settles: input check, claim, body,
+// release, write marks. Not budgeted on its own; it is part of every launch.
+func BenchmarkLaunchScope(b *testing.B) {
+	p := openCPU(b)
+	m := newMulti(b, p)
+	bs := ownBindings(b, m, 3, 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.Launching(3, bs[:2], bs[2:]).Execute(func() error { return nil })
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/scope")
+}

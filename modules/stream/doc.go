@@ -16,8 +16,9 @@
 // streams' pools until the command's work is done; Close the result once the work is
 // enqueued. Work that writes device memory runs inside a write scope (Over, Launching),
 // which settles the failure store: a failure lands on the buffers the failed work would
-// have written, and surfaces when they are read, from any stream. Capture: Stream.
-// PrepareCapture, BeginCapture, Instantiate, DestroyGraph.
+// have written, and surfaces when they are read, from any stream. The capture window is
+// Stream.PrepareCapture, BeginCapture and Instantiate, and a graph ends with
+// Stream.DestroyGraph.
 //
 // Deliberate changes from CubeCL, each marked "Differs from CubeCL" where it lives:
 // ordering follows a buffer's last write, not its allocation cursor (order.go);

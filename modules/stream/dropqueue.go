@@ -1,6 +1,10 @@
 package stream
 
-import "github.com/cubehip/cubehip/modules/hipsys"
+import (
+	"log/slog"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
 
 // Releaser is anything the drop queue keeps alive for the device: a pinned staging
 // buffer's handle, an info buffer no cache kept.
@@ -33,6 +37,7 @@ var (
 // only by the goroutine driving that stream.
 type DropQueue struct {
 	policy  DropPolicy
+	log     *slog.Logger
 	staged  []Releaser
 	pending []Releaser
 	fence   Fence
@@ -40,8 +45,14 @@ type DropQueue struct {
 	bytes   uint64
 }
 
-// NewDropQueue returns an empty queue with policy.
-func NewDropQueue(policy DropPolicy) *DropQueue { return &DropQueue{policy: policy} }
+// NewDropQueue returns an empty queue with policy; log (nil: slog.Default()) hears about
+// failed fence waits.
+func NewDropQueue(policy DropPolicy, log *slog.Logger) *DropQueue {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &DropQueue{policy: policy, log: log}
+}
 
 // Push stages r, which holds size bytes, until a later flush's fence.
 func (q *DropQueue) Push(r Releaser, size uint64) {
@@ -59,14 +70,19 @@ func (q *DropQueue) ShouldFlush() bool {
 func (q *DropQueue) Len() (staged, pending int) { return len(q.staged), len(q.pending) }
 
 // Flush runs one flush cycle on stream. It blocks until the previous flush's fence is
-// done. A failed wait is reported after the cycle completes: the device faulted, so
-// nothing still reads the buffers and releasing them is safe. If no fence can be
-// recorded the stream is synchronized instead; if even that fails, the items are kept
-// (a leak rather than a use-after-free) and the error returned.
+// done. A failed wait is logged and otherwise ignored, as in CubeCL: the device faulted,
+// so nothing still reads the buffers and releasing them is safe, and the fault itself
+// surfaces from the fences that reads and syncs wait on.
+//
+// The error is only that no fence could be recorded (the items then stay pending, and
+// the next flush synchronizes the stream before releasing them) or that the stream could
+// not be synchronized (the items are kept: a leak rather than a use-after-free). It says
+// nothing about the work already enqueued, so a caller must not taint anything with it.
 func (q *DropQueue) Flush(p hipsys.Platform, stream hipsys.Stream) error {
-	var werr error
 	if q.fence.Valid() {
-		werr = q.fence.Wait()
+		if err := q.fence.Wait(); err != nil {
+			q.log.Warn("stream: drop queue: fence wait failed; releasing its buffers anyway", "err", err)
+		}
 		q.fence = Fence{}
 		q.pending = releaseAll(q.pending)
 	}
@@ -86,7 +102,7 @@ func (q *DropQueue) Flush(p hipsys.Platform, stream hipsys.Stream) error {
 		}
 		q.fence = f
 	}
-	return werr
+	return nil
 }
 
 // releaseAll releases every item and returns the emptied slice for reuse.

@@ -78,7 +78,7 @@ func TestDropQueuePolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := stream.NewDropQueue(tt.policy)
+			q := stream.NewDropQueue(tt.policy, nil)
 			for _, n := range tt.sizes {
 				q.Push(nopRelease{}, n)
 			}
@@ -96,7 +96,7 @@ func TestDropQueueCountersReset(t *testing.T) {
 	m := newMulti(t, p)
 	s, err := m.Stream(0)
 	require.NoError(t, err)
-	q := stream.NewDropQueue(stream.DropPolicy{MaxCount: 2, MaxBytes: 1 << 30})
+	q := stream.NewDropQueue(stream.DropPolicy{MaxCount: 2, MaxBytes: 1 << 30}, nil)
 	q.Push(nopRelease{}, 1)
 	q.Push(nopRelease{}, 1)
 	require.True(t, q.ShouldFlush())
@@ -150,3 +150,50 @@ func TestDropQueueFenceFailure(t *testing.T) {
 	require.NoError(t, s.FlushDrops())
 	assert.True(t, item.released.Load())
 }
+
+func TestStreamDropFlushesWhenDue(t *testing.T) {
+	p := openCPU(t)
+	m := newMulti(t, p, stream.WithDropPolicy(stream.DropPolicy{MaxCount: 2, MaxBytes: 1 << 30}))
+	s, err := m.Stream(0)
+	require.NoError(t, err)
+
+	require.NoError(t, s.Drop(nopRelease{}, 1, false))
+	staged, pending := s.Drops.Len()
+	assert.Equal(t, [2]int{1, 0}, [2]int{staged, pending}, "below the policy: kept staged")
+	require.NoError(t, s.Drop(nopRelease{}, 1, false))
+	staged, pending = s.Drops.Len()
+	assert.Equal(t, [2]int{0, 2}, [2]int{staged, pending}, "the policy flushed")
+	require.NoError(t, s.Drop(nopRelease{}, 1, true))
+	staged, pending = s.Drops.Len()
+	assert.Equal(t, [2]int{0, 1}, [2]int{staged, pending}, "forced: flushed at once")
+
+	require.NoError(t, s.PrepareCapture())
+	require.NoError(t, s.BeginCapture())
+	for range 5 {
+		require.NoError(t, s.Drop(nopRelease{}, 1, true))
+	}
+	staged, _ = s.Drops.Len()
+	assert.Equal(t, 5, staged, "never flushed while recording: the queue grows")
+	g, refused := s.Instantiate(1)
+	require.Nil(t, refused)
+	staged, pending = s.Drops.Len()
+	assert.Zero(t, staged+pending, "the capture's double flush frees it all")
+	require.NoError(t, s.DestroyGraph(1, g))
+}
+
+func TestDropQueueFailedWaitStillReleases(t *testing.T) {
+	p := openCPU(t)
+	m := newMulti(t, p)
+	s, err := m.Stream(0)
+	require.NoError(t, err)
+	released := 0
+	s.Drops.Push(countRelease{&released}, 1)
+	require.NoError(t, s.FlushDrops())
+	p.FailNext("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
+	require.NoError(t, s.FlushDrops(), "a device fault reports through reads and syncs, not the queue")
+	assert.Equal(t, 1, released)
+}
+
+type countRelease struct{ n *int }
+
+func (c countRelease) Release() error { *c.n++; return nil }

@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"errors"
+	"log/slog"
 	"sync"
 	"testing"
 
@@ -30,7 +31,10 @@ func openCPU(t testing.TB) *faults.Platform {
 // a stream) that is closed when the test ends.
 func newMulti(t testing.TB, p hipsys.Platform, opts ...stream.Option) *stream.MultiStream {
 	t.Helper()
-	opts = append([]stream.Option{stream.WithGPUProps(smallProps), stream.WithDropPolicy(stream.DefaultDropPolicy)}, opts...)
+	opts = append([]stream.Option{
+		stream.WithGPUProps(smallProps), stream.WithDropPolicy(stream.DefaultDropPolicy),
+		stream.WithLogger(slog.New(slog.DiscardHandler)),
+	}, opts...)
 	m, err := stream.New(p, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Close() })

@@ -196,7 +196,7 @@ func (m *MultiStream) newStream(slot int) (*Stream, error) {
 			return &Stream{
 				m: m, slot: slot, Sys: sys,
 				GPU: gpu, GPUStorage: gpuStorage, Pinned: pinned,
-				Drops:      NewDropQueue(*m.cfg.dropPolicy),
+				Drops:      NewDropQueue(*m.cfg.dropPolicy, m.cfg.log),
 				Info:       NewInfoCache(m.cfg.infoPolicy),
 				lastSynced: make([]uint64, m.max),
 			}, nil

@@ -37,12 +37,8 @@ type marks struct {
 	sweepAt int
 }
 
-// wrote marks written as last written by s at its current cursor.
-func (k *marks) wrote(s *Stream, written []Binding) {
-	if len(written) == 0 {
-		return
-	}
-	cursor := s.cursor.Load()
+// wrote marks written as last written by s at cursor.
+func (k *marks) wrote(s *Stream, written []Binding, cursor uint64) {
 	k.mu.Lock()
 	if k.m == nil {
 		k.m = make(map[memory.ID]mark)

@@ -93,12 +93,13 @@ func TestResolveBookkeeping(t *testing.T) {
 	require.NoError(t, upload(m, 2, x, src, 64))
 	a, err := m.Stream(2)
 	require.NoError(t, err)
-	require.Equal(t, uint64(1), a.Cursor())
+	// One command resolved, and the write scope's mark on top of it.
+	require.Equal(t, uint64(2), a.Cursor())
 
 	r, err := m.Resolve(1, []stream.Binding{x.b})
 	require.NoError(t, err)
 	require.NoError(t, r.Close())
-	assert.Equal(t, uint64(1), r.Stream().LastSynced(2), "B waited for A up to A's write")
+	assert.Equal(t, uint64(2), r.Stream().LastSynced(2), "B waited for A up to A's write")
 	assert.Equal(t, uint64(1), r.Cursor())
 
 	// Ids that collide modulo max share a device stream, and need no wait.
@@ -151,4 +152,28 @@ func TestCrossStreamPinHeldWhileConsumerRuns(t *testing.T) {
 	require.NoError(t, m.Close())
 	assert.Equal(t, uint64(1), sa.GPU.Usage().NumberAllocs,
 		"a consumer whose fence failed keeps its pin: leaked, never reused early")
+}
+
+// TestOrderWriteWithoutResolve: a replay enqueues its writes without resolving a command
+// (no buffers, no cursor step of its own); a stream that had already waited for the
+// replaying stream must still wait for it.
+func TestOrderWriteWithoutResolve(t *testing.T) {
+	p := openCPU(t)
+	m := newMulti(t, p)
+	const a, b stream.ID = 10, 11
+	const n = 8 << 20
+	x := newDeviceBuffer(t, m, a, n)
+	require.NoError(t, upload(m, a, x, pinned(t, p, make([]byte, n)), n))
+	_, err := download(t, m, b, x, 16)
+	require.NoError(t, err)
+
+	sa := m.TryStream(a)
+	waits := p.Calls(waitCall)
+	require.NoError(t, m.Over(a, []stream.Binding{x.b}).Execute(func() error {
+		return p.MemsetAsync(x.ptr, 0x77, n, sa.Sys)
+	}))
+	got, err := download(t, m, b, x, n)
+	require.NoError(t, err)
+	assert.Equal(t, waits+1, p.Calls(waitCall))
+	assert.Equal(t, bytes.Repeat([]byte{0x77}, n), got)
 }

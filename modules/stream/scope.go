@@ -49,20 +49,40 @@ func (s Scope) Execute(body func() error) error {
 			return err
 		}
 	}
-	f.Claim(s.written)
+	// The claim replaces whatever the outputs carry. With an empty store there is
+	// nothing to replace, and the claim is written only if body panics: the store is
+	// read by no one while body runs on this goroutine (the stream's owner), so the one
+	// claim anybody can observe is the one a panic leaves, and the steady-state launch
+	// takes no lock at all.
+	claimed := f.n.Load() != 0
+	if claimed {
+		f.Claim(s.written)
+	}
+	settled := false
+	defer func() {
+		if !settled && !claimed {
+			f.Claim(s.written)
+		}
+	}()
 	st := s.m.TryStream(s.stream)
 	if st != nil {
 		st.Capture.Record(s.written)
 	}
 	err := body()
+	settled = true
 	if st == nil {
 		// body may have created the stream; the write order must know it either way.
 		st = s.m.TryStream(s.stream)
 	}
-	if st != nil {
+	if st != nil && len(s.written) > 0 {
 		// Marked whatever body returned: a failure may come after part of the work was
-		// enqueued, and a needless wait costs less than a missing one.
-		s.m.marks.wrote(st, s.written)
+		// enqueued, and a needless wait costs less than a missing one. The mark takes a
+		// fresh cursor, above any done cursor another stream may already have waited
+		// for, so the write is waited for even when body enqueued it without resolving
+		// (a replay); body's work is all enqueued now, so the cursor is done too.
+		c := st.cursor.Add(1)
+		s.m.marks.wrote(st, s.written, c)
+		st.done.Store(c)
 	}
 	if err != nil {
 		s.m.FailedWriting(s.stream, s.written, err)

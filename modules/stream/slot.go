@@ -61,6 +61,24 @@ func (s *Stream) FlushDrops() error {
 	return s.Drops.Flush(s.m.p, s.Sys)
 }
 
+// Drop hands r (holding size bytes that queued work still reads) to the drop queue, then
+// flushes the queue when force is set (a large upload: CubeCL forces above 10 MiB) or
+// the policy asks, unless the stream is recording. It blocks only when it flushes.
+func (s *Stream) Drop(r Releaser, size uint64, force bool) error {
+	s.Drops.Push(r, size)
+	return s.FlushDropsIfDue(force)
+}
+
+// FlushDropsIfDue flushes the drop queue when force is set or the policy asks, unless
+// the stream is recording; a launch calls it after enqueuing. Its error concerns the
+// queue only (see DropQueue.Flush), never the work already enqueued.
+func (s *Stream) FlushDropsIfDue(force bool) error {
+	if (force || s.Drops.ShouldFlush()) && !s.Capture.IsRecording() {
+		return s.Drops.Flush(s.m.p, s.Sys)
+	}
+	return nil
+}
+
 // Flush is the server's flush: a drop-queue flush and the device storage's deferred
 // frees, both skipped while recording (a hipFree synchronizes the device). It blocks.
 func (s *Stream) Flush() error {

@@ -76,7 +76,7 @@ func (s *Stream) BeginCapture() error {
 	return nil
 }
 
-// memoryNodes is what a graph allocating inside the window is refused for.
+// memoryNodesReason is what a graph allocating inside the window is refused for.
 const memoryNodesReason = "capture recorded %d memory node(s): an allocation inside the capture " +
 	"window makes the graph un-relaunchable (warm the pools in the prepare run)"
 
@@ -119,7 +119,7 @@ func (s *Stream) seal() (hipsys.GraphExec, error) {
 	if err != nil {
 		return 0, fmt.Errorf("end_capture: hipStreamEndCapture failed: %w", err)
 	}
-	if n := countMemoryNodes(p, g); n > 0 {
+	if n := s.countMemoryNodes(g); n > 0 {
 		_ = p.GraphDestroy(g)
 		return 0, &StateError{Call: "end_capture", Reason: fmt.Sprintf(memoryNodesReason, n)}
 	}
@@ -131,17 +131,23 @@ func (s *Stream) seal() (hipsys.GraphExec, error) {
 	return exec, nil
 }
 
-// countMemoryNodes counts MemAlloc and MemFree nodes; a failed query counts as none, as
-// in CubeCL (the instantiate that follows reports a broken graph).
-func countMemoryNodes(p hipsys.Platform, g hipsys.Graph) int {
+// countMemoryNodes counts MemAlloc and MemFree nodes. A failed query is logged and
+// counts as none, as in CubeCL: the instantiate that follows reports a broken graph.
+func (s *Stream) countMemoryNodes(g hipsys.Graph) int {
+	p := s.m.p
 	nodes, err := p.GraphGetNodes(g)
 	if err != nil {
+		s.m.cfg.log.Warn("stream: hipGraphGetNodes failed; memory nodes not counted", "err", err)
 		return 0
 	}
 	n := 0
 	for _, node := range nodes {
 		t, err := p.GraphNodeGetType(node)
-		if err == nil && (t == hipsys.GraphNodeMemAlloc || t == hipsys.GraphNodeMemFree) {
+		if err != nil {
+			s.m.cfg.log.Warn("stream: hipGraphNodeGetType failed; node not counted", "err", err)
+			continue
+		}
+		if t == hipsys.GraphNodeMemAlloc || t == hipsys.GraphNodeMemFree {
 			n++
 		}
 	}

@@ -1,6 +1,8 @@
 package amd_test
 
 import (
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,22 +11,25 @@ import (
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
-// standIn is the platform registered as "cpu" in this test binary (the real cpu package
-// is not imported here, so the name is free): it always has one device.
+// standIn is registered as "cpu" when this test binary lacks the real cpu platform
+// (the amd tests do not import it): it always has one device, as the real one does.
 type standIn struct{ hipsys.Platform }
 
 func (standIn) Name() string                 { return "cpu" }
 func (standIn) GetDeviceCount() (int, error) { return 1, nil }
 
-func init() {
-	hipsys.Register("cpu", func() (hipsys.Platform, error) { return standIn{}, nil })
-}
+var registerStandIn = sync.OnceFunc(func() {
+	if !slices.Contains(hipsys.Platforms(), "cpu") {
+		hipsys.Register("cpu", func() (hipsys.Platform, error) { return standIn{}, nil })
+	}
+})
 
 func TestAutoFallsBackWhenAMDHasNoDevice(t *testing.T) {
 	amdp := real(t)
 	if n, err := amdp.GetDeviceCount(); err == nil {
 		t.Skipf("this machine has %d AMD GPU(s): auto picks amd", n)
 	}
+	registerStandIn()
 	t.Setenv(hipsys.EnvPlatform, "")
 	p, err := hipsys.Open("auto")
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -131,4 +132,23 @@ func ExampleCompileFor() {
 		return
 	}
 	fmt.Println(amd.CheckCodeObject(code, "gfx90a", "k"))
+}
+
+// ROCm 5.2's hiprtc crashes when two programs compile at once; the platform serializes
+// hiprtc, so concurrent callers are safe.
+func TestCompileForConcurrentSafe(t *testing.T) {
+	supported(t)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			entry := fmt.Sprintf("k%d", i)
+			code, log, err := amd.CompileFor("gfx90a", `extern "C" __global__ void `+entry+`(int* p) { p[0] = 1; }`, entry+".hip", nil)
+			if assert.NoError(t, err, log) {
+				assert.NoError(t, amd.CheckCodeObject(code, "gfx90a", entry))
+			}
+		}()
+	}
+	wg.Wait()
 }

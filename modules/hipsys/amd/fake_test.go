@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,5 +29,22 @@ func fakePlatform(t *testing.T, defines ...string) *Platform {
 	t.Helper()
 	lib, err := load([]string{fakeLibrary(t, defines...)}, []string{"libcubehip-no-such-hiprtc.so"})
 	require.NoError(t, err)
-	return newPlatform(lib)
+	p := newPlatform(lib)
+	t.Cleanup(func() { assertNoLiveHandles(t, p) })
+	return p
+}
+
+// assertNoLiveHandles is how every fake-platform test ends: whatever it created, it
+// released. Deferred releases run before cleanups, so they count as released.
+func assertNoLiveHandles(t *testing.T, p *Platform) {
+	t.Helper()
+	live := map[string]int{
+		"streams": p.streams.len(), "events": p.events.len(), "modules": p.modules.len(),
+		"functions": p.functions.len(), "graphs": p.graphs.len(), "graph execs": p.execs.len(),
+		"graph nodes": p.nodes.len(), "programs": p.programs.len(),
+		"device allocations": p.device.len(), "pinned allocations": p.host.len(),
+	}
+	for what, n := range live {
+		assert.Zero(t, n, "live %s", what)
+	}
 }

@@ -1,8 +1,9 @@
 package amd
 
-// The cgo boundary: one C trampoline per HIP call, each taking the function pointer that
-// dlsym resolved as its first argument. The prototypes are written out here rather than
-// taken from <hip/hip_runtime_api.h>, so a build needs Go and a C compiler only; every
+// The cgo boundary: trampolines.c holds one C function per call shape, each taking the
+// function pointer that dlsym resolved as its first argument. The prototypes are written
+// out there rather than taken from <hip/hip_runtime_api.h>, so a build needs Go and a C
+// compiler only; every
 // HIP handle (hipStream_t, hipModule_t, ...) crosses as a uintptr_t, which keeps C
 // pointers out of Go's pointer-typed values. hipError_t and hiprtcResult are C ints.
 //

@@ -22,7 +22,19 @@ const (
 )
 
 // libraryNames are tried newest first: one binary runs on whichever ROCm is installed.
-var libraryNames = []string{"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"}
+// AMD's packages put ROCm under /opt/rocm, which is not always on the loader's path (a
+// container without ld.so.conf entries for it), so that tree is tried after the sonames.
+func libraryNames() []string {
+	names := []string{"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"}
+	roots := []string{"/opt/rocm"}
+	if r := os.Getenv("ROCM_PATH"); r != "" {
+		roots = append([]string{r}, roots...)
+	}
+	for _, r := range roots {
+		names = append(names, filepath.Join(r, "lib", "libamdhip64.so"))
+	}
+	return names
+}
 
 // MinVersion is the oldest HIP runtime supported, as hipRuntimeGetVersion reports it
 // (major*10000000 + minor*100000 + patch): ROCm 5.2, the first release whose
@@ -53,8 +65,7 @@ type library struct {
 	version int
 
 	rtc    *rtcSyms
-	rtcErr error      // why hiprtc is unavailable, when rtc is nil
-	rtcMu  sync.Mutex // held by every hiprtc call: see rtccall.go
+	rtcErr error // why hiprtc is unavailable, when rtc is nil
 
 	includeOnce sync.Once
 	includeDir  string
@@ -73,7 +84,7 @@ var loaded struct {
 }
 
 func loadDefault() (*library, error) {
-	names := libraryNames
+	names := libraryNames()
 	if env := os.Getenv(EnvLibrary); env != "" {
 		names = []string{env}
 	}

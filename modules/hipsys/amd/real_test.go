@@ -13,9 +13,13 @@ import (
 	"github.com/cubehip/cubehip/modules/hipsys/dl"
 )
 
-// EnvRequire makes a missing ROCm a test failure instead of a skip: scripts/test.sh
-// installs ROCm and sets it, so a broken install cannot pass as "skipped".
-const envRequire = "CUBEHIP_REQUIRE_AMD"
+// envRequire makes a missing ROCm a test failure instead of a skip, and envRequireGPU a
+// missing GPU: CI installs ROCm (and, on the ROCm runners, has a GPU) and sets them, so a
+// broken install cannot pass as "skipped".
+const (
+	envRequire    = "CUBEHIP_REQUIRE_AMD"
+	envRequireGPU = "CUBEHIP_REQUIRE_AMD_GPU"
+)
 
 // real opens the amd platform over the installed ROCm, or skips when there is none.
 func real(t *testing.T) hipsys.Platform {
@@ -33,6 +37,9 @@ func gpu(t *testing.T) hipsys.Platform {
 	t.Helper()
 	p := real(t)
 	if n, err := p.GetDeviceCount(); err != nil || n == 0 {
+		if os.Getenv(envRequireGPU) != "" {
+			t.Fatalf("%s is set but there is no AMD GPU: %v", envRequireGPU, err)
+		}
 		t.Skipf("no AMD GPU: %v", err)
 	}
 	return p

@@ -5,6 +5,7 @@ package amd
 import "C"
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -13,17 +14,18 @@ import (
 // The hiprtc calls themselves, on the library rather than the Platform, so that
 // CompileFor can use them with no device and no platform open.
 //
-// Every hiprtc call holds the library's rtcMu: ROCm 5.2's hiprtc crashes (SIGSEGV inside
-// hiprtcCompileProgram) when two programs compile at once, which the parallel
-// ahead-of-time test showed. Compiles are cached above this layer, so serializing them
-// costs little; on a release known to be safe the lock could be relaxed.
+// Every hiprtc call holds rtcMu, one per process like hiprtc itself: ROCm 5.2's hiprtc
+// crashes (SIGSEGV inside hiprtcCompileProgram) when two programs compile at once, which
+// the parallel ahead-of-time test showed. Compiles are cached above this layer, so
+// serializing them costs little; on a release known to be safe the lock could be relaxed.
+var rtcMu sync.Mutex
 
-// rtcReady locks the library's hiprtc when it is available; the caller unlocks.
+// rtcReady locks hiprtc when it is available; the caller unlocks rtcMu.
 func (l *library) rtcReady(call string) error {
 	if l.rtc == nil {
 		return hipsys.NewError(name, call, hipsys.ErrorNotSupported, l.rtcErr.Error())
 	}
-	l.rtcMu.Lock()
+	rtcMu.Lock()
 	return nil
 }
 
@@ -39,7 +41,7 @@ func (l *library) create(source, progName string, headers []hipsys.Header) (uint
 	if err := l.rtcReady(call); err != nil {
 		return 0, err
 	}
-	defer l.rtcMu.Unlock()
+	defer rtcMu.Unlock()
 	src := C.CString(source)
 	defer C.free(unsafe.Pointer(src))
 	var cname *C.char
@@ -69,7 +71,7 @@ func (l *library) compile(h uintptr, arch string, user []string) error {
 	if err := l.rtcReady(call); err != nil {
 		return err
 	}
-	defer l.rtcMu.Unlock()
+	defer rtcMu.Unlock()
 	opts, err := l.rtcOptions(arch, user)
 	if err != nil {
 		return hipsys.NewRTCError(name, call, hipsys.RTCErrorInvalidOption, err.Error())
@@ -118,7 +120,7 @@ func (l *library) programLog(h uintptr) (string, error) {
 	if err := l.rtcReady("hiprtcGetProgramLog"); err != nil {
 		return "", err
 	}
-	defer l.rtcMu.Unlock()
+	defer rtcMu.Unlock()
 	b, err := l.fetch("hiprtcGetProgramLogSize", l.rtc.logSize, "hiprtcGetProgramLog", l.rtc.log, h)
 	return cString(b), err
 }
@@ -127,7 +129,7 @@ func (l *library) code(h uintptr) ([]byte, error) {
 	if err := l.rtcReady("hiprtcGetCode"); err != nil {
 		return nil, err
 	}
-	defer l.rtcMu.Unlock()
+	defer rtcMu.Unlock()
 	return l.fetch("hiprtcGetCodeSize", l.rtc.codeSize, "hiprtcGetCode", l.rtc.code, h)
 }
 
@@ -135,6 +137,6 @@ func (l *library) destroy(h uintptr) error {
 	if err := l.rtcReady("hiprtcDestroyProgram"); err != nil {
 		return err
 	}
-	defer l.rtcMu.Unlock()
+	defer rtcMu.Unlock()
 	return rtcCheck("hiprtcDestroyProgram", C.amdt_rtc_destroy(l.rtc.destroy, C.uintptr_t(h)), "")
 }

@@ -7,6 +7,20 @@
 //	type Kernel struct { Name, Source string; Entries []string }
 //	func Kernels() []Kernel                       // every kernel source of the suite
 //	func Run(t *testing.T, p hipsys.Platform)     // the whole suite as subtests
+//
+// A platform's test calls Run with its opened platform; Run asserts only what HIP
+// promises on every platform, with small status sets where HIP on AMD and HIP's mapping
+// onto CUDA give different numbers for the same failure (each set says why where it is
+// used), plus a "cpu-strict" group that runs only when p.Name() is "cpu": the checks the
+// cpu platform can make and GPU drivers do not promise (copies past an allocation,
+// freed pointers, invented handles).
+//
+// The package is a test library: it imports only hipsys, testify and the standard
+// library, never a platform, so any platform's tests can import it without a cycle.
+// The kernels are embedded files (kernels/*.hip), plain HIP C++ that hipcc accepts
+// unmodified. Run's subtests run one after another on device 0; Run is not meant to be
+// called concurrently on one platform, since its timing and NotReady checks need the
+// device to themselves.
 package conformance
 
 import (

@@ -172,3 +172,32 @@ func benchPinned(b *testing.B, up bool) {
 
 func BenchmarkPinnedHtoD(b *testing.B) { benchPinned(b, true) }
 func BenchmarkPinnedDtoH(b *testing.B) { benchPinned(b, false) }
+
+// BenchmarkCgoCall is the floor under every figure above: one Go-to-C round trip that
+// does no driver work (GetDevice reads the thread's device from C), so the cost the
+// platform adds to a call can be read apart from the driver's.
+func BenchmarkCgoCall(b *testing.B) {
+	e := setupBench(b)
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		if _, err := e.p.GetDevice(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	perOp(b, start, "us/call")
+}
+
+// BenchmarkStreamQuery is the cheapest driver call on the launch path's checks (a
+// handle lookup, the context check, a cgo call).
+func BenchmarkStreamQuery(b *testing.B) {
+	e := setupBench(b)
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		if err := e.p.StreamQuery(e.st); err != nil {
+			b.Fatal(err)
+		}
+	}
+	perOp(b, start, "us/query")
+}

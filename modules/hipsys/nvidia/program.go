@@ -105,8 +105,6 @@ func compileOptions(user []string, cc int, nv *nvrtcLib) ([]string, bool) {
 		arch, cubin = archOption(cc, nv.archs)
 		opts = append(opts, arch)
 	}
-	// HIP (clang) lets device code call constexpr host functions; NVCC needs this flag.
-	opts = append(opts, "--expt-relaxed-constexpr")
 	if nv.include != "" {
 		opts = append(opts, "-I"+nv.include)
 	}

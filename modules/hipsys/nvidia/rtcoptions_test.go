@@ -58,7 +58,7 @@ func TestCompileOptions(t *testing.T) {
 	nv := &nvrtcLib{major: 13, archs: []int{80, 90}}
 	opts, cubin := compileOptions([]string{"-O3", "-DX=1"}, 90, nv)
 	assert.True(t, cubin)
-	assert.Equal(t, []string{"-DX=1", "--gpu-architecture=sm_90", "--expt-relaxed-constexpr"}, opts)
+	assert.Equal(t, []string{"-DX=1", "--gpu-architecture=sm_90"}, opts)
 
 	// The caller's own architecture stands; compute_ means PTX.
 	opts, cubin = compileOptions([]string{"--gpu-architecture=compute_80"}, 90, nv)

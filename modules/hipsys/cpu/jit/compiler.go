@@ -132,18 +132,23 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		}
 	}
 	prog := scan(source)
+	opt, user := compilerFlags(options)
 	for _, h := range headers {
-		if strings.Contains(h.source, "__syncthreads") {
-			prog.barrier = true
-		}
+		prog.barrier = prog.barrier || strings.Contains(h.source, "__syncthreads")
+		prog.tlsBuiltins = prog.tlsBuiltins || builtinsOutside(h.source, nil)
+	}
+	for _, f := range user {
+		// Headers from a directory the jit cannot read ahead may use threadIdx in
+		// __device__ functions too.
+		prog.tlsBuiltins = prog.tlsBuiltins || strings.HasPrefix(f, "-I")
 	}
 	file := sourceName(name)
 	if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o644); err != nil {
 		return nil, "", internal(err)
 	}
-	opt, user := compilerFlags(options)
 	args := append([]string{}, tc.argv[1:]...)
 	args = append(args, baseFlags(opt)...)
+	args = append(args, "-DCUBEHIP_FIBERS="+boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS="+boolFlag(prog.tlsBuiltins))
 	args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", inc)
 	args = append(args, user...)
 	args = append(args, "-include", filepath.Join(inc, "cubehip_prelude.h"), "-o", "kernel.so", file)
@@ -198,6 +203,13 @@ func sourceName(name string) string {
 		return "kernel.hip"
 	}
 	return base
+}
+
+func boolFlag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 func validHeaderName(n string) bool {

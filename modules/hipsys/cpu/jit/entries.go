@@ -1,22 +1,32 @@
 package jit
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 )
 
 // program is what the jit learns from a kernel source before compiling it.
 type program struct {
-	entries   []entry  // extern "C" __global__ functions, in source order
-	shared    []shared // extern __shared__ declarations, rewritten before compiling
-	barrier   bool     // the source names __syncthreads: its kernels run as fibers
-	dynShared bool     // the translation unit needs the dynamic shared buffer
-	rewritten string   // the source with shared rewritten, line numbers unchanged
+	entries     []entry  // extern "C" __global__ functions, in source order
+	bodies      []body   // the entries' bodies, wrapped in the thread loop before compiling
+	shared      []shared // extern __shared__ declarations, rewritten before compiling
+	barrier     bool     // the source names __syncthreads: its kernels run as fibers
+	dynShared   bool     // the translation unit needs the dynamic shared buffer
+	tlsBuiltins bool     // threadIdx & co. are named outside entry bodies (builtinsOutside)
+	rewritten   string   // the source with bodies and shared rewritten, line numbers unchanged
 }
 
 // entry is one kernel entry point: Name is what hipModuleGetFunction looks up, Ref how the
 // generated launcher names the function (qualified when it sits in a namespace).
 type entry struct{ Name, Ref string }
+
+// body is the byte range of an entry's braces, and how many index-variable names
+// (threadIdx, hipBlockIdx_x, ...) it holds.
+type body struct {
+	open, close int
+	builtins    int
+}
 
 // shared is one `extern __shared__ T name[];`.
 type shared struct {
@@ -79,14 +89,92 @@ func scan(src string) *program {
 				p.dynShared = true
 			}
 		case t.text == "__global__" && !inFunction():
-			if name, ok := kernelName(toks, i); ok && !seen[name] && (externC() || declaredExternC(toks, i)) {
+			at, ok := kernelName(toks, i)
+			if !ok || !(externC() || declaredExternC(toks, i)) {
+				continue
+			}
+			// Only a definition is an entry: the launcher relies on the body being wrapped
+			// in the thread loop, so a kernel whose body the scan cannot see (a macro) is
+			// not offered rather than run wrongly.
+			b, ok := kernelBody(toks, at)
+			if !ok {
+				continue
+			}
+			p.bodies = append(p.bodies, b)
+			if name := toks[at].text; !seen[name] {
 				seen[name] = true
 				p.entries = append(p.entries, entry{Name: name, Ref: qualify(stack, name)})
 			}
 		}
 	}
-	p.rewritten = rewriteShared(src, p.shared)
+	p.tlsBuiltins = builtinsOutside(src, p.bodies)
+	p.rewritten = rewrite(src, p.bodies, p.shared)
 	return p
+}
+
+// builtinNames are the index variables and HIP's macros for them; a name is counted by
+// prefix, so hipThreadIdx counts hipThreadIdx_x.
+var builtinNames = []string{"threadIdx", "blockIdx", "blockDim", "gridDim", "hipThreadIdx", "hipBlockIdx", "hipBlockDim", "hipGridDim"}
+
+func isBuiltin(tok string) bool {
+	for _, n := range builtinNames {
+		if strings.HasPrefix(tok, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// builtinsOutside reports whether the source names an index variable anywhere but inside
+// an entry body (a __device__ helper, a macro, a comment): those places read the
+// thread-local copies, which the runner must then keep current at every thread. Counting
+// raw text against body tokens errs on the safe side.
+func builtinsOutside(src string, bodies []body) bool {
+	raw := 0
+	for _, n := range builtinNames {
+		raw += strings.Count(src, n)
+	}
+	inside := 0
+	for _, b := range bodies {
+		inside += b.builtins
+	}
+	return raw > inside
+}
+
+// kernelBody finds the braces of the function whose name is toks[at]: past its parameter
+// list and any trailing attributes, a "{" (a definition) rather than a ";".
+func kernelBody(toks []token, at int) (body, bool) {
+	i := skipParens(toks, at+1)
+	for i < len(toks) && toks[i].text != "{" {
+		switch {
+		case toks[i].text == ";":
+			return body{}, false
+		case attributes[toks[i].text] && i+1 < len(toks) && toks[i+1].text == "(":
+			i = skipParens(toks, i+1)
+		default:
+			i++
+		}
+	}
+	if i >= len(toks) {
+		return body{}, false
+	}
+	b := body{open: toks[i].start}
+	depth := 0
+	for ; i < len(toks); i++ {
+		switch t := toks[i]; {
+		case t.text == "{":
+			depth++
+		case t.text == "}":
+			depth--
+			if depth == 0 {
+				b.close = t.start
+				return b, true
+			}
+		case t.kind == 'i' && isBuiltin(t.text):
+			b.builtins++
+		}
+	}
+	return body{}, false
 }
 
 // declaredExternC reports whether the declaration holding toks[at] starts with extern "C"
@@ -108,24 +196,24 @@ func declaredExternC(toks []token, at int) bool {
 	return c
 }
 
-// kernelName is the name declared by the __global__ at toks[at]: the first identifier
-// followed by "(" that is not an attribute (__launch_bounds__ may come before or after
-// __global__, and the return type in between).
-func kernelName(toks []token, at int) (string, bool) {
+// kernelName finds the name declared by the __global__ at toks[at] and returns its
+// index: the first identifier followed by "(" that is not an attribute
+// (__launch_bounds__ may come before or after __global__, and the return type between).
+func kernelName(toks []token, at int) (int, bool) {
 	for i := at + 1; i+1 < len(toks); {
 		t := toks[i]
 		switch {
 		case t.kind == 'i' && attributes[t.text] && toks[i+1].text == "(":
 			i = skipParens(toks, i+1)
 		case t.kind == 'i' && toks[i+1].text == "(":
-			return t.text, true
+			return i, true
 		case t.text == ";" || t.text == "{" || t.text == "(":
-			return "", false
+			return 0, false
 		default:
 			i++
 		}
 	}
-	return "", false
+	return 0, false
 }
 
 func qualify(stack []scope, name string) string {
@@ -179,26 +267,42 @@ func joinTokens(ts []string) string {
 	return b.String()
 }
 
-// rewriteShared turns each `extern __shared__ T a[];` into a pointer to the OS thread's
-// dynamic shared buffer (CUBEHIP_MAX_SHARED bytes, defined in the generated tail). One OS
-// thread runs one block at a time, so the buffer is the running block's. At namespace
-// scope the pointer is thread_local (initialized per thread on first use); in a function
-// it is a local. Newlines of the declaration are kept so compiler messages keep their
-// line numbers.
-func rewriteShared(src string, decls []shared) string {
-	if len(decls) == 0 {
+// rewrite wraps each entry body in the thread loop (CUBEHIP_THREADS_BEGIN/END,
+// cubehip_entry.h) and turns each `extern __shared__ T a[];` into a pointer to the OS
+// thread's dynamic shared buffer (CUBEHIP_MAX_SHARED bytes, defined in the generated
+// tail). One OS thread runs one block at a time, so the buffer is the running block's. At
+// namespace scope the pointer is thread_local (initialized per thread on first use); in a
+// function it is a local. Only insertions on existing lines and newline-preserving
+// replacements: compiler messages keep the user's line numbers.
+func rewrite(src string, bodies []body, decls []shared) string {
+	type edit struct {
+		start, end int
+		text       string
+	}
+	var edits []edit
+	for _, b := range bodies {
+		edits = append(edits, edit{b.open, b.open + 1, "{ CUBEHIP_THREADS_BEGIN "}, edit{b.close, b.close + 1, " CUBEHIP_THREADS_END }"})
+	}
+	for _, d := range decls {
+		text := d.typ + "* const " + d.name + " = reinterpret_cast<" + d.typ + "*>(cubehip_dyn_shared);"
+		if !d.block {
+			text = "static thread_local " + text
+		}
+		edits = append(edits, edit{d.start, d.end, text + strings.Repeat("\n", strings.Count(src[d.start:d.end], "\n"))})
+	}
+	if len(edits) == 0 {
 		return src
 	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
 	var b strings.Builder
 	last := 0
-	for _, d := range decls {
-		b.WriteString(src[last:d.start])
-		if !d.block {
-			b.WriteString("static thread_local ")
+	for _, e := range edits {
+		if e.start < last { // overlapping (cannot happen for well-formed input): skip
+			continue
 		}
-		b.WriteString(d.typ + "* const " + d.name + " = reinterpret_cast<" + d.typ + "*>(cubehip_dyn_shared);")
-		b.WriteString(strings.Repeat("\n", strings.Count(src[d.start:d.end], "\n")))
-		last = d.end
+		b.WriteString(src[last:e.start])
+		b.WriteString(e.text)
+		last = e.end
 	}
 	b.WriteString(src[last:])
 	return b.String()

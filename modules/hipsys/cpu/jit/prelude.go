@@ -18,20 +18,20 @@ var preludeFS embed.FS
 
 // generatorVersion changes whenever the Go side changes what it generates (entries.go's
 // tail, the source rewrite or the compiler flags), so old cached objects miss.
-const generatorVersion = "gen-1"
+const generatorVersion = "gen-2"
 
 // includeFiles maps each file of the include directory to its embedded source; the
 // hip/ names are what kernel sources include on every platform.
 var includeFiles = map[string]string{
-	"cubehip_abi.h":          "prelude/cubehip_abi.h",
-	"cubehip_prelude.h":      "prelude/cubehip_prelude.h",
-	"cubehip_vector.h":       "prelude/cubehip_vector.h",
-	"cubehip_device.h":       "prelude/cubehip_device.h",
-	"cubehip_fiber.h":        "prelude/cubehip_fiber.h",
-	"cubehip_entry.h":        "prelude/cubehip_entry.h",
-	"hip/hip_runtime.h":      "prelude/hip_runtime.h",
-	"hip/hip_runtime_api.h":  "prelude/hip_runtime.h",
-	"hip/hip_fp16.h":         "prelude/hip_runtime.h",
+	"cubehip_abi.h":         "prelude/cubehip_abi.h",
+	"cubehip_prelude.h":     "prelude/cubehip_prelude.h",
+	"cubehip_vector.h":      "prelude/cubehip_vector.h",
+	"cubehip_device.h":      "prelude/cubehip_device.h",
+	"cubehip_fiber.h":       "prelude/cubehip_fiber.h",
+	"cubehip_entry.h":       "prelude/cubehip_entry.h",
+	"hip/hip_runtime.h":     "prelude/hip_runtime.h",
+	"hip/hip_runtime_api.h": "prelude/hip_runtime.h",
+	"hip/hip_fp16.h":        "prelude/hip_runtime.h",
 }
 
 var preludeHash = sync.OnceValue(func() string {

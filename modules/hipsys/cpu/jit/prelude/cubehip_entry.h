@@ -3,6 +3,14 @@
  * kernels. */
 #pragma once
 
+/* Set by the jit on the command line (-D) from what it found in the source. */
+#ifndef CUBEHIP_FIBERS
+#define CUBEHIP_FIBERS 0
+#endif
+#ifndef CUBEHIP_TLS_BUILTINS
+#define CUBEHIP_TLS_BUILTINS 1
+#endif
+
 namespace cubehip {
 
 /* The kernel's arguments, copied once per block range out of the launch's parameter
@@ -45,9 +53,30 @@ CUBEHIP_HIDDEN void barrier() {
 	cubehip_swap(&f->sp[f->cur], f->sched);
 }
 
+/* What an entry body needs to know about the block it runs: set by the launcher once per
+ * block (and, for fibers, the thread's index before each fiber starts). Reached through a
+ * const function so the body fetches the thread-local's address once, not per access. */
+struct block_ctx {
+	uint3 bid, bdim, gdim;
+	uint3 tid; /* first thread the body runs: its own (fibers) or 0,0,0 (a loop over all) */
+};
+CUBEHIP_HIDDEN __thread block_ctx ctx_tls;
+CUBEHIP_HIDDEN __attribute__((const, noinline)) inline block_ctx* block() { return &ctx_tls; }
+
 inline void set_dims(const cubehip_launch* L) {
-	gridDim = uint3{L->grid[0], L->grid[1], L->grid[2]};
-	blockDim = uint3{L->block[0], L->block[1], L->block[2]};
+	block_ctx* c = block();
+	c->gdim = uint3{L->grid[0], L->grid[1], L->grid[2]};
+	c->bdim = uint3{L->block[0], L->block[1], L->block[2]};
+	c->tid = uint3{0, 0, 0};
+	::gridDim = c->gdim;
+	::blockDim = c->bdim;
+}
+
+inline void set_block(unsigned x, unsigned y, unsigned z) {
+	block()->bid = uint3{x, y, z};
+	/* A thread-local store costs a __tls_get_addr call: only when code outside the entry
+	 * bodies reads the globals. */
+	if (CUBEHIP_TLS_BUILTINS) ::blockIdx = uint3{x, y, z};
 }
 
 /* Walks the linear block range [b, end) in x-fastest order without a division per block. */
@@ -78,19 +107,14 @@ template <class... A> struct entry<void (*)(A...)> {
 		return sizeof...(A);
 	}
 
-	/* No barrier anywhere in the module: the block's threads are iterations of one loop. */
+	/* No barrier anywhere in the module: one call of the entry per block, whose body
+	 * (wrapped in CUBEHIP_THREADS_BEGIN/END) loops over the block's threads itself. */
 	template <void (*F)(A...)> static int loop(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena*) {
 		pack<A...> args(L->params);
 		set_dims(L);
-		const unsigned bx = L->block[0], by = L->block[1], bz = L->block[2];
 		for (block_walk w(L, b); b < end; ++b, w.next()) {
-			blockIdx = uint3{w.x, w.y, w.z};
-			for (unsigned z = 0; z < bz; z++)
-				for (unsigned y = 0; y < by; y++)
-					for (unsigned x = 0; x < bx; x++) {
-						threadIdx = uint3{x, y, z};
-						args.template call<F>();
-					}
+			set_block(w.x, w.y, w.z);
+			args.template call<F>();
 		}
 		return 0;
 	}
@@ -100,7 +124,9 @@ template <class... A> struct entry<void (*)(A...)> {
 	/* The module calls __syncthreads: every thread of a block is a fiber on this OS thread.
 	 * The scheduler resumes each live fiber in turn until it reaches a barrier or returns,
 	 * so round k runs every thread from barrier k-1 to barrier k, which is exactly what a
-	 * barrier promises. threadIdx is per OS thread, so it is set before each resume. */
+	 * barrier promises. Each fiber runs its own call of the entry, whose body runs just its
+	 * thread (CUBEHIP_FIBERS); the thread-local threadIdx that code outside entry bodies
+	 * reads is per OS thread, so it is set before each resume. */
 	template <void (*F)(A...)> static int fiber(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena* arena) {
 		pack<A...> args(L->params);
 		set_dims(L);
@@ -112,10 +138,11 @@ template <class... A> struct entry<void (*)(A...)> {
 		for (unsigned t = 0, z = 0; z < bz; z++)
 			for (unsigned y = 0; y < by; y++)
 				for (unsigned x = 0; x < bx; x++) st.idx[t++] = uint3{x, y, z};
+		block_ctx* ctx = block();
 		fibers* outer = current;
 		current = &st;
 		for (block_walk w(L, b); b < end; ++b, w.next()) {
-			blockIdx = uint3{w.x, w.y, w.z};
+			set_block(w.x, w.y, w.z);
 			for (unsigned t = 0; t < n; t++) {
 				st.sp[t] = fiber_stack(arena->base + size_t(t + 1) * CUBEHIP_FIBER_STACK);
 				st.done[t] = 0;
@@ -123,7 +150,8 @@ template <class... A> struct entry<void (*)(A...)> {
 			for (unsigned live = n; live > 0;)
 				for (unsigned t = 0; t < n; t++) {
 					if (st.done[t]) continue;
-					threadIdx = st.idx[t];
+					ctx->tid = st.idx[t];
+					::threadIdx = st.idx[t];
 					st.cur = t;
 					cubehip_swap(&st.sched, st.sp[t]);
 					if (st.done[t]) live--;
@@ -156,3 +184,33 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
 		return ::cubehip::entry<decltype(&fn)>::sig(sizes, cap);                                              \
 	}
 #define CUBEHIP_DYN_SHARED_STORAGE alignas(64) CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[CUBEHIP_MAX_SHARED];
+
+/* The body of every extern "C" __global__ entry is wrapped (by the jit, in the source) in
+ * these: the block's threads become a loop in the entry itself, with threadIdx, blockIdx,
+ * blockDim and gridDim locals that shadow the thread-local globals, and the original
+ * body a lambda called once per thread. The lambda is what keeps GPU semantics: `return`
+ * ends one thread, and by-value capture gives every thread fresh copies of the kernel's
+ * parameters (a kernel may modify its own). In fiber modules the loop runs once, for the
+ * fiber's own thread. */
+#define CUBEHIP_THREADS_BEGIN                                                                                      \
+	{                                                                                                              \
+		const ::cubehip::block_ctx* __cubehip_b = ::cubehip::block();                                             \
+		const uint3 blockIdx = __cubehip_b->bid, blockDim = __cubehip_b->bdim, gridDim = __cubehip_b->gdim;       \
+		const uint3 __cubehip_t0 = __cubehip_b->tid;                                                               \
+		const unsigned __cubehip_nx = CUBEHIP_FIBERS ? 1 : blockDim.x;                                             \
+		const unsigned __cubehip_ny = CUBEHIP_FIBERS ? 1 : blockDim.y;                                             \
+		const unsigned __cubehip_nz = CUBEHIP_FIBERS ? 1 : blockDim.z;                                             \
+		uint3* const __cubehip_tls = CUBEHIP_TLS_BUILTINS && !CUBEHIP_FIBERS ? &::threadIdx : nullptr;            \
+		for (unsigned __cubehip_z = 0; __cubehip_z < __cubehip_nz; __cubehip_z++)                                 \
+			for (unsigned __cubehip_y = 0; __cubehip_y < __cubehip_ny; __cubehip_y++)                             \
+				for (unsigned __cubehip_x = 0; __cubehip_x < __cubehip_nx; __cubehip_x++) {                       \
+					/* loop modules: t0 is 0,0,0 and adding it would hide the plain induction    \
+					 * variable the vectorizer needs (a wrapping 32-bit sum) */                   \
+					const uint3 threadIdx = CUBEHIP_FIBERS ? __cubehip_t0 : uint3{__cubehip_x, __cubehip_y, __cubehip_z}; \
+					if (CUBEHIP_TLS_BUILTINS && !CUBEHIP_FIBERS) *__cubehip_tls = threadIdx;                     \
+					[=]() mutable -> void {
+#define CUBEHIP_THREADS_END \
+	}                       \
+	();                     \
+	}                       \
+	}

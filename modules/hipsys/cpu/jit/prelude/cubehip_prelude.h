@@ -56,27 +56,19 @@ struct dim3 {
 	constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
 };
 
-/* Built-in index variables. They are per OS thread, but a thread-local variable in a
- * dlopen'ed object costs a __tls_get_addr call per access, which GCC does not hoist out
- * of the runner's thread loop (it made a vector add 5x slower than a C loop). So they live
- * in one thread-local struct whose address comes from a const function: the compiler calls
- * it once per function and keeps the pointer, which is sound because a kernel never
- * changes OS thread mid-call (the fibers of a block share theirs). The struct's address
- * escapes, so every call the compiler cannot see into (the fiber switch above all) is
- * taken to change the values. Plain structs: the storage needs no constructor and no guard.
- * The macros are why a kernel cannot name a variable of its own threadIdx. */
+/* Built-in index variables. Inside an entry's body they are locals: the jit wraps every
+ * extern "C" __global__ body in CUBEHIP_THREADS_BEGIN/END (cubehip_entry.h), which loops
+ * over the block's threads with threadIdx a loop variable, so the compiler keeps it in a
+ * register and can vectorize across threads. (As thread-locals written at every thread,
+ * they made a vector add 2.5x slower than a C loop: a store the compiler cannot prove
+ * apart from the kernel's own stores pins the loop to one thread at a time.) Code outside
+ * entry bodies (a __device__ function) sees these thread-locals instead, which the runner
+ * keeps current when the jit finds such uses (CUBEHIP_TLS_BUILTINS). */
 #define CUBEHIP_HIDDEN __attribute__((visibility("hidden")))
-struct cubehip_builtins {
-	uint3 threadIdx, blockIdx, blockDim, gridDim;
-};
-CUBEHIP_HIDDEN __thread cubehip_builtins cubehip_tls_builtins;
-extern "C" CUBEHIP_HIDDEN __attribute__((const, noinline)) cubehip_builtins* cubehip_builtins_ptr() {
-	return &cubehip_tls_builtins;
-}
-#define threadIdx (cubehip_builtins_ptr()->threadIdx)
-#define blockIdx (cubehip_builtins_ptr()->blockIdx)
-#define blockDim (cubehip_builtins_ptr()->blockDim)
-#define gridDim (cubehip_builtins_ptr()->gridDim)
+CUBEHIP_HIDDEN __thread uint3 threadIdx;
+CUBEHIP_HIDDEN __thread uint3 blockIdx;
+CUBEHIP_HIDDEN __thread uint3 blockDim;
+CUBEHIP_HIDDEN __thread uint3 gridDim;
 /* Defined (CUBEHIP_MAX_SHARED bytes) by the generated part of the translation unit only
  * when the source uses dynamic shared memory, so other modules carry no 64 KiB of TLS. */
 extern CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[];
