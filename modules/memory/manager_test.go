@@ -116,7 +116,7 @@ func TestLookupErrors(t *testing.T) {
 	assert.Equal(t, memory.Released, notFound(t, err))
 }
 
-func TestLookupUnknownPoolAfterInstall(t *testing.T) {
+func TestInstallRefusedByBinding(t *testing.T) {
 	m, _ := newManager(t, explicit(memory.SlicedSpec{PageSize: 4 * kib}, memory.SlicedSpec{PageSize: 64 * kib}))
 	h := reserve(t, m, 32*kib) // pool 1
 	assert.Equal(t, uint8(1), locate(t, m, h).Pool)

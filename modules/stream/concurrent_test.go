@@ -74,3 +74,24 @@ func TestMultiStreamConcurrentSafeDistinctStreams(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(1), s0.GPU.Usage().NumberAllocs, "every cross-stream pin of the shared buffer was released")
 }
+
+func TestMultiStreamConcurrentSafeCreation(t *testing.T) {
+	p := openCPU(t)
+	m := newMulti(t, p, stream.WithMaxStreams(4))
+	var wg sync.WaitGroup
+	got := make([]*stream.Stream, 16)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := m.Stream(stream.ID(i))
+			assert.NoError(t, err)
+			got[i] = s
+		}()
+	}
+	wg.Wait()
+	for i := range got {
+		assert.Same(t, got[i%4], got[i], "one stream per slot, however many raced to create it")
+	}
+	assert.Len(t, m.StreamIDs(), 4)
+}

@@ -4,8 +4,8 @@
 // info cache, the drop queue that keeps host buffers alive for the device, and the
 // hipsys-backed storage under the memory managers.
 //
-// It deliberately does not own kernels, compilation, profiling or the graph registry
-// (package server does), nor the pools themselves (package memory).
+// It deliberately does not own kernels, compilation or profiling (package server does),
+// nor the pools themselves (package memory).
 //
 // Import rule: stream imports hipsys and memory, and no other module of ours; server
 // imports it.
@@ -17,8 +17,8 @@
 // enqueued. Work that writes device memory runs inside a write scope (Over, Launching),
 // which settles the failure store: a failure lands on the buffers the failed work would
 // have written, and surfaces when they are read, from any stream. The capture window is
-// Stream.PrepareCapture, BeginCapture and Instantiate, and a graph ends with
-// Stream.DestroyGraph.
+// Stream.PrepareCapture, BeginCapture and Instantiate; Captures holds the graphs,
+// replays them and destroys them.
 //
 // Deliberate changes from CubeCL, each marked "Differs from CubeCL" where it lives:
 // ordering follows a buffer's last write, not its allocation cursor (order.go);
@@ -30,5 +30,8 @@
 // Concurrency: a MultiStream may be used by several goroutines as long as each drives
 // distinct streams; everything reachable from one *Stream belongs to the goroutine
 // driving it. The failure store, the write order and stream creation are safe for
-// concurrent use. No call waits on the host while its stream records a capture.
+// concurrent use. No fence wait, drop-queue flush or deferred free runs while its stream
+// records a capture; an allocation that misses the pools the prepare run warmed still
+// reaches the driver (hipMalloc, or hipHostMalloc and its stream sync), as in CubeCL,
+// which invalidates the capture and makes end_capture refuse the graph.
 package stream

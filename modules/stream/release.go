@@ -10,6 +10,13 @@ import (
 // stream's pools until the borrowing stream's work on them is done, then releases them,
 // so the owning pool reuses the slice only after its last user finished. The garbage
 // collector plays no part (DESIGN §Semantics 2).
+//
+// Differs from CubeCL: there is no GC stream. CubeCL makes a dedicated stream wait on the
+// consumer's event and host-waits an event recorded on that stream; the worker here
+// host-waits the consumer's event itself, which orders the release after the same work
+// without a stream that exists only to be waited on. While the consumer records a
+// capture no event is recorded at all: its work runs only at replay, so the pins go to
+// the capture and are released with the graph (or at once if the graph is refused).
 type releaser struct {
 	log  *slog.Logger
 	ch   chan releaseBatch

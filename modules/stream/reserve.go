@@ -53,9 +53,9 @@ func (st *Staging) Bytes() []byte {
 func (st *Staging) Release() error { return st.h.Release() }
 
 // ReservePinned reserves size bytes of pinned host memory from the stream's pinned pools
-// (CubeCL's reserve_pinned). It fails (and the caller falls back to something else, as
-// reserve_cpu falls back to the heap) when the pool cannot grow, which includes a capture
-// that did not warm it: a pinned allocation synchronizes the stream.
+// (CubeCL's reserve_pinned). On failure the caller falls back, as reserve_cpu falls back
+// to the heap. A reservation that has to grow the pool allocates and synchronizes the
+// stream (see PinnedStorage), which invalidates a capture the prepare run did not warm.
 func (s *Stream) ReservePinned(size uint64) (*Staging, error) {
 	h, err := s.Pinned.Reserve(size)
 	if err != nil {

@@ -36,7 +36,9 @@ func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
 //  3. While the stream records a capture, the outputs join the capture's write set.
 //  4. body runs. If it panics, the panic goes on and the claim stays: a read of the
 //     outputs then fails rather than returning bytes nothing wrote.
-//  5. Success releases the outputs (the work was enqueued); failure taints them with
+//  5. The outputs are marked as last written by this stream, whatever body returned,
+//     so a command on another stream waits for this work (see Resolve).
+//  6. Success releases the outputs (the work was enqueued); failure taints them with
 //     body's error and runs the failure hook.
 //
 // Execute returns body's error (or the input's failure). Settling happens at enqueue

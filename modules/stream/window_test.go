@@ -175,3 +175,40 @@ func locate(t *testing.T, mgr *memory.Manager, h memory.Handle) memory.Location 
 	require.NoError(t, err)
 	return loc
 }
+
+func TestWindowCrossStreamPinsLiveWithTheGraph(t *testing.T) {
+	for _, refuse := range []bool{false, true} {
+		t.Run(map[bool]string{false: "graph", true: "refused"}[refuse], func(t *testing.T) {
+			p := openCPU(t)
+			m := newMulti(t, p)
+			s, err := m.Stream(0)
+			require.NoError(t, err)
+			other := newDeviceBuffer(t, m, 1, 64)
+			s1 := m.TryStream(1)
+
+			require.NoError(t, s.PrepareCapture())
+			require.NoError(t, s.BeginCapture())
+			// The recorded work runs only at replay, so no event can say when it is done
+			// with the borrowed buffer: the pin goes to the capture.
+			r, err := m.Resolve(0, []stream.Binding{other.b})
+			require.NoError(t, err)
+			require.NoError(t, r.Close())
+
+			if refuse {
+				p.FailNext("hipGraphInstantiate", 1, hipsys.ErrorInvalidValue)
+			}
+			g, refused := s.Instantiate(2)
+			if refuse {
+				require.NotNil(t, refused, "a refused graph releases its pins at once (checked at cleanup)")
+				return
+			}
+			require.Nil(t, refused)
+			require.Len(t, g.Pins, 1, "the graph holds the cross-stream pin")
+			require.NoError(t, other.b.Release())
+			require.NoError(t, other.h.Release())
+			assert.Equal(t, uint64(1), s1.GPU.Usage().NumberAllocs, "kept alive by the graph")
+			require.NoError(t, s.DestroyGraph(2, g))
+			assert.Zero(t, s1.GPU.Usage().NumberAllocs, "released with the graph")
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package nvidia
 
 import (
+	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -22,6 +24,11 @@ type benchEnv struct {
 
 func setupBench(b *testing.B) benchEnv {
 	p := device(b)
+	if os.Getenv("CUBEHIP_BENCH_LOCK") != "" {
+		// A variant of the run: the benchmark's goroutine keeps one OS thread, as a
+		// server thread would. Not unlocked: the thread exits with the goroutine.
+		runtime.LockOSThread()
+	}
 	m, err := p.ModuleLoadData([]byte(emptyPTX))
 	require.NoError(b, err)
 	b.Cleanup(func() { p.ModuleUnload(m) })

@@ -71,6 +71,9 @@ func (p *Platform) ModuleLoadData(image []byte) (hipsys.Module, error) {
 	if len(image) == 0 {
 		return 0, hipsys.NewError(platformName, call, hipsys.ErrorInvalidValue, "empty image")
 	}
+	if err := checkImage(image); err != nil {
+		return 0, hipsys.NewError(platformName, call, hipsys.ErrorInvalidImage, err.Error())
+	}
 	var m C.uintptr_t
 	// SAFETY: image is Go memory without pointers, copied into C memory during the call.
 	if err := cuError(call, int32(C.cu_module_load(&m, unsafe.Pointer(&image[0]), C.size_t(len(image))))); err != nil {

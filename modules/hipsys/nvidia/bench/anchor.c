@@ -31,6 +31,7 @@ static CUresult (*cuModuleLoadData)(CUmodule*, const void*);
 static CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
 static CUresult (*cuStreamCreate)(CUstream*, unsigned);
 static CUresult (*cuStreamSynchronize)(CUstream);
+static CUresult (*cuStreamQuery)(CUstream);
 static CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
 	unsigned, unsigned, CUstream, void**, void**);
 static CUresult (*cuStreamBeginCapture)(CUstream, int);
@@ -88,6 +89,7 @@ int main(void) {
 	cuModuleGetFunction = sym("cuModuleGetFunction");
 	cuStreamCreate = sym("cuStreamCreate");
 	cuStreamSynchronize = sym("cuStreamSynchronize");
+	cuStreamQuery = sym("cuStreamQuery");
 	cuLaunchKernel = sym("cuLaunchKernel");
 	cuStreamBeginCapture = sym("cuStreamBeginCapture_v2");
 	cuStreamEndCapture = sym("cuStreamEndCapture");
@@ -131,6 +133,10 @@ int main(void) {
 		CHECK(cuStreamSynchronize(st));
 	}
 	printf("anchor launchsync %.3f us/launchsync\n", (now_us() - t) / nSync);
+
+	t = now_us();
+	for (int i = 0; i < nSync; i++) CHECK(cuStreamQuery(st));
+	printf("anchor query %.3f us/query\n", (now_us() - t) / nSync);
 
 	CUgraph g;
 	CUgraphExec ge;
