@@ -66,7 +66,7 @@ func buildAnchor(b *testing.B) func(a, bb, c uintptr, n, threads int) {
 	dir := b.TempDir()
 	src := filepath.Join(dir, "anchor.cpp")
 	require.NoError(b, os.WriteFile(src, []byte(anchorSource), 0o644))
-	args := append(append(append([]string{}, tc.argv[1:]...), baseFlags("-O3")...), "-o", filepath.Join(dir, "anchor.so"), src)
+	args := append(append(append(append([]string{}, tc.argv[1:]...), baseFlags("-O3")...), extraFlags()...), "-o", filepath.Join(dir, "anchor.so"), src)
 	out, err := exec.Command(tc.argv[0], args...).CombinedOutput()
 	require.NoError(b, err, string(out))
 	h, why := openObject(filepath.Join(dir, "anchor.so"))

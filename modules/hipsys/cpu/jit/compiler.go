@@ -64,7 +64,7 @@ func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options
 		}
 		hs[i] = header{h.Name, h.Source}
 	}
-	key := cacheKey(tc.identity, options, hs, source)
+	key := cacheKey(tc.identity+"\x00"+strings.Join(extraFlags(), " "), options, hs, source)
 
 	c.mu.Lock()
 	if img, ok := c.memory[key]; ok {
@@ -148,6 +148,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	}
 	args := append([]string{}, tc.argv[1:]...)
 	args = append(args, baseFlags(opt)...)
+	args = append(args, extraFlags()...)
 	args = append(args, "-DCUBEHIP_FIBERS="+boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS="+boolFlag(prog.tlsBuiltins))
 	args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", inc)
 	args = append(args, user...)
@@ -188,8 +189,20 @@ func baseFlags(opt string) []string {
 		// Only the generated launchers are exported; a kernel's own symbols stay private.
 		"-fvisibility=hidden",
 		// An undefined symbol fails here, with a message, instead of at dlopen.
-		"-Wl,-z,defs"}
+		"-Wl,-z,defs",
+		// Every kernel body is `if (i < n) ...` inside the loop over threads. If-converted,
+		// GCC 12 vectorizes it with AVX-512 masked loads that merge into the previous
+		// iteration's register, a false dependency that serializes the loads: a streaming
+		// vector add ran at 0.6 of a C loop (AMD EPYC, 2026-12). Unconverted, the thread loop
+		// stays scalar and reached 0.85-0.95, while loops inside one thread still
+		// vectorize. Compute-bound kernels lose SIMD across threads (about 3.7x in cache);
+		// $CUBEHIP_CPU_CXXFLAGS=-ftree-loop-if-convert brings it back.
+		"-fno-tree-loop-if-convert"}
 }
+
+// extraFlags are $CUBEHIP_CPU_CXXFLAGS, appended after the jit's own so they can override
+// them; they are part of the cache key.
+func extraFlags() []string { return strings.Fields(os.Getenv("CUBEHIP_CPU_CXXFLAGS")) }
 
 // sourceName is the file the source is written to, after the program's name so compiler
 // messages read "saxpy.hip:3:5: error: ...".

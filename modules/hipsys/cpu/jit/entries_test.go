@@ -82,3 +82,32 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+func TestRewriteWrapsEntryBodies(t *testing.T) {
+	src := "extern \"C\" __global__ void k(int* p) __launch_bounds__(64) {\n  p[threadIdx.x] = 1;\n}\n" +
+		"extern \"C\" __global__ void decl(int* p);\n" +
+		"__device__ int f() { return 2; }\n"
+	p := scan(src)
+	assert.Equal(t, []entry{{"k", "k"}}, p.entries, "a declaration without a body is not an entry")
+	assert.Equal(t, "extern \"C\" __global__ void k(int* p) __launch_bounds__(64) { CUBEHIP_THREADS_BEGIN \n  p[threadIdx.x] = 1;\n CUBEHIP_THREADS_END }\n"+
+		"extern \"C\" __global__ void decl(int* p);\n__device__ int f() { return 2; }\n", p.rewritten)
+	assert.False(t, p.tlsBuiltins)
+}
+
+func TestBuiltinsOutsideEntryBodies(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want bool
+	}{
+		{"only in entries", `extern "C" __global__ void k(int* p) { p[blockIdx.x * blockDim.x + hipThreadIdx_x] = gridDim.x; }`, false},
+		{"device function", `__device__ int id() { return threadIdx.x; } extern "C" __global__ void k(int* p) { p[id()] = 0; }`, true},
+		{"macro", "#define ID (threadIdx.x)\nextern \"C\" __global__ void k(int* p) { p[ID] = 0; }", true},
+		{"comment", "// threadIdx\nextern \"C\" __global__ void k(int* p) { p[0] = 0; }", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, scan(tt.src).tlsBuiltins)
+		})
+	}
+}

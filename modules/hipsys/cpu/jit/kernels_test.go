@@ -42,6 +42,14 @@ __global__ void helpers(float* f, int* i, double* d, int n) {
 
 extern "C" __global__ void empty() {}
 
+// Each thread gets its own copy of the by-value parameters, and return ends one thread.
+extern "C" __global__ void private_params(int* out, int base, int n) {
+	int t = threadIdx.x;
+	base += t; // on a GPU every thread modifies its own copy
+	if (t >= n) return;
+	out[t] = base;
+}
+
 // One thread per (function, input) pair: out[f*n + k] = f(in[k]).
 extern "C" __global__ void mathf(const float* in, float* out, int n) {
 	int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -113,6 +121,26 @@ extern "C" __global__ void atomics(int* si, unsigned* ui, unsigned long long* ul
 	atomicMax(&f[1], (float)t);
 	atomicAdd(&d[0], 0.25);
 	atomicMin(&d[1], -(double)t);
+}
+`
+
+// deviceIndexSource reads the index variables in a __device__ function, outside any
+// entry body: the runner must keep the thread-local copies current.
+const deviceIndexSource = `
+__device__ unsigned global_id() { return blockIdx.x * blockDim.x + threadIdx.x; }
+#define GLOBAL_Y (blockIdx.y * blockDim.y + threadIdx.y)
+__device__ unsigned row() { return GLOBAL_Y; }
+
+extern "C" __global__ void ids(unsigned* out, unsigned* rows) {
+	unsigned i = global_id();
+	out[i] = i;
+	rows[i] = row() + gridDim.x * 1000;
+}
+extern "C" __global__ void ids_barrier(unsigned* out) {
+	__shared__ unsigned s[64];
+	s[threadIdx.x] = global_id();
+	__syncthreads();
+	out[global_id()] = s[blockDim.x - 1 - threadIdx.x];
 }
 `
 

@@ -221,3 +221,40 @@ func TestDynamicSharedMemory(t *testing.T) {
 		}
 	})
 }
+
+func TestByValueParametersArePerThread(t *testing.T) {
+	f := function(t, load(t, basicSource), "private_params")
+	out := alloc[int32](t, 64)
+	for i := range out.s {
+		out.s[i] = -1
+	}
+	var args hipsys.KernelArgs
+	args.Ptr(out.dev()).I32(100).I32(40)
+	launch(t, f, dim(1, 1, 1), dim(64, 1, 1), 0, &args)
+	for i := range 64 {
+		want := int32(-1)
+		if i < 40 {
+			want = int32(100 + i)
+		}
+		assert.Equal(t, want, out.s[i], "thread %d", i)
+	}
+}
+
+func TestIndexVariablesInDeviceFunctions(t *testing.T) {
+	m := load(t, deviceIndexSource)
+	const blocks, threads = 9, 64
+	out, rows := alloc[uint32](t, blocks*threads), alloc[uint32](t, blocks*threads)
+	var args hipsys.KernelArgs
+	launch(t, function(t, m, "ids"), dim(blocks, 1, 1), dim(threads, 1, 1), 0, args.Ptr(out.dev()).Ptr(rows.dev()))
+	for i := range blocks * threads {
+		assert.Equal(t, uint32(i), out.s[i])
+		assert.Equal(t, uint32(blocks*1000), rows.s[i])
+	}
+
+	// Fibers: each thread reads its own index again after the barrier.
+	launch(t, function(t, m, "ids_barrier"), dim(blocks, 1, 1), dim(threads, 1, 1), 0, args.Reset().Ptr(out.dev()))
+	for i := range blocks * threads {
+		b, k := i/threads, i%threads
+		assert.Equal(t, uint32(b*threads+threads-1-k), out.s[i], "i=%d", i)
+	}
+}

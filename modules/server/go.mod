@@ -1,0 +1,19 @@
+module github.com/cubehip/cubehip/modules/server
+
+go 1.26
+
+require (
+	github.com/cubehip/cubehip/modules/hipsys v0.0.0
+	github.com/cubehip/cubehip/modules/memory v0.0.0
+	github.com/cubehip/cubehip/modules/stream v0.0.0
+	github.com/stretchr/testify v1.12.1
+)
+
+// Unreleased siblings: the workspace builds them from source, and these keep a build of
+// this module alone (GOWORK=off) and the workspace's module graph from asking the proxy
+// for the placeholder v0.0.0 (STYLE 24: a temporary replace for unreleased siblings).
+replace (
+	github.com/cubehip/cubehip/modules/hipsys => ../hipsys
+	github.com/cubehip/cubehip/modules/memory => ../memory
+	github.com/cubehip/cubehip/modules/stream => ../stream
+)
