@@ -17,7 +17,7 @@ mkdir -p "$out"
 
 go test -c -o "$out/conformance.test" ./modules/hipsys/conformance
 go test -c -o "$out/nvidia.test" ./modules/hipsys/nvidia
-${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl
+${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl -lpthread
 cp modules/hipsys/nvidia/bench/run.sh "$out/run.sh"
 chmod +x "$out/run.sh"
 echo "built $out: $(cd "$out" && echo *)"

@@ -52,10 +52,10 @@ func Linear(b Binding, n int) CopyDescriptor {
 // layout is a descriptor checked and reduced to a copy: rows of width bytes, pitch
 // bytes apart on the device.
 type layout struct {
-	bytes  uint64 // dense host size
-	width  uint64 // bytes per row
-	height uint64 // rows
-	pitch  uint64 // device bytes between rows
+	bytes   uint64 // dense host size
+	width   uint64 // bytes per row
+	height  uint64 // rows
+	pitch   uint64 // device bytes between rows
 	pitched bool
 }
 
@@ -106,4 +106,3 @@ func (l layout) deviceSpan() uint64 {
 	}
 	return (l.height-1)*l.pitch + l.width
 }
-

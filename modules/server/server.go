@@ -65,6 +65,7 @@ type Server struct {
 	prof    *profiler
 
 	launch launchScratch // reused by every launch: the steady state allocates nothing
+	one    [1]Binding    // a one-buffer write set, reused by every write
 }
 
 // New builds a server over p for the calling thread's current device. It creates no

@@ -1,8 +1,6 @@
 package nvidia
 
 import (
-	"os"
-	"runtime"
 	"testing"
 	"time"
 
@@ -24,11 +22,6 @@ type benchEnv struct {
 
 func setupBench(b *testing.B) benchEnv {
 	p := device(b)
-	if os.Getenv("CUBEHIP_BENCH_LOCK") != "" {
-		// A variant of the run: the benchmark's goroutine keeps one OS thread, as a
-		// server thread would. Not unlocked: the thread exits with the goroutine.
-		runtime.LockOSThread()
-	}
 	m, err := p.ModuleLoadData([]byte(emptyPTX))
 	require.NoError(b, err)
 	b.Cleanup(func() { p.ModuleUnload(m) })
@@ -84,8 +77,9 @@ func BenchmarkLaunchSync(b *testing.B) {
 	perOp(b, start, "us/launchsync")
 }
 
-func BenchmarkGraphReplay(b *testing.B) {
-	e := setupBench(b)
+// graph captures 10 empty launches, instantiates and uploads them; it is destroyed
+// when the benchmark ends.
+func (e benchEnv) graph(b *testing.B) hipsys.GraphExec {
 	p := e.p
 	require.NoError(b, p.StreamBeginCapture(e.st, hipsys.CaptureModeRelaxed))
 	for range 10 {
@@ -93,12 +87,19 @@ func BenchmarkGraphReplay(b *testing.B) {
 	}
 	g, err := p.StreamEndCapture(e.st)
 	require.NoError(b, err)
-	defer p.GraphDestroy(g)
+	b.Cleanup(func() { p.GraphDestroy(g) })
 	exec, err := p.GraphInstantiate(g)
 	require.NoError(b, err)
-	defer p.GraphExecDestroy(exec)
+	b.Cleanup(func() { p.GraphExecDestroy(exec) })
 	require.NoError(b, p.GraphUpload(exec, e.st))
 	require.NoError(b, p.StreamSynchronize(e.st))
+	return exec
+}
+
+func BenchmarkGraphReplay(b *testing.B) {
+	e := setupBench(b)
+	p := e.p
+	exec := e.graph(b)
 	b.ResetTimer()
 	start := time.Now()
 	for range b.N {
@@ -207,4 +208,42 @@ func BenchmarkStreamQuery(b *testing.B) {
 		}
 	}
 	perOp(b, start, "us/query")
+}
+
+// The Raw benchmarks run the anchor's loops in C inside this process (rawloop.go).
+
+func BenchmarkRawLaunch(b *testing.B) {
+	e := setupBench(b)
+	b.ResetTimer()
+	us, err := rawLaunchLoop(e.empty, e.st, b.N, false)
+	require.NoError(b, err)
+	b.ReportMetric(us/float64(b.N), "us/launch")
+}
+
+func BenchmarkRawLaunchSync(b *testing.B) {
+	e := setupBench(b)
+	b.ResetTimer()
+	us, err := rawLaunchLoop(e.empty, e.st, b.N, true)
+	require.NoError(b, err)
+	b.ReportMetric(us/float64(b.N), "us/launchsync")
+}
+
+func BenchmarkRawGraphReplay(b *testing.B) {
+	e := setupBench(b)
+	exec := e.graph(b)
+	b.ResetTimer()
+	us, err := rawGraphLoop(exec, e.st, b.N)
+	require.NoError(b, err)
+	b.ReportMetric(us/float64(b.N), "us/replay")
+}
+
+func BenchmarkRawRead4(b *testing.B) {
+	e := setupBench(b)
+	d, err := e.p.Malloc(4)
+	require.NoError(b, err)
+	defer e.p.Free(d)
+	b.ResetTimer()
+	us, err := rawReadLoop(d, b.N)
+	require.NoError(b, err)
+	b.ReportMetric(us/float64(b.N), "us/read")
 }

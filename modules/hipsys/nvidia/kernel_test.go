@@ -53,7 +53,7 @@ extern "C" __global__ void warp_misc(unsigned long long* ballot, int* xsum, int*
 	int s = __shfl(lane * 10, 3);
 	if (lane == 0) {
 		ballot[0] = b;
-		xsum[0] = x;
+		xsum[0] = (int)(int64_t)(uint64_t)(uint32_t)x;
 		bcast[0] = s;
 		anyall[0] = __any(lane == 5) + 2 * __all(lane < 32) + 4 * __all(lane < 5);
 		half_out[0] = __half2float(__hadd(__float2half(1.5f), __float2half(2.25f)));

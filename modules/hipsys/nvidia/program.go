@@ -105,8 +105,8 @@ func compileOptions(user []string, cc int, nv *nvrtcLib) ([]string, bool) {
 		arch, cubin = archOption(cc, nv.archs)
 		opts = append(opts, arch)
 	}
-	if nv.include != "" {
-		opts = append(opts, "-I"+nv.include)
+	for _, d := range nv.includes {
+		opts = append(opts, "-I"+d)
 	}
 	return opts, cubin
 }

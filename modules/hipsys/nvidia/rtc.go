@@ -19,8 +19,8 @@ import (
 type nvrtcLib struct {
 	lib          *dl.Library
 	major, minor int
-	archs        []int // compute capabilities NVRTC builds for, nil when it cannot say
-	include      string
+	archs        []int    // compute capabilities NVRTC builds for, nil when it cannot say
+	includes     []string // the toolkit's header folders, for cuda_fp16.h
 }
 
 // nvrtcLibraryNames are NVRTC's sonames, newest first (CUDA 11.0 and 11.1 had their own;
@@ -93,14 +93,16 @@ func openNVRTC() (*nvrtcLib, error) {
 			n.archs = append(n.archs, int(a))
 		}
 	}
-	// CUDA 12 and later carry cuda_fp16.h and friends inside NVRTC; older ones need the
-	// toolkit's include folder.
-	if n.major < 12 {
-		for _, d := range cudaDirs("include") {
-			if _, err := os.Stat(filepath.Join(d, "cuda_fp16.h")); err == nil {
-				n.include = d
-				break
+	// NVRTC (13.0 included) has no cuda_fp16.h or cuda_bf16.h of its own: they come
+	// from the toolkit's include folder, and CUDA 13's include the CCCL headers kept in
+	// its cccl sub folder. Without a toolkit folder only hip_fp16.h and hip_bf16.h fail.
+	for _, d := range cudaDirs("include", "targets/x86_64-linux/include") {
+		if _, err := os.Stat(filepath.Join(d, "cuda_fp16.h")); err == nil {
+			n.includes = append(n.includes, d)
+			if st, err := os.Stat(filepath.Join(d, "cccl")); err == nil && st.IsDir() {
+				n.includes = append(n.includes, filepath.Join(d, "cccl"))
 			}
+			break
 		}
 	}
 	return n, nil

@@ -33,19 +33,18 @@ const hipRuntimeHeader = `#pragma once
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 #define __HIP_FULL_MASK 0xffffffffu
 
-// NVRTC has no <stdint.h> before CUDA 12; HIP sources use the fixed-width names freely.
-// Redeclaring a typedef with the same type is legal C++, so a source that also includes
-// a real <stdint.h> still compiles.
+// NVRTC has no <stdint.h>; HIP sources use the fixed-width names freely. The types are
+// the ones libcu++ gives these names under NVRTC (64 bits as long long), because
+// cuda_fp16.h brings libcu++'s in, and redeclaring an alias is legal C++ only when the
+// types agree.
 typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;
-typedef long int64_t;
+typedef long long int64_t;
 typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
-typedef unsigned long uint64_t;
-typedef long intptr_t;
-typedef unsigned long uintptr_t;
+typedef unsigned long long uint64_t;
 
 // HIP's warp intrinsics act on the whole warp; CUDA 9 and later spell that with an
 // explicit mask (_sync), and from sm_70 on the unmasked forms no longer exist. Older
@@ -82,9 +81,8 @@ __device__ inline unsigned int __lane_id() {
 }
 `
 
-// hipFP16Header maps <hip/hip_fp16.h> onto CUDA's half type, which NVRTC carries as a
-// built-in header from CUDA 12 (older toolkits find it through the -I of their include
-// folder, added when one exists).
+// hipFP16Header maps <hip/hip_fp16.h> onto CUDA's half type. NVRTC finds cuda_fp16.h
+// through the -I of the toolkit's include folder, added when one exists.
 const hipFP16Header = `#pragma once
 #include <hip/hip_runtime.h>
 #include <cuda_fp16.h>

@@ -65,9 +65,9 @@ func TestCompileOptions(t *testing.T) {
 	assert.False(t, cubin)
 	assert.Equal(t, 1, strings.Count(strings.Join(opts, " "), "gpu-architecture"))
 
-	nv.include = "/usr/local/cuda/include"
+	nv.includes = []string{"/usr/local/cuda/include", "/usr/local/cuda/include/cccl"}
 	opts, _ = compileOptions(nil, 90, nv)
-	assert.Contains(t, opts, "-I/usr/local/cuda/include")
+	assert.Equal(t, []string{"--gpu-architecture=sm_90", "-I/usr/local/cuda/include", "-I/usr/local/cuda/include/cccl"}, opts)
 }
 
 func TestHIPRuntimeHeader(t *testing.T) {

@@ -14,11 +14,25 @@ import (
 )
 
 const benchKernels = `
-extern "C" __global__ void vadd(const float* a, const float* b, float* c, unsigned long long n) {
-	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) c[i] = a[i] + b[i];
 }
 extern "C" __global__ void empty() {}
+`
+
+const benchBarrierKernels = `
+extern "C" __global__ void reduce(const float* in, float* out) {
+	__shared__ float s[256];
+	unsigned t = threadIdx.x;
+	s[t] = in[blockIdx.x * 256 + t];
+	__syncthreads();
+	for (unsigned stride = 128; stride > 0; stride >>= 1) {
+		if (t < stride) s[t] += s[t + stride];
+		__syncthreads();
+	}
+	if (t == 0) out[blockIdx.x] = s[0];
+}
 `
 
 // anchorSource is the plain C loop the kernel is measured against: the same arithmetic
@@ -47,8 +61,8 @@ extern "C" __attribute__((visibility("default"))) void vadd_loop(const float* a,
 }
 `
 
-func benchFunction(b *testing.B, name string) *Function {
-	img, log, err := NewCompiler(b.TempDir()).Compile(benchKernels, "bench.hip", nil, nil)
+func benchFunction(b *testing.B, src, name string) *Function {
+	img, log, err := NewCompiler(b.TempDir()).Compile(src, "bench.hip", nil, nil)
 	require.NoError(b, err, log)
 	m, err := Load(img)
 	require.NoError(b, err)
@@ -81,7 +95,7 @@ func buildAnchor(b *testing.B) func(a, bb, c uintptr, n, threads int) {
 // three arrays' bytes (two read, one written) per run.
 func BenchmarkCPUVectorAdd(b *testing.B) {
 	const n = 16 << 20 // 64 MiB of float32
-	f := benchFunction(b, "vadd")
+	f := benchFunction(b, benchKernels, "vadd")
 	anchor := buildAnchor(b)
 	threads := poolThreads()
 	mem := make([]uintptr, 3)
@@ -95,7 +109,7 @@ func BenchmarkCPUVectorAdd(b *testing.B) {
 		a[i], bb[i] = float32(i), 1
 	}
 	var args hipsys.KernelArgs
-	args.Ptr(hipsys.DevicePtr(mem[0])).Ptr(hipsys.DevicePtr(mem[1])).Ptr(hipsys.DevicePtr(mem[2])).U64(n)
+	args.Ptr(hipsys.DevicePtr(mem[0])).Ptr(hipsys.DevicePtr(mem[1])).Ptr(hipsys.DevicePtr(mem[2])).I32(n)
 	grid, block := hipsys.Dim3{X: n / 256, Y: 1, Z: 1}, hipsys.Dim3{X: 256, Y: 1, Z: 1}
 	// Warm both: first touch of c's pages and the pool's start are not what is measured.
 	require.NoError(b, f.Launch(grid, block, 0, args.Buffer(), args.Offsets()))
@@ -123,7 +137,7 @@ func BenchmarkCPUVectorAdd(b *testing.B) {
 // BenchmarkLaunchEmpty: one block of one thread of an empty kernel, which runs inline on
 // the calling goroutine's thread.
 func BenchmarkLaunchEmpty(b *testing.B) {
-	f := benchFunction(b, "empty")
+	f := benchFunction(b, benchKernels, "empty")
 	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -132,4 +146,24 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1000/float64(b.N), "µs/launch")
+}
+
+// BenchmarkBarrierReduce: a 256-thread tree reduction with 9 barriers per block, run as
+// fibers; ns per thread-barrier is what one fiber switch (there and back) costs.
+func BenchmarkBarrierReduce(b *testing.B) {
+	const blocks = 4096
+	f := benchFunction(b, benchBarrierKernels, "reduce")
+	in, out := hostmem.Alloc(blocks*256*4), hostmem.Alloc(blocks*4)
+	defer hostmem.Free(in)
+	defer hostmem.Free(out)
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(in)).Ptr(hipsys.DevicePtr(out))
+	grid, block := hipsys.Dim3{X: blocks, Y: 1, Z: 1}, hipsys.Dim3{X: 256, Y: 1, Z: 1}
+	for b.Loop() {
+		if err := f.Launch(grid, block, 0, args.Buffer(), args.Offsets()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	switches := float64(blocks) * 256 * 9 * float64(b.N)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())*float64(poolThreads())/switches, "ns/thread-barrier")
 }

@@ -90,3 +90,28 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// Goroutines compiling the same program share one compiler run and get equal images.
+func TestCompileConcurrentSafe(t *testing.T) {
+	c := jit.NewCompiler(t.TempDir())
+	const src = `extern "C" __global__ void k(int* p) { p[threadIdx.x] = 3; }`
+	images := make([][]byte, 4)
+	var wg sync.WaitGroup
+	for i := range images {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			img, log, err := c.Compile(src, "k.hip", nil, nil)
+			assert.NoError(t, err, log)
+			images[i] = img
+		}()
+	}
+	wg.Wait()
+	for _, img := range images[1:] {
+		assert.Equal(t, images[0], img)
+	}
+	images[1][0] = 'X' // each caller owns its copy
+	again, _, err := c.Compile(src, "k.hip", nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, images[0], again)
+}

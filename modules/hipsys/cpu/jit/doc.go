@@ -22,14 +22,23 @@
 //
 // # Compiling
 //
-// The source is compiled as C++17 by $CXX (else c++) with -O3 -march=native -fPIC
-// -shared, with prelude/cubehip_prelude.h force-included (<hip/hip_runtime.h> maps to
-// it too). Before compiling, the source is scanned for its extern "C" __global__ entry
-// points (also inside extern "C" { } blocks and namespaces; with __launch_bounds__ on
-// either side of __global__) and a launcher per entry is appended to the translation
-// unit; `extern __shared__ T a[];` is rewritten into a pointer to the running block's
-// dynamic shared buffer (see entries.go). Options: -D, -U, -I, -O*, -std=c++17 and later,
-// -ffast-math are honoured; GPU code-generation options are ignored.
+// The source is compiled as C++17 by $CXX (else c++; it may carry arguments, "ccache
+// g++") with -O3 -march=native -fPIC -shared and $CUBEHIP_CPU_CXXFLAGS, with
+// prelude/cubehip_prelude.h force-included (<hip/hip_runtime.h> maps to it too, so
+// sources compile with or without the include). Options: -D, -U, -I, -O*, -std=c++17 and
+// later, -ffast-math are honoured; GPU code-generation options (--offload-arch,
+// -fgpu-rdc, --gpu-architecture, ...) are ignored.
+//
+// Before compiling, the source is scanned (entries.go) for its extern "C" __global__
+// definitions (also inside extern "C" { } blocks and namespaces, with __launch_bounds__
+// before or after __global__); templates and C++-linkage kernels are not entries, as on
+// the GPU platforms. Each entry body is wrapped in CUBEHIP_THREADS_BEGIN/END: a loop over
+// the block's threads in which threadIdx/blockIdx/blockDim/gridDim are locals and the
+// original body is a lambda called once per thread (so `return` ends a thread and each
+// thread has its own copy of the parameters). `extern __shared__ T a[];` becomes a
+// pointer to the running block's dynamic shared buffer (64 KiB of thread-local storage:
+// one OS thread runs one block at a time). A launcher per entry is appended to the
+// translation unit. Line numbers are kept, so the compile log points at the user's lines.
 //
 // Code objects are cached by a hash of the source, headers, options, the compiler's
 // identity, the CPU's features and the prelude: in memory per Compiler and on disk under
@@ -40,15 +49,20 @@
 // # Running
 //
 // One OS thread runs one block at a time. A module whose source never names
-// __syncthreads runs each block's threads as a plain loop; otherwise each thread is a
-// fiber with a 64 KiB stack, switched by a register-only context switch (prelude/
-// cubehip_fiber.h) at each barrier. warpSize is 1. Blocks are spread over a persistent
-// pool of pthreads, one per CPU this process may use minus one (the launching thread works
-// too), in chunks of whole blocks; a launch of one block, or of few threads, runs inline on
-// the caller without waking the pool.
+// __syncthreads runs each block as one call of the entry, which loops over its threads;
+// otherwise each thread is a fiber with a 64 KiB stack (guard page below), switched by a
+// register-only context switch (prelude/cubehip_fiber.h) at each barrier. warpSize is 1:
+// shuffles return the caller's value and votes its own predicate. __device__ functions
+// that read threadIdx & co. see thread-local copies the runner keeps current, which costs
+// a store per thread, so only modules that need it pay it.
+//
+// Blocks are spread over a persistent pool of pthreads, one per CPU this process may use
+// minus one (the launching thread works too), in chunks of whole blocks: one cgo call per
+// launch, at most one wake-up per worker. A launch of one block, or of at most 4096
+// threads, runs inline on the caller without waking the pool.
 //
 // Kernels share the process's memory: a kernel that writes out of bounds can crash the
-// host process.
+// host process, and so can one that overflows its 64 KiB fiber stack.
 //
 // # Concurrency
 //

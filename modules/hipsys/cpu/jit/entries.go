@@ -2,7 +2,6 @@ package jit
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -323,6 +322,5 @@ func (p *program) tail() string {
 	for _, e := range p.entries {
 		b.WriteString("CUBEHIP_ENTRY(" + e.Name + ", " + e.Ref + ", " + mode + ")\n")
 	}
-	b.WriteString("// " + strconv.Itoa(len(p.entries)) + " entries\n")
 	return b.String()
 }

@@ -4,7 +4,7 @@
 #   conformance.log  the conformance suite against the nvidia platform
 #   nvidia.log       the nvidia platform's own tests
 #   bench.log        five rounds of the raw-driver anchor and the Go benchmarks, in turn,
-#                    then two of the Go benchmarks with GOMAXPROCS=1
+#                    then two rounds of variants (see below)
 #   table.txt        each figure's median over the rounds, raw against cubehip
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -22,8 +22,8 @@ tail -n 3 "$logs/nvidia.log"
 : >"$logs/bench.log"
 bench() {
 	local b="$here/nvidia.test -test.run ^$ -test.benchmem"
-	$b -test.bench '^BenchmarkLaunch$' -test.benchtime=100000x || return 1
-	$b -test.bench '^Benchmark(LaunchSync|GraphReplay|Read4|StreamQuery|CgoCall)$' -test.benchtime=20000x || return 1
+	$b -test.bench '^Benchmark(Raw)?Launch$' -test.benchtime=100000x || return 1
+	$b -test.bench '^Benchmark(Raw)?(LaunchSync|GraphReplay|Read4|StreamQuery|CgoCall)$' -test.benchtime=20000x || return 1
 	$b -test.bench '^BenchmarkAllocFree$' -test.benchtime=2000x || return 1
 	$b -test.bench '^BenchmarkPinned' -test.benchtime=20x
 }
@@ -32,22 +32,20 @@ for round in 1 2 3 4 5; do
 	"$here/anchor" >>"$logs/bench.log" 2>&1 || rc=1
 	bench >>"$logs/bench.log" 2>&1 || rc=1
 done
-# The same with the Go scheduler on one processor: whatever differs from the default is
-# the scheduler's doing (threads spinning for work beside the one in the driver).
+# Two variants that split a gap between raw and cubehip: the anchor on a thread of its
+# own (Go's calls never run on the main thread), and cubehip with glibc's malloc kept to
+# one arena (a non-main thread otherwise allocates from an arena of its own).
 for round in 1 2; do
-	echo "round gomaxprocs1-$round" >>"$logs/bench.log"
-	GOMAXPROCS=1 bench 2>&1 | sed 's/^Benchmark/P1Benchmark/' >>"$logs/bench.log" || rc=1
-done
-# And with the benchmark goroutine locked to its OS thread.
-for round in 1 2; do
-	echo "round locked-$round" >>"$logs/bench.log"
-	CUBEHIP_BENCH_LOCK=1 bench 2>&1 | sed 's/^Benchmark/LKBenchmark/' >>"$logs/bench.log" || rc=1
+	echo "round variants-$round" >>"$logs/bench.log"
+	ANCHOR_THREAD=1 "$here/anchor" 2>&1 | sed 's/^anchor/thread/' >>"$logs/bench.log" || rc=1
+	MALLOC_ARENA_MAX=1 bench 2>&1 | sed 's/^Benchmark/MABenchmark/' >>"$logs/bench.log" || rc=1
 done
 
 # Each figure's median over the rounds, raw and through cubehip, and their ratio, always
 # cubehip's cost over raw's (time over time, or raw GB/s over cubehip GB/s), so 1.05 is
-# 5% slower whichever the unit. P1 is cubehip with GOMAXPROCS=1, locked with the
-# benchmark goroutine locked to its OS thread.
+# 5% slower whichever the unit. raw-in-Go is the anchor's loop run in C inside the Go
+# test process (rawloop.go), raw-thr the anchor on a thread of its own, arena1 cubehip
+# with MALLOC_ARENA_MAX=1; each ratio is against raw.
 awk '
 function med(key,   n, i, j, t, a) {
 	n = cnt[key]; if (n == 0) return 0
@@ -62,23 +60,25 @@ BEGIN {
 	map["CgoCall"] = "cgocall"; map["PinnedHtoD"] = "htod"; map["PinnedDtoH"] = "dtoh"
 }
 $1 == "anchor" { add("raw " $2, $3, $4) }
-/^(P1|LK)?Benchmark/ {
+$1 == "thread" { add("thr " $2, $3, $4) }
+/^(MA)?Benchmark/ {
 	name = $1; sub(/-[0-9]+$/, "", name); side = "go"
-	if (name ~ /^P1/) { side = "p1"; sub(/^P1/, "", name) }
-	if (name ~ /^LK/) { side = "lk"; sub(/^LK/, "", name) }
+	if (name ~ /^MA/) { side = "ma"; sub(/^MA/, "", name) }
 	sub(/^Benchmark/, "", name)
+	if (name ~ /^Raw/) { side = (side == "go" ? "in" : side "raw"); sub(/^Raw/, "", name) }
 	for (i = 3; i < NF; i++) if ($(i+1) ~ /^(us\/|GB\/s)/) add(side " " map[name], $i, $(i+1))
 }
 END {
-	printf "%-11s %10s %10s %-14s %7s %10s %7s %10s %7s\n", "figure", "raw", "cubehip", "unit", "ratio", "P1", "ratio", "locked", "ratio"
+	printf "%-11s %9s %9s %-14s %6s %9s %6s %9s %6s %9s %6s\n", "figure", "raw", "cubehip", "unit", "ratio", "raw-in-Go", "ratio", "raw-thr", "ratio", "arena1", "ratio"
 	n = split("launch launchsync replay allocfree read query htod dtoh cgocall", order, " ")
 	for (j = 1; j <= n; j++) {
-		f = order[j]; r = med("raw " f); g = med("go " f); q = med("p1 " f); u = units["go " f]
+		f = order[j]; r = med("raw " f); g = med("go " f); u = units["go " f]
 		gb = (u == "GB/s")
 		rg = (r > 0 && g > 0) ? (gb ? r / g : g / r) : 0
-		rq = (r > 0 && q > 0) ? (gb ? r / q : q / r) : 0
-		l = med("lk " f); rl = (r > 0 && l > 0) ? (gb ? r / l : l / r) : 0
-		printf "%-11s %10.3f %10.3f %-14s %7.3f %10.3f %7.3f %10.3f %7.3f%s\n", f, r, g, u, rg, q, rq, l, rl, (rg > 1.05 ? "  OVER 5%" : "")
+		c = med("in " f); rc = (r > 0 && c > 0) ? (gb ? r / c : c / r) : 0
+		h = med("thr " f); rh = (r > 0 && h > 0) ? (gb ? r / h : h / r) : 0
+		m = med("ma " f); rm = (r > 0 && m > 0) ? (gb ? r / m : m / r) : 0
+		printf "%-11s %9.3f %9.3f %-14s %6.3f %9.3f %6.3f %9.3f %6.3f %9.3f %6.3f%s\n", f, r, g, u, rg, c, rc, h, rh, m, rm, (rg > 1.05 ? "  OVER 5%" : "")
 	}
 }' "$logs/bench.log" | tee "$logs/table.txt"
 exit $rc

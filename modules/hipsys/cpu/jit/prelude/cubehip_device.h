@@ -6,7 +6,7 @@
 
 namespace cubehip {
 struct fibers; /* cubehip_entry.h */
-extern CUBEHIP_HIDDEN __thread fibers* current;
+
 CUBEHIP_HIDDEN void barrier();
 }
 

@@ -33,26 +33,6 @@ template <size_t... I, class... A> struct pack_impl<std::index_sequence<I...>, A
 };
 template <class... A> using pack = pack_impl<std::index_sequence_for<A...>, A...>;
 
-/* The fibers of the block an OS thread is running: one stack pointer per thread of the
- * block, the scheduler's own, and whether each thread has returned. Lives on the runner's
- * native stack for the length of one block range. */
-struct fibers {
-	void* sched;
-	unsigned cur;
-	void (*body)(void*);
-	void* args;
-	void* sp[CUBEHIP_MAX_THREADS];
-	uint3 idx[CUBEHIP_MAX_THREADS];
-	unsigned char done[CUBEHIP_MAX_THREADS];
-};
-CUBEHIP_HIDDEN __thread fibers* current;
-
-CUBEHIP_HIDDEN void barrier() {
-	fibers* f = current;
-	if (f == nullptr) return;
-	cubehip_swap(&f->sp[f->cur], f->sched);
-}
-
 /* What an entry body needs to know about the block it runs: set by the launcher once per
  * block (and, for fibers, the thread's index before each fiber starts). Reached through a
  * const function so the body fetches the thread-local's address once, not per access. */
@@ -78,6 +58,50 @@ inline void set_block(unsigned x, unsigned y, unsigned z) {
 	 * bodies reads the globals. */
 	if (CUBEHIP_TLS_BUILTINS) ::blockIdx = uint3{x, y, z};
 }
+
+/* The fibers of the block an OS thread is running: one stack pointer per thread of the
+ * block, the scheduler's own, and whether each thread has returned. Lives on the runner's
+ * native stack for the length of one block range. */
+struct fibers {
+	void* sched;
+	unsigned cur, n;
+	void (*body)(void*);
+	void* args;
+	block_ctx* ctx;
+	void* sp[CUBEHIP_MAX_THREADS];
+	uint3 idx[CUBEHIP_MAX_THREADS];
+	unsigned char done[CUBEHIP_MAX_THREADS];
+};
+CUBEHIP_HIDDEN __thread fibers* current;
+/* A const accessor, as for block(): one __tls_get_addr per function, not per barrier. */
+CUBEHIP_HIDDEN __attribute__((const, noinline)) inline fibers** current_slot() { return &current; }
+
+/* Switches from the running fiber (its stack pointer saved in *save) straight to the next
+ * live fiber of the round, or to the scheduler after the last one: a round costs one
+ * switch per thread, not two. */
+inline void resume_next(fibers* f, void** save) {
+	for (unsigned t = f->cur + 1; t < f->n; t++)
+		if (!f->done[t]) {
+			f->cur = t;
+			f->ctx->tid = f->idx[t];
+			if (CUBEHIP_TLS_BUILTINS) ::threadIdx = f->idx[t];
+			cubehip_swap(save, f->sp[t]);
+			return;
+		}
+	cubehip_swap(save, f->sched);
+}
+
+CUBEHIP_HIDDEN void barrier() {
+	fibers* f = *current_slot();
+	if (f == nullptr) return;
+	resume_next(f, &f->sp[f->cur]);
+}
+
+/* Where fiber t's stack starts below the top of its 64 KiB slot. Slots are 64 KiB apart,
+ * so unstaggered tops would all fall in the same cache sets and a 256-thread block would
+ * evict its own saved registers at every switch; the stagger spreads them over 64 L1 sets
+ * and 4 pages, at a cost of at most 16 KiB of the stack. */
+inline size_t stack_stagger(unsigned t) { return size_t(t % 64) * 64 + size_t((t / 64) % 4) * 4096; }
 
 /* Walks the linear block range [b, end) in x-fastest order without a division per block. */
 struct block_walk {
@@ -139,25 +163,29 @@ template <class... A> struct entry<void (*)(A...)> {
 			for (unsigned y = 0; y < by; y++)
 				for (unsigned x = 0; x < bx; x++) st.idx[t++] = uint3{x, y, z};
 		block_ctx* ctx = block();
-		fibers* outer = current;
-		current = &st;
+		st.ctx = ctx;
+		st.n = n;
+		fibers** slot = current_slot();
+		fibers* outer = *slot;
+		*slot = &st;
 		for (block_walk w(L, b); b < end; ++b, w.next()) {
 			set_block(w.x, w.y, w.z);
 			for (unsigned t = 0; t < n; t++) {
-				st.sp[t] = fiber_stack(arena->base + size_t(t + 1) * CUBEHIP_FIBER_STACK);
+				st.sp[t] = fiber_stack(arena->base + size_t(t + 1) * CUBEHIP_FIBER_STACK - stack_stagger(t));
 				st.done[t] = 0;
 			}
-			for (unsigned live = n; live > 0;)
-				for (unsigned t = 0; t < n; t++) {
-					if (st.done[t]) continue;
-					ctx->tid = st.idx[t];
-					::threadIdx = st.idx[t];
-					st.cur = t;
-					cubehip_swap(&st.sched, st.sp[t]);
-					if (st.done[t]) live--;
-				}
+			/* Each round starts at the first live fiber, which hands on to the next
+			 * (resume_next) until the last comes back here. */
+			for (unsigned first = 0;;) {
+				while (first < n && st.done[first]) first++;
+				if (first == n) break;
+				st.cur = first;
+				ctx->tid = st.idx[first];
+				if (CUBEHIP_TLS_BUILTINS) ::threadIdx = st.idx[first];
+				cubehip_swap(&st.sched, st.sp[first]);
+			}
 		}
-		current = outer;
+		*slot = outer;
 		return 0;
 	}
 };
@@ -166,12 +194,11 @@ template <class... A> struct entry<void (*)(A...)> {
 /* Every fiber starts here (cubehip_fiber.h builds its stack to return into it) and ends
  * by switching back to the scheduler for good; its stack is rebuilt for the next block. */
 extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
-	cubehip::fibers* f = cubehip::current;
+	cubehip::fibers* f = *cubehip::current_slot();
 	f->body(f->args);
-	f = cubehip::current;
 	f->done[f->cur] = 1;
 	void* dead;
-	cubehip_swap(&dead, f->sched);
+	cubehip::resume_next(f, &dead);
 	__builtin_unreachable();
 }
 

@@ -1,0 +1,81 @@
+package nvidia
+
+/*
+#include <time.h>
+#include "cu.h"
+
+// The benchmarks' in-process anchor: the same loops as bench/anchor.c, run in C inside
+// this process with this package's resolved entry points, one cgo call per loop. Set
+// beside anchor.c's figures they split a gap into what the platform's calls add (this
+// loop is fast, the Go benchmark slow) and what the process around the driver costs
+// (this loop is slow too).
+static double raw_now_us(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+static double raw_launch_loop(uintptr_t f, uintptr_t s, int n, int sync) {
+	if (cubehip_ensure()) return -1;
+	double t = raw_now_us();
+	for (int i = 0; i < n; i++) {
+		if (CUFN(launchKernel, CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+			unsigned, unsigned, CUstream, void**, void**)((CUfunction)f, 1, 1, 1, 1, 1, 1, 0,
+			(CUstream)s, NULL, NULL)) return -1;
+		if (sync && CUFN(streamSynchronize, CUstream)((CUstream)s)) return -1;
+	}
+	if (CUFN(streamSynchronize, CUstream)((CUstream)s)) return -1;
+	return raw_now_us() - t;
+}
+static double raw_graph_loop(uintptr_t e, uintptr_t s, int n) {
+	if (cubehip_ensure()) return -1;
+	double t = raw_now_us();
+	for (int i = 0; i < n; i++)
+		if (CUFN(graphLaunch, CUgraphExec, CUstream)((CUgraphExec)e, (CUstream)s)) return -1;
+	if (CUFN(streamSynchronize, CUstream)((CUstream)s)) return -1;
+	return raw_now_us() - t;
+}
+static double raw_read_loop(CUdeviceptr d, int n) {
+	if (cubehip_ensure()) return -1;
+	char buf[4];
+	double t = raw_now_us();
+	for (int i = 0; i < n; i++)
+		if (CUFN(memcpyDtoH, void*, CUdeviceptr, size_t)(buf, d, 4)) return -1;
+	return raw_now_us() - t;
+}
+*/
+import "C"
+
+import (
+	"errors"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+var errRawLoop = errors.New("nvidia: raw benchmark loop failed")
+
+// rawLaunchLoop launches fn n times on s (syncing after each when sync is set) and
+// returns the microseconds the loop took, measured in C.
+func rawLaunchLoop(fn hipsys.Function, s hipsys.Stream, n int, sync bool) (float64, error) {
+	y := C.int(0)
+	if sync {
+		y = 1
+	}
+	return rawResult(C.raw_launch_loop(C.uintptr_t(fn), C.uintptr_t(s), C.int(n), y))
+}
+
+// rawGraphLoop replays e n times on s; see rawLaunchLoop.
+func rawGraphLoop(e hipsys.GraphExec, s hipsys.Stream, n int) (float64, error) {
+	return rawResult(C.raw_graph_loop(C.uintptr_t(e), C.uintptr_t(s), C.int(n)))
+}
+
+// rawReadLoop reads 4 bytes from d into C stack memory n times; see rawLaunchLoop.
+func rawReadLoop(d hipsys.DevicePtr, n int) (float64, error) {
+	return rawResult(C.raw_read_loop(C.CUdeviceptr(d), C.int(n)))
+}
+
+func rawResult(us C.double) (float64, error) {
+	if us < 0 {
+		return 0, errRawLoop
+	}
+	return float64(us), nil
+}

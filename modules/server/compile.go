@@ -1,0 +1,137 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// CompileError is a kernel that failed to compile: the compiler's log and the source,
+// as CubeCL's CompilationError reports them. It matches ErrCompilation, and unwraps to
+// the hiprtc call's *hipsys.Error.
+type CompileError struct {
+	Entry  string
+	Log    string
+	Source string
+	Err    error
+}
+
+func (e *CompileError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "server: kernel %q failed to compile: %v\n[Compilation Error]\n", e.Entry, e.Err)
+	for line := range strings.Lines(e.Log) {
+		b.WriteString("    ")
+		b.WriteString(line)
+	}
+	if !strings.HasSuffix(e.Log, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("[Source]\n")
+	b.WriteString(e.Source)
+	return b.String()
+}
+
+func (e *CompileError) Unwrap() error        { return e.Err }
+func (e *CompileError) Is(target error) bool { return target == ErrCompilation }
+
+// compiled is a loaded kernel: its module (never unloaded, as in CubeCL: a module is
+// small and a later launch of the same kernel would reload it) and entry point.
+type compiled struct {
+	module hipsys.Module
+	fn     hipsys.Function
+}
+
+// kernelCache is the server's compiled kernels (the seed's is_loaded / compile_kernel):
+// in memory by KernelID, and on disk by id, platform and architecture so that a second
+// process loads the code object without compiling. It is used by the server's owner
+// only.
+type kernelCache struct {
+	p    hipsys.Platform
+	arch string
+	disk *diskCache // nil: no disk cache
+	log  *slog.Logger
+	m    map[KernelID]*compiled
+}
+
+func newKernelCache(p hipsys.Platform, props hipsys.DeviceProps, dir string, log *slog.Logger) *kernelCache {
+	return &kernelCache{
+		p: p, arch: props.ArchName, log: log,
+		disk: openDiskCache(dir, p.Name(), props.ArchName, log),
+		m:    make(map[KernelID]*compiled),
+	}
+}
+
+// get is the loaded kernel, nil if it never compiled here: a map lookup, which is all a
+// launch after the first pays.
+func (c *kernelCache) get(id KernelID) *compiled { return c.m[id] }
+
+// load compiles k if needed (disk cache first, then hiprtc), loads it and keeps it.
+// There is no negative cache, as in CubeCL: a failed kernel is compiled again by its
+// next launch, so a fixed include or a freed resource is picked up.
+func (c *kernelCache) load(k *Kernel) (*compiled, error) {
+	id := k.ID()
+	if ck := c.m[id]; ck != nil {
+		return ck, nil
+	}
+	if code := c.disk.read(id); code != nil {
+		ck, err := c.loadCode(k, code)
+		if err == nil {
+			c.m[id] = ck
+			return ck, nil
+		}
+		// A stale or corrupt entry (another toolchain wrote it): compile afresh and
+		// overwrite it rather than fail a kernel that compiles.
+		c.log.Warn("server: cached code object did not load; recompiling", "kernel", k.Entry, "err", err)
+	}
+	code, err := c.compile(k)
+	if err != nil {
+		return nil, err
+	}
+	c.disk.write(id, code)
+	ck, err := c.loadCode(k, code)
+	if err != nil {
+		return nil, err
+	}
+	c.m[id] = ck
+	return ck, nil
+}
+
+// compile runs hiprtc on k. The program is always destroyed (CubeCL leaks it).
+func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
+	prog, err := c.p.RTCCreateProgram(k.Source, k.Entry+".hip", nil)
+	if err != nil {
+		return nil, &CompileError{Entry: k.Entry, Source: k.Source, Err: err}
+	}
+	defer func() { _ = c.p.RTCDestroyProgram(prog) }()
+	if err := c.p.RTCCompileProgram(prog, k.Options); err != nil {
+		log, lerr := c.p.RTCGetProgramLog(prog)
+		if lerr != nil || log == "" {
+			var he *hipsys.Error
+			if errors.As(err, &he) {
+				log = he.Detail
+			}
+		}
+		return nil, &CompileError{Entry: k.Entry, Log: log, Source: k.Source, Err: err}
+	}
+	code, err := c.p.RTCGetCode(prog)
+	if err != nil {
+		return nil, &CompileError{Entry: k.Entry, Source: k.Source, Err: err}
+	}
+	return code, nil
+}
+
+func (c *kernelCache) loadCode(k *Kernel, code []byte) (*compiled, error) {
+	mod, err := c.p.ModuleLoadData(code)
+	if err != nil {
+		return nil, fmt.Errorf("server: load kernel %q: %w", k.Entry, err)
+	}
+	fn, err := c.p.ModuleGetFunction(mod, k.Entry)
+	if err != nil {
+		_ = c.p.ModuleUnload(mod)
+		return nil, fmt.Errorf("server: kernel %q: entry point: %w", k.Entry, err)
+	}
+	return &compiled{module: mod, fn: fn}, nil
+}
