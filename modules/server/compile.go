@@ -123,6 +123,15 @@ func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
 	return code, nil
 }
 
+// close unloads every module. The device must be done with them (Server.Close's
+// caller waited for its streams).
+func (c *kernelCache) close() {
+	for id, ck := range c.m {
+		_ = c.p.ModuleUnload(ck.module)
+		delete(c.m, id)
+	}
+}
+
 func (c *kernelCache) loadCode(k *Kernel, code []byte) (*compiled, error) {
 	mod, err := c.p.ModuleLoadData(code)
 	if err != nil {

@@ -13,70 +13,76 @@ import (
 )
 
 // Errors of the Device API, for errors.Is. Each comes back wrapped with what was wrong
-// ("buffer of 4096 bytes was released"), never as a panic.
+// ("launch: buffer 2 (4096 bytes) was released"), never as a panic.
 var (
-	// ErrClosed is a call on a Device (or one of its buffers, kernels or graphs) after
+	// ErrClosed is a call on a Device, or on a buffer, graph or profile it made, after
 	// Device.Close.
 	ErrClosed = errors.New("server: device is closed")
-	// ErrReleased is a buffer, graph or profile used after it was released, destroyed or
-	// stopped.
+	// ErrReleased is a buffer, graph or profile used after it was released, destroyed
+	// or stopped.
 	ErrReleased = errors.New("server: already released")
 	// ErrForeign is a buffer or graph of another Device.
 	ErrForeign = errors.New("server: belongs to another device")
 )
 
-// Options configure Open. The zero value opens the default device of the auto platform
-// with the default pools.
+// Options configure Open. The zero value opens device 0 of the auto platform with the
+// default pools.
 type Options struct {
 	// Platform is "auto" (also ""), "cpu", "nvidia" or "amd"; auto honours
 	// $CUBEHIP_PLATFORM and otherwise takes amd, nvidia, cpu in that order.
 	Platform string
 	// Index is the device's number on its platform.
 	Index int
-	// MaxStreams bounds the device streams logical stream ids are spread over
-	// (default stream.DefaultMaxStreams).
+	// MaxStreams bounds the device streams that stream ids are spread over (default
+	// stream.DefaultMaxStreams).
 	MaxStreams int
-	// Layout is the device pool layout streams are created with (default SubSlices).
+	// Layout is the device pool layout streams are created with (zero: SubSlices).
 	Layout memory.Layout
-	// CacheDir is the kernel disk cache ("" is $CUBEHIP_CACHE_DIR or the user cache
-	// dir; "-" disables it).
+	// CacheDir is the kernel disk cache ("": $CUBEHIP_CACHE_DIR or the user cache
+	// dir; "-": none).
 	CacheDir string
 	// Logger receives the server's logs (default slog.Default()).
 	Logger *slog.Logger
-	// StagingChunk and StagingDepth shape the pinned pipeline of large copies from and
-	// into Go memory: Depth chunks of Chunk bytes each (defaults 8 MiB and 3).
+	// StagingChunk and StagingDepth shape the pinned pipeline that copies from and into
+	// Go memory go through: StagingDepth chunks of StagingChunk bytes (defaults 8 MiB
+	// and 3). Pinned memory is taken on the first copy and kept until Close.
 	StagingChunk uint64
 	StagingDepth int
 }
 
 // Device is the handle users hold on one device: a Server behind a mutex, with buffers,
-// kernels, graphs and profiles that check their own validity.
+// kernels, graphs and profiles that check their own validity. Its embedded Stream is
+// stream 0, so d.Write, d.Launch, d.Read ... work there; On(id) reaches the others.
 //
 // A Device is safe for use by any number of goroutines. Every call makes the device's
-// context current on the calling OS thread (the goroutine is locked to its thread for
-// the call, and hipSetDevice runs first), so a Device can share a process with other
+// context current on the calling OS thread for its duration (the goroutine is locked to
+// its thread, and hipSetDevice runs first), so a Device can share a process with other
 // devices and with C code that changes the current device. Calls are serialized on the
-// server, but a wait for the device (a read's copy, a sync, a profile's end) happens
-// after the lock is let go, so one goroutine waiting never stalls another's launches.
+// server, but the waits for the device (a read's copies, a sync, a profile's end event)
+// happen after the lock is let go, so a goroutine waiting never stalls another's
+// launches.
 //
 // Failures of work that writes device memory (a write, a launch, a replay) are carried
-// by the buffers that work would have written, as in the Server: the enqueuing call
-// returns nil, and a later Read, Sync or Check of those buffers returns the failure.
+// by the buffers that work would have written, as in the Server: a later Read, Sync or
+// Check of those buffers returns the failure, on any stream.
 type Device struct {
+	Stream // stream 0
+
 	mu     sync.Mutex // guards srv and everything below
 	srv    *Server
 	p      hipsys.Platform
 	index  int
 	props  hipsys.DeviceProps
+	opts   Options
 	closed bool
+	calls  sync.WaitGroup // calls in progress, waits included: Close waits for them
 
-	staging *stagingRing // pinned chunks of the copy pipeline; nil until first needed
-	opts    Options
-
-	launch launchArgs // scratch of Launch, reused under mu: a launch allocates nothing
+	staging *stagingRing // the copy pipeline's pinned chunks; nil until the first copy
+	bufs    []Binding    // scratch buffer list of Launch and Sync: a launch allocates nothing
+	one     [1]Binding   // a copy's one-buffer write set
 }
 
-// Open opens device opts.Index of opts.Platform. The device is released by Close.
+// Open opens device opts.Index of opts.Platform; Close releases it.
 func Open(opts Options) (*Device, error) {
 	p, err := hipsys.Open(opts.Platform)
 	if err != nil {
@@ -86,7 +92,7 @@ func Open(opts Options) (*Device, error) {
 }
 
 // OpenPlatform opens device opts.Index of an already opened platform (opts.Platform is
-// ignored): the way to run a Device over a wrapper such as faults.Platform.
+// not read): the way to run a Device over a wrapper such as faults.Platform.
 func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: nil platform", ErrInvalidArgument)
@@ -96,7 +102,7 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 		return nil, err
 	}
 	if opts.Index < 0 || opts.Index >= n {
-		return nil, fmt.Errorf("%w: device %d of %s, which has %d", ErrInvalidArgument, opts.Index, p.Name(), n)
+		return nil, fmt.Errorf("%w: device %d of platform %s, which has %d", ErrInvalidArgument, opts.Index, p.Name(), n)
 	}
 	if opts.StagingChunk == 0 {
 		opts.StagingChunk = 8 << 20
@@ -104,7 +110,7 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if opts.StagingDepth < 2 {
 		opts.StagingDepth = 3
 	}
-	// New reads the thread's current device, so the thread must hold it first.
+	// New reads the thread's current device, so this thread must hold it until then.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := p.SetDevice(opts.Index); err != nil {
@@ -126,10 +132,12 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Device{srv: srv, p: p, index: opts.Index, props: props, opts: opts}, nil
+	d := &Device{srv: srv, p: p, index: opts.Index, props: props, opts: opts}
+	d.Stream = Stream{d: d}
+	return d, nil
 }
 
-// Platform is the name of the platform the device is on ("cpu", "nvidia", "amd").
+// Platform is the name of the device's platform ("cpu", "nvidia", "amd").
 func (d *Device) Platform() string { return d.p.Name() }
 
 // Index is the device's number on its platform.
@@ -138,57 +146,87 @@ func (d *Device) Index() int { return d.index }
 // Props are the device's properties, read once by Open.
 func (d *Device) Props() hipsys.DeviceProps { return d.props }
 
-// Close waits for the device's streams, destroys its graphs and staging and releases the
-// server. Buffers still held are not freed one by one: their memory goes with the
-// device. Every later call on the device or on anything it made returns ErrClosed; a
+// Close waits for the calls in progress (their waits included) and for the device, then
+// frees the staging and closes the server, which destroys its graphs. Buffers still held
+// are not freed one by one: their memory goes with the device. Every later call on the
+// device, or on anything it made, returns ErrClosed, except Release, which is a no-op. A
 // second Close returns nil.
 func (d *Device) Close() error {
-	if err := d.enter(); err != nil {
-		if errors.Is(err, ErrClosed) {
-			return nil
-		}
-		return err
+	if d == nil {
+		return nil
 	}
+	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	// Closed first, under the lock: no call starts after this, so the wait below sees
+	// every call that will ever hold a staging chunk or a future of this server.
+	d.closed = true
+	d.mu.Unlock()
+	d.calls.Wait()
+
+	d.mu.Lock()
 	defer d.mu.Unlock()
-	var errs []error
+	errs := []error{d.p.SetDevice(d.index)}
 	errs = append(errs, d.p.DeviceSynchronize())
 	if d.staging != nil {
-		errs = append(errs, d.staging.free(d.p))
+		errs = append(errs, d.staging.release(d.p))
 		d.staging = nil
 	}
 	errs = append(errs, d.srv.Close())
-	d.closed = true
 	return errors.Join(errs...)
 }
 
-// enter starts a call: it locks the goroutine to its OS thread, makes the device current
-// there and takes the device's mutex. On success the caller ends with leave (or with
-// d.mu.Unlock, a wait outside the lock, then runtime.UnlockOSThread). On failure nothing
-// is held.
+// enter starts a call: it locks the goroutine to its OS thread, takes the device's
+// mutex, makes the device current on the thread and counts the call, which Close waits
+// for. On success the caller ends with leave, or lets the mutex go (d.mu.Unlock), waits,
+// and ends with exit. On failure nothing is held.
 //
-// The thread is locked before the mutex is taken so that the hipSetDevice below, and any
-// wait after the mutex is let go, run on the thread whose current device it set.
+// The thread is locked first so that hipSetDevice, the server calls and any wait after
+// the mutex is let go all run on the one thread whose current device was set.
 func (d *Device) enter() error {
 	if d == nil {
 		return fmt.Errorf("%w: nil device", ErrInvalidArgument)
 	}
 	runtime.LockOSThread()
-	if err := d.p.SetDevice(d.index); err != nil {
-		runtime.UnlockOSThread()
-		return err
-	}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
 		runtime.UnlockOSThread()
 		return ErrClosed
 	}
+	if err := d.p.SetDevice(d.index); err != nil {
+		d.mu.Unlock()
+		runtime.UnlockOSThread()
+		return err
+	}
+	d.calls.Add(1)
 	return nil
 }
 
-// leave ends a call started by enter.
+// leave ends a call started by enter that still holds the mutex.
 func (d *Device) leave() {
 	d.mu.Unlock()
+	d.exit()
+}
+
+// exit ends a call started by enter after it let go of the mutex.
+func (d *Device) exit() {
+	d.calls.Done()
 	runtime.UnlockOSThread()
+}
+
+// relock takes the mutex again in a call that let it go to wait. The device may have
+// been closed meanwhile, which the caller reports; the server is still intact, since
+// Close waits for this call before tearing anything down.
+func (d *Device) relock() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
 }

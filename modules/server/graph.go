@@ -65,7 +65,8 @@ func (s *Server) Replay(graph GraphID, id StreamID) error {
 	written := s.launch.written[:0]
 	s.graphs.ExtendWritten(graph, &written)
 	s.launch.written = written
-	err := s.streams.Over(id, written).Execute(func() error {
+	defer s.clearIO()
+	return s.streams.Over(id, written).Execute(func() error {
 		r, err := s.streams.Resolve(id, nil)
 		if err != nil {
 			return err
@@ -73,8 +74,6 @@ func (s *Server) Replay(graph GraphID, id StreamID) error {
 		defer r.Close()
 		return s.graphs.Replay(graph, r.Stream())
 	})
-	clear(s.launch.written)
-	return err
 }
 
 // GraphDestroy is graph_destroy: it waits for everything on stream id (a replay returns

@@ -20,8 +20,6 @@ const (
 	ReadWrite                   // read and written in place: tainted, not checked
 )
 
-func (a Access) writes() bool { return a == Write || a == ReadWrite }
-
 // KernelID identifies a kernel's code: the SHA-256 of its source, entry point and
 // compile options. The block shape and shared memory are launch facts, not part of it.
 type KernelID [32]byte
@@ -35,7 +33,7 @@ func (id KernelID) String() string { return hex.EncodeToString(id[:8]) }
 type Kernel struct {
 	Source    string
 	Entry     string
-	Options   []string
+	Options   []string // passed to hiprtc as given (the platform adds its own includes)
 	Block     hipsys.Dim3
 	SharedMem uint32   // dynamic shared memory bytes per block
 	IO        []Access // one per buffer parameter, in order
@@ -50,7 +48,8 @@ func NewKernel(source, entry string, block hipsys.Dim3, io []Access, options ...
 	return k
 }
 
-// ID is the kernel's identity.
+// ID is the kernel's identity. A Kernel built as a literal is hashed on its first ID
+// (by the first launch); build kernels that goroutines share with NewKernel.
 func (k *Kernel) ID() KernelID {
 	if k.id == (KernelID{}) {
 		// A Kernel built as a literal: hash on first use.

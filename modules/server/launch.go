@@ -51,6 +51,8 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args Args, id StreamID, mode
 		return fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
 	}
 	reads, written := s.splitIO(k, args.Buffers)
+	// The scratch lists hold uncounted views; cleared so they pin nothing for the GC.
+	defer s.clearIO()
 	if len(args.Buffers) != len(k.IO) {
 		err := fmt.Errorf("%w: kernel %q declares %d buffers, launch gives %d", ErrInvalidArgument, k.Entry, len(k.IO), len(args.Buffers))
 		if mode == Execute {
@@ -84,18 +86,22 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args Args, id StreamID, mode
 	_ = s.streams.Launching(id, reads, written).Execute(func() error {
 		return s.launchChecked(ck, k, grid, &args, id)
 	})
-	clear(s.launch.reads)
-	clear(s.launch.written)
 	return nil
 }
 
+func (s *Server) clearIO() {
+	clear(s.launch.reads)
+	clear(s.launch.written)
+}
+
 // splitIO sorts buffers into the scope's reads and writes by k's IO, into the scratch
-// lists. A buffer the IO does not cover counts as written: a launch that never ran left
-// it stale, whatever the kernel would have done with it.
+// lists. A buffer the IO does not cover, or declares with an unknown Access, counts as
+// written: a launch that never ran left it stale, whatever the kernel would have done
+// with it.
 func (s *Server) splitIO(k *Kernel, buffers []Binding) (reads, written []Binding) {
 	reads, written = s.launch.reads[:0], s.launch.written[:0]
 	for i := range buffers {
-		if i < len(k.IO) && !k.IO[i].writes() {
+		if i < len(k.IO) && k.IO[i] == Read {
 			reads = append(reads, buffers[i])
 		} else {
 			written = append(written, buffers[i])

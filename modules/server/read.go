@@ -31,7 +31,7 @@ func (b *HostBuffer) Bytes() []byte {
 func (b *HostBuffer) Pinned() bool { return b.pinned != nil }
 
 // Release gives a pinned buffer back to its pool; a heap buffer is left to the garbage
-// collector. Safe from any goroutine; releasing twice returns an error.
+// collector. Safe from any goroutine; a second Release does nothing.
 func (b *HostBuffer) Release() error {
 	if b.pinned == nil {
 		b.heap = nil

@@ -123,5 +123,6 @@ func (s *Server) Close() error {
 		s.GraphDestroy(id, st)
 	}
 	s.prof.close()
+	s.kernels.close()
 	return s.streams.Close()
 }

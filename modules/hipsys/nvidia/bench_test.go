@@ -247,3 +247,26 @@ func BenchmarkRawRead4(b *testing.B) {
 	require.NoError(b, err)
 	b.ReportMetric(us/float64(b.N), "us/read")
 }
+
+// The CThread benchmarks run the same C loops on a thread C creates inside this process:
+// set beside Raw they tell a Go-run thread's cost from the process's.
+
+func BenchmarkCThreadGraphReplay(b *testing.B) {
+	e := setupBench(b)
+	exec := e.graph(b)
+	b.ResetTimer()
+	us, err := rawOnThread(true, uintptr(exec), e.st, b.N)
+	require.NoError(b, err)
+	b.ReportMetric(us/float64(b.N), "us/replay")
+}
+
+func BenchmarkCThreadRead4(b *testing.B) {
+	e := setupBench(b)
+	d, err := e.p.Malloc(4)
+	require.NoError(b, err)
+	defer e.p.Free(d)
+	b.ResetTimer()
+	us, err := rawOnThread(false, uintptr(d), 0, b.N)
+	require.NoError(b, err)
+	b.ReportMetric(us/float64(b.N), "us/read")
+}

@@ -51,11 +51,13 @@ extern "C" __global__ void warp_misc(unsigned long long* ballot, int* xsum, int*
 	int x = lane;
 	for (int m = 16; m > 0; m >>= 1) x += __shfl_xor(x, m);
 	int s = __shfl(lane * 10, 3);
+	// The votes run in every lane: a vote inside a one-lane branch sees one lane.
+	int votes = __any(lane == 5) + 2 * __all(lane < 32) + 4 * __all(lane < 5);
 	if (lane == 0) {
 		ballot[0] = b;
 		xsum[0] = (int)(int64_t)(uint64_t)(uint32_t)x;
 		bcast[0] = s;
-		anyall[0] = __any(lane == 5) + 2 * __all(lane < 32) + 4 * __all(lane < 5);
+		anyall[0] = votes;
 		half_out[0] = __half2float(__hadd(__float2half(1.5f), __float2half(2.25f)));
 	}
 }

@@ -1,6 +1,7 @@
 package nvidia
 
 /*
+#include <pthread.h>
 #include <time.h>
 #include "cu.h"
 
@@ -42,6 +43,20 @@ static double raw_read_loop(CUdeviceptr d, int n) {
 		if (CUFN(memcpyDtoH, void*, CUdeviceptr, size_t)(buf, d, 4)) return -1;
 	return raw_now_us() - t;
 }
+
+// The same loops on a thread C creates, not one the Go runtime runs goroutines on.
+struct raw_job { int graph; uintptr_t h, s; int n; double us; };
+static void* raw_job_run(void* p) {
+	struct raw_job* j = p;
+	j->us = j->graph ? raw_graph_loop(j->h, j->s, j->n) : raw_read_loop(j->h, j->n);
+	return NULL;
+}
+static double raw_on_pthread(int graph, uintptr_t h, uintptr_t s, int n) {
+	struct raw_job j = {graph, h, s, n, -1};
+	pthread_t t;
+	if (pthread_create(&t, NULL, raw_job_run, &j) || pthread_join(t, NULL)) return -1;
+	return j.us;
+}
 */
 import "C"
 
@@ -71,6 +86,16 @@ func rawGraphLoop(e hipsys.GraphExec, s hipsys.Stream, n int) (float64, error) {
 // rawReadLoop reads 4 bytes from d into C stack memory n times; see rawLaunchLoop.
 func rawReadLoop(d hipsys.DevicePtr, n int) (float64, error) {
 	return rawResult(C.raw_read_loop(C.CUdeviceptr(d), C.int(n)))
+}
+
+// rawOnThread runs rawGraphLoop (graph) or rawReadLoop (h is the device pointer) on a
+// thread C creates for it.
+func rawOnThread(graph bool, h uintptr, s hipsys.Stream, n int) (float64, error) {
+	g := C.int(0)
+	if graph {
+		g = 1
+	}
+	return rawResult(C.raw_on_pthread(g, C.uintptr_t(h), C.uintptr_t(s), C.int(n)))
 }
 
 func rawResult(us C.double) (float64, error) {

@@ -18,7 +18,7 @@ var preludeFS embed.FS
 
 // generatorVersion changes whenever the Go side changes what it generates (entries.go's
 // tail, the source rewrite or the compiler flags), so old cached objects miss.
-const generatorVersion = "gen-4"
+const generatorVersion = "gen-5"
 
 // includeFiles maps each file of the include directory to its embedded source; the
 // hip/ names are what kernel sources include on every platform.

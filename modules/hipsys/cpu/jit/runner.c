@@ -175,7 +175,8 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 	cubehip_launch L = {params, {gx, gy, gz}, {bx, by, bz}, shared};
 	cubehip_entry_fn fn = (cubehip_entry_fn)entry;
 	uint64_t nblocks = (uint64_t)gx * gy * gz;
-	uint64_t threads = nblocks * ((uint64_t)bx * by * bz);
+	/* Only small grids are multiplied out: a maximal grid times 1024 overflows 64 bits. */
+	uint64_t threads = nblocks <= INLINE_THREADS ? nblocks * ((uint64_t)bx * by * bz) : UINT64_MAX;
 
 	int pool = cubehip_pool_threads();
 	arena_node* arena = barrier ? arena_borrow() : NULL;

@@ -10,6 +10,7 @@
 // names with the Go benchmarks' metrics. Counts can be scaled with ANCHOR_SCALE.
 #include <dlfcn.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -76,8 +77,10 @@ static double now_us(void) {
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static void* run(void* unused) {
-	(void)unused;
+static CUcontext ctx;
+
+// init loads the driver and retains device 0's primary context.
+static void init(void) {
 	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		fprintf(stderr, "anchor: cannot load libcuda.so.1: %s\n", dlerror());
@@ -105,15 +108,19 @@ static void* run(void* unused) {
 	cuMemcpyHtoDAsync = sym("cuMemcpyHtoDAsync_v2");
 	cuMemcpyDtoHAsync = sym("cuMemcpyDtoHAsync_v2");
 
+	CUdevice dev;
+	CHECK(cuInit(0));
+	CHECK(cuDeviceGet(&dev, 0));
+	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+}
+
+// run measures, on the calling thread.
+static void* run(void* unused) {
+	(void)unused;
 	double scale = getenv("ANCHOR_SCALE") ? atof(getenv("ANCHOR_SCALE")) : 1.0;
 	int nLaunch = 100000 * scale, nSync = 20000 * scale, nAlloc = 2000 * scale, nPinned = 20 * scale;
 	if (nPinned < 1) nPinned = 1;
 
-	CUdevice dev;
-	CUcontext ctx;
-	CHECK(cuInit(0));
-	CHECK(cuDeviceGet(&dev, 0));
-	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
 	CHECK(cuCtxSetCurrent(ctx));
 	CUmodule mod;
 	CUfunction fn;
@@ -188,14 +195,35 @@ static void* run(void* unused) {
 	return NULL;
 }
 
-// ANCHOR_THREAD=1 measures on a thread of its own rather than the main thread, as a Go
-// program's calls always are: a gap that appears here too is the thread's, not Go's.
+static void* idle(void* unused) {
+	(void)unused;
+	for (;;) pause();
+	return NULL;
+}
+
+static void* init_and_run(void* unused) {
+	init();
+	return run(unused);
+}
+
+// Variants that reproduce one difference of a Go process at a time, to place a gap
+// between these figures and cubehip's: ANCHOR_THREAD=1 measures on a thread of its own
+// (Go's calls never run on the main thread), ANCHOR_THREAD=2 also loads the driver on
+// the main thread and measures on another (as Open and a later call do), and
+// ANCHOR_IDLE=n keeps n idle threads beside it (as a Go runtime does).
 int main(void) {
-	if (getenv("ANCHOR_THREAD")) {
+	const char* idle_n = getenv("ANCHOR_IDLE");
+	for (int i = 0; idle_n && i < atoi(idle_n); i++) {
 		pthread_t th;
-		if (pthread_create(&th, NULL, run, NULL) || pthread_join(th, NULL)) return 1;
+		pthread_create(&th, NULL, idle, NULL);
+	}
+	const char* mode = getenv("ANCHOR_THREAD");
+	if (!mode) {
+		init_and_run(NULL);
 		return 0;
 	}
-	run(NULL);
+	if (mode[0] == '2') init();
+	pthread_t th;
+	if (pthread_create(&th, NULL, mode[0] == '2' ? run : init_and_run, NULL) || pthread_join(th, NULL)) return 1;
 	return 0;
 }

@@ -1,0 +1,264 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// Write copies data (ordinary Go memory) into the start of dst, through pinned staging:
+// chunk by chunk, each host copy overlapping the device's copy of the chunk before it.
+// data may be reused as soon as Write returns; the device copies may still be running,
+// ordered before any later work on the stream and, through dst's last write, on every
+// other stream.
+//
+// A copy that fails leaves dst carrying the failure, as the Server's write does, and
+// Write returns it too; a successful Write releases a failure dst carried, since it
+// rewrote the bytes. More data than dst holds, a released or foreign buffer are errors
+// that enqueue nothing. While the stream records a capture, the bytes are captured
+// through the Server's own staging, which lives as long as the graph needs it.
+func (s Stream) Write(dst *DeviceBuffer, data []byte) error {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return err
+	}
+	if err := d.checkCopy(dst, len(data), "write"); err != nil || len(data) == 0 {
+		d.leave()
+		return err
+	}
+	if d.recording(s.id) {
+		defer d.leave()
+		d.srv.Write([]WriteOp{{Desc: Linear(dst.b, len(data)), Data: data}}, s.id)
+		return d.check1(dst, s.id)
+	}
+	r, err := d.ring()
+	d.mu.Unlock()
+	defer d.exit()
+	if err != nil {
+		return err
+	}
+	for off := 0; off < len(data); {
+		n := min(int(r.chunk), len(data)-off)
+		slot := r.take(true)
+		if err := slot.ready(d.p); err != nil {
+			r.put(slot)
+			return fmt.Errorf("write: staging: %w", err)
+		}
+		copyParallel(slot.buf[:n], data[off:off+n])
+		err := d.enqueueWrite(s.id, dst, slot, uint64(off), uint64(n))
+		r.put(slot)
+		if err != nil {
+			// Stop at the first failure: a later chunk's success would release the
+			// failure this one left on dst, and dst would read back half written.
+			return err
+		}
+		off += n
+	}
+	return nil
+}
+
+// enqueueWrite queues one chunk's copy from slot into dst at off, in a write scope over
+// dst, and arms the slot's event behind it. It takes and lets go of the device's lock.
+func (d *Device) enqueueWrite(id StreamID, dst *DeviceBuffer, slot *stagingSlot, off, n uint64) error {
+	if err := d.relock(); err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	if err := d.own(dst, "write"); err != nil {
+		return err
+	}
+	ms := d.srv.streams
+	d.one[0] = dst.b
+	err := ms.Over(id, d.one[:]).Execute(func() error {
+		r, err := ms.Resolve(id, d.one[:])
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		sys := r.Stream().Sys
+		ptr, _, err := ms.Resource(dst.b)
+		if err != nil {
+			return err
+		}
+		// SAFETY: slot is pinned C memory the ring owns; it is refilled only after
+		// slot.ev, recorded right after this copy, has completed.
+		if err := d.p.MemcpyHtoDAsync(ptr+hipsys.DevicePtr(off), slot.host, n, sys); err != nil {
+			return fmt.Errorf("write of %d bytes at %d: %w", n, off, err)
+		}
+		return d.arm(slot, sys)
+	})
+	d.one[0] = Binding{}
+	return err
+}
+
+// arm records slot's event on sys behind the copy just queued. Without the event the
+// slot could be refilled under the running copy, so a failed record waits for the
+// stream instead.
+func (d *Device) arm(slot *stagingSlot, sys hipsys.Stream) error {
+	if err := d.p.EventRecord(slot.ev, sys); err != nil {
+		return errors.Join(fmt.Errorf("staging event: %w", err), d.p.StreamSynchronize(sys))
+	}
+	slot.armed = true
+	return nil
+}
+
+// Read returns a copy of src's bytes. See ReadInto.
+func (s Stream) Read(src *DeviceBuffer) ([]byte, error) {
+	if src == nil {
+		return nil, fmt.Errorf("read: %w: nil buffer", ErrInvalidArgument)
+	}
+	out := make([]byte, src.size)
+	if err := s.ReadInto(out, src); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReadInto copies the first len(dst) bytes of src into dst (ordinary Go memory) after
+// the work queued before it that writes src, on this stream or the one that last wrote
+// it. It first checks src: the bytes are only as good as the work that wrote them, so a
+// buffer carrying a failure returns it and nothing is copied. The copy goes through
+// pinned staging, chunk by chunk, the device filling one chunk while the host drains
+// the one before; the waits happen outside the device's lock.
+func (s Stream) ReadInto(dst []byte, src *DeviceBuffer) error {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return err
+	}
+	err := d.checkCopy(src, len(dst), "read")
+	if err == nil {
+		err = d.check1(src, s.id)
+	}
+	if err != nil || len(dst) == 0 {
+		d.leave()
+		return err
+	}
+	if d.recording(s.id) {
+		// A host wait would invalidate the capture: let the server refuse or record it
+		// as CubeCL does, and wait outside the lock.
+		f := d.srv.Read([]CopyDescriptor{Linear(src.b, len(dst))}, s.id)
+		d.mu.Unlock()
+		defer d.exit()
+		data, err := f.Wait()
+		if err == nil {
+			copy(dst, data[0])
+		}
+		return err
+	}
+	r, err := d.ring()
+	d.mu.Unlock()
+	defer d.exit()
+	if err != nil {
+		return err
+	}
+	return d.pipelineRead(r, s.id, dst, src)
+}
+
+// inflightRead is one chunk of a read: queued into slot, bound for dst[off:off+n].
+type inflightRead struct {
+	slot   *stagingSlot
+	off, n int
+}
+
+// pipelineRead keeps up to the ring's depth of chunks queued, draining the oldest into
+// dst while the device fills the others. Only the first chunk waits for a free slot:
+// the others take what is free, so two concurrent reads never hold part of the ring
+// each while waiting for the rest.
+func (d *Device) pipelineRead(r *stagingRing, id StreamID, dst []byte, src *DeviceBuffer) error {
+	var q [8]inflightRead
+	head, count, next := 0, 0, 0
+	depth := min(cap(r.free), len(q))
+	var firstErr error
+	for (next < len(dst) && firstErr == nil) || count > 0 {
+		for firstErr == nil && next < len(dst) && count < depth {
+			slot := r.take(count == 0)
+			if slot == nil {
+				break
+			}
+			n := min(int(r.chunk), len(dst)-next)
+			err := slot.ready(d.p)
+			if err == nil {
+				err = d.enqueueRead(id, src, slot, uint64(next), uint64(n))
+			}
+			if err != nil {
+				r.put(slot)
+				firstErr = err
+				break
+			}
+			q[(head+count)%len(q)] = inflightRead{slot: slot, off: next, n: n}
+			count++
+			next += n
+		}
+		if count == 0 {
+			break
+		}
+		c := q[head]
+		head, count = (head+1)%len(q), count-1
+		err := c.slot.ready(d.p)
+		if err == nil && firstErr == nil {
+			copyParallel(dst[c.off:c.off+c.n], c.slot.buf[:c.n])
+		}
+		r.put(c.slot)
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("read: %w", err)
+		}
+	}
+	return firstErr
+}
+
+// enqueueRead queues one chunk's copy from src at off into slot and arms the slot's
+// event behind it. It takes and lets go of the device's lock.
+func (d *Device) enqueueRead(id StreamID, src *DeviceBuffer, slot *stagingSlot, off, n uint64) error {
+	if err := d.relock(); err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	if err := d.own(src, "read"); err != nil {
+		return err
+	}
+	ms := d.srv.streams
+	d.one[0] = src.b
+	r, err := ms.Resolve(id, d.one[:])
+	d.one[0] = Binding{}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	sys := r.Stream().Sys
+	ptr, _, err := ms.Resource(src.b)
+	if err != nil {
+		return err
+	}
+	// SAFETY: slot is pinned C memory the ring owns; it is drained and reused only after
+	// slot.ev, recorded right after this copy, has completed.
+	if err := d.p.MemcpyDtoHAsync(slot.host, ptr+hipsys.DevicePtr(off), n, sys); err != nil {
+		return fmt.Errorf("read of %d bytes at %d: %w", n, off, err)
+	}
+	return d.arm(slot, sys)
+}
+
+// checkCopy checks a copy of n bytes to or from b (d.mu held).
+func (d *Device) checkCopy(b *DeviceBuffer, n int, what string) error {
+	if err := d.own(b, what); err != nil {
+		return err
+	}
+	if uint64(n) > b.size {
+		return fmt.Errorf("%s: %w: %d bytes, %v", what, ErrOutOfBounds, n, b)
+	}
+	return nil
+}
+
+// check1 is the failure b carries (d.mu held).
+func (d *Device) check1(b *DeviceBuffer, id StreamID) error {
+	d.one[0] = b.b
+	err := d.srv.Check(d.one[:], id)
+	d.one[0] = Binding{}
+	return err
+}
+
+// recording reports whether stream id records a capture (d.mu held).
+func (d *Device) recording(id StreamID) bool {
+	st := d.srv.streams.TryStream(id)
+	return st != nil && st.Capture.IsRecording()
+}

@@ -1,0 +1,490 @@
+package server_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/faults"
+	_ "github.com/cubehip/cubehip/modules/hipsys/platforms"
+	"github.com/cubehip/cubehip/modules/memory"
+	"github.com/cubehip/cubehip/modules/server"
+)
+
+// The Device tests run on the platform hipsys.Open("auto") picks: $CUBEHIP_PLATFORM, else
+// amd, nvidia or cpu, whichever has a device. They are the same tests on every platform.
+
+const devSource = `#include <hip/hip_runtime.h>
+extern "C" __global__ void dev_scale(const float* in, float* out, float a, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a * in[i];
+}
+extern "C" __global__ void dev_add(const float* x, const float* y, float* out, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i] + y[i];
+}
+extern "C" __global__ void dev_iota(float* out, const unsigned long long* info) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < info[0]) out[i] = (float)(i * info[1]);
+}
+extern "C" __global__ void dev_inc(float* x, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1.0f;
+}
+extern "C" __global__ void dev_empty() {}
+`
+
+var (
+	devBlock = hipsys.Dim3{X: 64, Y: 1, Z: 1}
+	devScale = server.NewKernel(devSource, "dev_scale", devBlock, []server.Access{server.Read, server.Write})
+	devAdd   = server.NewKernel(devSource, "dev_add", devBlock, []server.Access{server.Read, server.Read, server.Write})
+	devIota  = server.NewKernel(devSource, "dev_iota", devBlock, []server.Access{server.Write})
+	devInc   = server.NewKernel(devSource, "dev_inc", devBlock, []server.Access{server.ReadWrite})
+	devEmpty = server.NewKernel(devSource, "dev_empty", hipsys.Dim3{X: 1, Y: 1, Z: 1}, nil)
+)
+
+// openDevice opens the test platform's device 0 behind a fault injector, with the given
+// options (Platform and Index are ignored). The device is closed when the test ends.
+func openDevice(t testing.TB, opts server.Options) (*server.Device, *faults.Platform) {
+	t.Helper()
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	f := faults.Wrap(p)
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	d, err := server.OpenPlatform(f, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		f.Reset()
+		assert.NoError(t, d.Close())
+	})
+	return d, f
+}
+
+// grid is enough blocks of devBlock for n threads.
+func grid(n int) hipsys.Dim3 { return hipsys.Dim3{X: uint32((n + 63) / 64), Y: 1, Z: 1} }
+
+func floatBytes(vs ...float32) []byte {
+	b := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return b
+}
+
+func byteFloats(b []byte) []float32 {
+	vs := make([]float32, len(b)/4)
+	for i := range vs {
+		vs[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return vs
+}
+
+// upload is a new buffer holding vs on s; it is released when the test ends.
+func upload(t testing.TB, s server.Stream, vs ...float32) *server.DeviceBuffer {
+	t.Helper()
+	b := alloc(t, s, uint64(4*len(vs)))
+	require.NoError(t, s.Write(b, floatBytes(vs...)))
+	return b
+}
+
+// alloc is a new buffer of size bytes on s; it is released when the test ends (unless
+// the test released it: that second release is ErrReleased, which is ignored).
+func alloc(t testing.TB, s server.Stream, size uint64) *server.DeviceBuffer {
+	t.Helper()
+	b, err := s.Alloc(size)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Release() })
+	return b
+}
+
+func readFloats(t testing.TB, s server.Stream, b *server.DeviceBuffer) []float32 {
+	t.Helper()
+	data, err := s.Read(b)
+	require.NoError(t, err)
+	return byteFloats(data)
+}
+
+func TestDeviceOpen(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	assert.NotEmpty(t, d.Platform())
+	assert.NotEmpty(t, d.Props().Name)
+	assert.Equal(t, 0, d.Index())
+
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	_, err = server.OpenPlatform(p, server.Options{Index: 1 << 20})
+	assert.ErrorIs(t, err, server.ErrInvalidArgument)
+	_, err = server.OpenPlatform(nil, server.Options{})
+	assert.ErrorIs(t, err, server.ErrInvalidArgument)
+	_, err = server.Open(server.Options{Platform: "no-such-platform"})
+	assert.Error(t, err)
+}
+
+func TestDeviceWriteRead(t *testing.T) {
+	// A small staging chunk, so that a few hundred KiB already run the pipeline over
+	// many chunks, with the ring wrapping around several times.
+	d, _ := openDevice(t, server.Options{StagingChunk: 64 << 10, StagingDepth: 3})
+	cases := []struct {
+		name string
+		size int
+	}{
+		{"one byte", 1},
+		{"four bytes", 4},
+		{"odd size", 1001},
+		{"one chunk", 64 << 10},
+		{"chunk and a byte", 64<<10 + 1},
+		{"many chunks", 1<<20 + 12345},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := make([]byte, c.size)
+			for i := range data {
+				data[i] = byte(i*7 + c.size)
+			}
+			b := alloc(t, d.Stream, uint64(c.size))
+			require.NoError(t, d.Write(b, data))
+			got, err := d.Read(b)
+			require.NoError(t, err)
+			assert.Equal(t, data, got)
+
+			// A read of a prefix, into caller memory, on another stream.
+			part := make([]byte, c.size/2+1)
+			require.NoError(t, d.On(3).ReadInto(part, b))
+			assert.Equal(t, data[:len(part)], part)
+		})
+	}
+}
+
+func TestDeviceBadInput(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	other, _ := openDevice(t, server.Options{})
+	released := alloc(t, d.Stream, 64)
+	require.NoError(t, released.Release())
+	foreign := alloc(t, other.Stream, 64)
+	small := alloc(t, d.Stream, 16)
+
+	cases := []struct {
+		name string
+		call func() error
+		want error
+	}{
+		{"write to released", func() error { return d.Write(released, []byte{1}) }, server.ErrReleased},
+		{"read of released", func() error { _, err := d.Read(released); return err }, server.ErrReleased},
+		{"release twice", released.Release, server.ErrReleased},
+		{"launch with released", func() error {
+			return d.Launch(devInc, grid(1), server.LaunchArgs{Buffers: []*server.DeviceBuffer{released}, Scalars: []server.Scalar{server.U32(1)}})
+		}, server.ErrReleased},
+		{"write to foreign", func() error { return d.Write(foreign, []byte{1}) }, server.ErrForeign},
+		{"sync foreign", func() error { return d.Sync(foreign) }, server.ErrForeign},
+		{"write nil", func() error { return d.Write(nil, []byte{1}) }, server.ErrInvalidArgument},
+		{"read nil", func() error { _, err := d.Read(nil); return err }, server.ErrInvalidArgument},
+		{"write past the end", func() error { return d.Write(small, make([]byte, 17)) }, server.ErrOutOfBounds},
+		{"read past the end", func() error { return d.ReadInto(make([]byte, 17), small) }, server.ErrOutOfBounds},
+		{"launch nil kernel", func() error { return d.Launch(nil, grid(1), server.LaunchArgs{}) }, server.ErrInvalidArgument},
+		{"launch wrong buffer count", func() error {
+			return d.Launch(devAdd, grid(1), server.LaunchArgs{Buffers: []*server.DeviceBuffer{small}})
+		}, server.ErrInvalidArgument},
+		{"compile nil", func() error { return d.Compile(nil) }, server.ErrInvalidArgument},
+		{"capture nil", func() error { _, err := d.Capture(nil); return err }, server.ErrInvalidArgument},
+		{"profile nil", func() error { _, err := d.Profile(nil); return err }, server.ErrInvalidArgument},
+		{"replay nil", func() error { var g *server.Graph; return g.Replay() }, server.ErrInvalidArgument},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.call()
+			assert.ErrorIs(t, err, c.want)
+		})
+	}
+}
+
+func TestDeviceClosed(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	b := alloc(t, d.Stream, 64)
+	k := upload(t, d.Stream, 1, 2)
+	g, err := d.Capture(func(s server.Stream) error {
+		return s.Launch(devInc, grid(2), server.LaunchArgs{Buffers: []*server.DeviceBuffer{k}, Scalars: []server.Scalar{server.U32(2)}})
+	})
+	require.NoError(t, err)
+	require.NoError(t, d.Close())
+	require.NoError(t, d.Close(), "a second Close is nil")
+
+	calls := map[string]func() error{
+		"alloc":   func() error { _, err := d.Alloc(1); return err },
+		"write":   func() error { return d.Write(b, []byte{1}) },
+		"read":    func() error { _, err := d.Read(b); return err },
+		"launch":  func() error { return d.Launch(devEmpty, grid(1), server.LaunchArgs{}) },
+		"sync":    func() error { return d.Sync() },
+		"replay":  g.Replay,
+		"destroy": g.Destroy,
+		"compile": func() error { return d.Compile(devEmpty) },
+		"usage":   func() error { _, err := d.MemoryUsage(); return err },
+		"profile": func() error { _, err := d.StartProfile(); return err },
+	}
+	for name, call := range calls {
+		assert.ErrorIs(t, call(), server.ErrClosed, name)
+	}
+	assert.NoError(t, b.Release(), "a release after Close is a no-op")
+}
+
+func TestDeviceLaunch(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	require.NoError(t, d.Compile(devScale))
+	const n = 1000
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i)
+	}
+	in := upload(t, d.Stream, xs...)
+	out := alloc(t, d.Stream, 4*n)
+	sum := alloc(t, d.On(1), 4*n)
+	iota := alloc(t, d.Stream, 4*n)
+
+	require.NoError(t, d.Launch(devScale, grid(n), server.LaunchArgs{
+		Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(3), server.U32(n)},
+	}))
+	// On another stream: it waits for out's last write on stream 0.
+	require.NoError(t, d.On(1).Launch(devAdd, grid(n), server.LaunchArgs{
+		Buffers: []*server.DeviceBuffer{in, out, sum}, Scalars: []server.Scalar{server.U32(n)},
+	}))
+	require.NoError(t, d.Launch(devIota, grid(n), server.LaunchArgs{
+		Buffers: []*server.DeviceBuffer{iota}, Info: []uint64{n, 2},
+	}))
+	got, sums, iotas := readFloats(t, d.Stream, out), readFloats(t, d.On(1), sum), readFloats(t, d.Stream, iota)
+	for i := range n {
+		require.Equal(t, 3*xs[i], got[i], "scale %d", i)
+		require.Equal(t, 4*xs[i], sums[i], "add %d", i)
+		require.Equal(t, float32(2*i), iotas[i], "iota %d", i)
+	}
+	// A zero grid enqueues nothing and changes nothing.
+	require.NoError(t, d.Launch(devInc, hipsys.Dim3{}, server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}, Scalars: []server.Scalar{server.U32(n)}}))
+	assert.Equal(t, got, readFloats(t, d.Stream, out))
+}
+
+func TestDeviceLaunchDynamic(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	count := alloc(t, d.Stream, 12)
+	require.NoError(t, d.Write(count, []byte{2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}))
+	x := upload(t, d.Stream, make([]float32, 200)...)
+	require.NoError(t, d.LaunchDynamic(devInc, count, server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(200)}}))
+	got := readFloats(t, d.Stream, x)
+	assert.Equal(t, float32(1), got[127], "two blocks of 64 ran")
+	assert.Equal(t, float32(0), got[128], "and no more")
+}
+
+func TestDeviceCompileError(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	broken := server.NewKernel(`extern "C" __global__ void dev_broken(float* out) { not C++ }`, "dev_broken", devBlock, []server.Access{server.Write})
+	err := d.Compile(broken)
+	require.ErrorIs(t, err, server.ErrCompilation)
+	var ce *server.CompileError
+	require.True(t, errors.As(err, &ce))
+	assert.Equal(t, "dev_broken", ce.Entry)
+
+	// Launched anyway: the output carries the compile error, the call does not.
+	out := alloc(t, d.Stream, 64)
+	require.NoError(t, d.Launch(broken, grid(1), server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}}))
+	_, err = d.Read(out)
+	assert.ErrorIs(t, err, server.ErrCompilation)
+	assert.ErrorIs(t, d.Check(out), server.ErrCompilation)
+	assert.ErrorIs(t, d.Sync(out), server.ErrCompilation)
+}
+
+// TestDeviceInjectedFailure is the failure model through the Device: a launch the
+// driver refuses leaves exactly its outputs carrying the failure; everything else reads
+// fine; writing the output heals it.
+func TestDeviceInjectedFailure(t *testing.T) {
+	d, f := openDevice(t, server.Options{})
+	in := upload(t, d.Stream, 1, 2, 3, 4)
+	a, b, c := alloc(t, d.Stream, 16), alloc(t, d.Stream, 16), alloc(t, d.Stream, 16)
+	require.NoError(t, d.Compile(devScale))
+	require.True(t, f.FailNth("hipModuleLaunchKernel", 2, hipsys.ErrorLaunchFailure))
+	for _, out := range []*server.DeviceBuffer{a, b, c} {
+		require.NoError(t, d.Launch(devScale, grid(4), server.LaunchArgs{
+			Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)},
+		}))
+	}
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, a))
+	_, err := d.Read(b)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, c))
+	assert.Equal(t, []float32{1, 2, 3, 4}, readFloats(t, d.Stream, in), "inputs never carry a launch's failure")
+	_, err = d.On(5).Read(b)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "from any stream")
+
+	// A consumer of b inherits the failure instead of reading stale bytes.
+	sum := alloc(t, d.Stream, 16)
+	require.NoError(t, d.Launch(devAdd, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{a, b, sum}, Scalars: []server.Scalar{server.U32(4)}}))
+	assert.ErrorIs(t, d.Check(sum), hipsys.ErrorLaunchFailure)
+
+	require.NoError(t, d.Write(b, floatBytes(9, 9, 9, 9)))
+	assert.Equal(t, []float32{9, 9, 9, 9}, readFloats(t, d.Stream, b), "a write heals the buffer")
+}
+
+func TestDeviceCopyFailures(t *testing.T) {
+	d, f := openDevice(t, server.Options{StagingChunk: 4 << 10})
+	b := upload(t, d.Stream, make([]float32, 4096)...) // 16 KiB: four chunks
+
+	require.True(t, f.FailNth("hipMemcpyHtoDAsync", 3, hipsys.ErrorInvalidValue))
+	err := d.Write(b, make([]byte, 16<<10))
+	require.ErrorIs(t, err, hipsys.ErrorInvalidValue)
+	assert.ErrorIs(t, d.Check(b), hipsys.ErrorInvalidValue, "the half-written buffer carries it")
+	_, err = d.Read(b)
+	assert.ErrorIs(t, err, hipsys.ErrorInvalidValue)
+
+	require.NoError(t, d.Write(b, make([]byte, 16<<10)))
+	require.NoError(t, d.Check(b))
+
+	require.True(t, f.FailNth("hipMemcpyDtoHAsync", 2, hipsys.ErrorInvalidValue))
+	_, err = d.Read(b)
+	assert.ErrorIs(t, err, hipsys.ErrorInvalidValue)
+	_, err = d.Read(b)
+	assert.NoError(t, err, "a read failure is the read's alone")
+}
+
+func TestDeviceGraph(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	s := d.On(2)
+	x := upload(t, s, 0, 0, 0, 0)
+	y := alloc(t, s, 16)
+	g, err := s.Capture(func(s server.Stream) error {
+		if err := s.Launch(devInc, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(4)}}); err != nil {
+			return err
+		}
+		return s.Launch(devScale, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x, y}, Scalars: []server.Scalar{server.F32(10), server.U32(4)}})
+	})
+	require.NoError(t, err)
+	// The warm-up ran once; each replay runs the recorded pair again.
+	assert.Equal(t, []float32{1, 1, 1, 1}, readFloats(t, s, x))
+	for range 3 {
+		require.NoError(t, g.Replay())
+	}
+	assert.Equal(t, []float32{4, 4, 4, 4}, readFloats(t, s, x))
+	assert.Equal(t, []float32{40, 40, 40, 40}, readFloats(t, s, y))
+
+	// Inputs are refreshed by writing them on the graph's stream.
+	require.NoError(t, s.Write(x, floatBytes(1, 2, 3, 4)))
+	require.NoError(t, g.Replay())
+	assert.Equal(t, []float32{20, 30, 40, 50}, readFloats(t, s, y))
+
+	require.NoError(t, g.Destroy())
+	assert.ErrorIs(t, g.Destroy(), server.ErrReleased)
+	assert.ErrorIs(t, g.Replay(), server.ErrReleased)
+
+	// A failed warm-up ends the window: the stream can capture again.
+	boom := errors.New("boom")
+	_, err = s.Capture(func(server.Stream) error { return boom })
+	assert.ErrorIs(t, err, boom)
+	g2, err := s.Capture(func(s server.Stream) error {
+		return s.Launch(devInc, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(4)}})
+	})
+	require.NoError(t, err)
+	require.NoError(t, g2.Destroy())
+}
+
+func TestDeviceProfile(t *testing.T) {
+	d, f := openDevice(t, server.Options{})
+	x := upload(t, d.Stream, make([]float32, 1<<16)...)
+	dur, err := d.Profile(func() error {
+		for range 10 {
+			if err := d.Launch(devInc, grid(1<<16), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(1 << 16)}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Positive(t, dur)
+	assert.Equal(t, float32(10), readFloats(t, d.Stream, x)[123])
+
+	// A failure inside the window invalidates it.
+	p, err := d.StartProfile()
+	require.NoError(t, err)
+	require.True(t, f.FailNth("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure))
+	require.NoError(t, d.Launch(devInc, grid(1<<16), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(1 << 16)}}))
+	_, err = p.Stop()
+	assert.ErrorIs(t, err, server.ErrProfileInvalidated)
+	_, err = p.Stop()
+	assert.ErrorIs(t, err, server.ErrReleased)
+
+	q, err := d.StartProfile()
+	require.NoError(t, err)
+	q.Abandon()
+	q.Abandon()
+	_, err = q.Stop()
+	assert.ErrorIs(t, err, server.ErrReleased)
+}
+
+func TestDeviceMemory(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	base, err := d.MemoryUsage()
+	require.NoError(t, err)
+
+	b := alloc(t, d.Stream, 1<<20)
+	c := alloc(t, d.On(1), 1000)
+	u, err := d.MemoryUsage()
+	require.NoError(t, err)
+	assert.Equal(t, base.NumberAllocs+2, u.NumberAllocs)
+	assert.GreaterOrEqual(t, u.BytesInUse, base.BytesInUse+1<<20+1000)
+
+	reports, err := d.MemoryReport()
+	require.NoError(t, err)
+	assert.Len(t, reports, 2, "streams 0 and 1")
+
+	require.NoError(t, b.Release())
+	require.NoError(t, c.Release())
+	require.NoError(t, d.Cleanup())
+	u, err = d.MemoryUsage()
+	require.NoError(t, err)
+	assert.Equal(t, base.NumberAllocs, u.NumberAllocs)
+	assert.Equal(t, base.BytesInUse, u.BytesInUse)
+
+	// Persistent mode: allocations go to the persistent pool until the window closes.
+	s := d.On(1)
+	require.NoError(t, s.SetAllocationMode(memory.ModePersistent))
+	p := alloc(t, s, 4096)
+	require.NoError(t, s.SetAllocationMode(memory.ModeAuto))
+	rep, err := s.MemoryReport()
+	require.NoError(t, err)
+	assert.NotZero(t, rep.Persistent, "the persistent pool holds the allocation")
+	require.NoError(t, p.Release())
+
+	// A new pool layout: refused while memory is in use, installed once it is not.
+	held := alloc(t, d.Stream, 64)
+	assert.ErrorIs(t, d.InstallPools(memory.Layout{Preset: memory.ExclusivePages}), memory.ErrPoolsInUse)
+	require.NoError(t, held.Release())
+	require.NoError(t, d.InstallPools(memory.Layout{Preset: memory.ExclusivePages}))
+	e := upload(t, d.Stream, 1, 2, 3)
+	assert.Equal(t, []float32{1, 2, 3}, readFloats(t, d.Stream, e))
+}
+
+// TestDeviceUsageBaseline allocates and releases through the Device 100 000 times:
+// the pools reuse their slices, and usage ends exactly where it began.
+func TestDeviceUsageBaseline(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	keep := alloc(t, d.Stream, 4096) // the stream exists and has a page
+	base, err := d.MemoryUsage()
+	require.NoError(t, err)
+	sizes := []uint64{1, 256, 4096, 1 << 20, 3 << 20}
+	for i := range 100_000 {
+		b, err := d.Alloc(sizes[i%len(sizes)])
+		require.NoError(t, err)
+		require.NoError(t, b.Release())
+	}
+	u, err := d.MemoryUsage()
+	require.NoError(t, err)
+	assert.Equal(t, base.NumberAllocs, u.NumberAllocs)
+	assert.Equal(t, base.BytesInUse, u.BytesInUse)
+	require.NoError(t, d.Cleanup())
+	u, err = d.MemoryUsage()
+	require.NoError(t, err)
+	assert.LessOrEqual(t, u.BytesReserved, base.BytesReserved+8<<20, "pages beyond the baseline go back on cleanup")
+	_ = keep
+}

@@ -1,0 +1,83 @@
+package server_test
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/faults"
+	"github.com/cubehip/cubehip/modules/server"
+	"github.com/cubehip/cubehip/modules/stream"
+)
+
+// newServerIn is a server over a fresh fault wrapper with its kernel cache in dir.
+func newServerIn(t *testing.T, dir string) (*server.Server, *faults.Platform) {
+	t.Helper()
+	p, err := hipsys.Open("cpu")
+	require.NoError(t, err)
+	f := faults.Wrap(p)
+	srv, err := server.New(f, server.WithCacheDir(dir), server.WithLogger(slog.New(slog.DiscardHandler)),
+		server.WithStreamOptions(stream.WithGPUProps(smallProps)))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+	return srv, f
+}
+
+func TestKernelDiskCache(t *testing.T) {
+	dir := t.TempDir()
+	// A source no earlier run compiled, so the cpu compiler's own cache cannot answer.
+	src := fmt.Sprintf("// %d\n%s", time.Now().UnixNano(), kernelSource)
+	k := server.NewKernel(src, "add_one", addOne.Block, addOne.IO)
+
+	first, f1 := newServerIn(t, dir)
+	require.NoError(t, first.Launch(k, server.Static(1, 1, 1), server.Args{Buffers: make([]server.Binding, 2)}, 0, server.DryRun))
+	assert.Equal(t, 1, f1.Calls("hiprtcCompileProgram"))
+	files, err := filepath.Glob(filepath.Join(dir, "kernels", "*.co"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	assert.Contains(t, filepath.Base(files[0]), "-cpu-", "keyed by platform and architecture")
+
+	// Another server (as a second process would) loads the code object without compiling.
+	second, f2 := newServerIn(t, dir)
+	in, err := second.Create(f32bytes(1, 2), 0)
+	require.NoError(t, err)
+	defer in.Release()
+	out, err := second.Empty(8, 0)
+	require.NoError(t, err)
+	defer out.Release()
+	ib, _ := in.Binding()
+	ob, _ := out.Binding()
+	defer ib.Release()
+	defer ob.Release()
+	require.NoError(t, second.Launch(k, server.Static(1, 1, 1), server.Args{Buffers: []server.Binding{ib, ob}, Scalars: []server.Scalar{server.U32(2)}}, 0, server.Execute))
+	assert.Zero(t, f2.Calls("hiprtcCompileProgram"))
+	got, err := second.Read([]server.CopyDescriptor{server.Linear(ob, 8)}, 0).Wait()
+	require.NoError(t, err)
+	assert.Equal(t, []float32{2, 3}, bytesF32(got[0]))
+
+	// A corrupt entry is recompiled and overwritten, not a failure.
+	require.NoError(t, os.WriteFile(files[0], []byte("garbage"), 0o644))
+	third, f3 := newServerIn(t, dir)
+	require.NoError(t, third.Launch(k, server.Static(1, 1, 1), server.Args{Buffers: make([]server.Binding, 2)}, 0, server.DryRun))
+	assert.Equal(t, 1, f3.Calls("hiprtcCompileProgram"))
+	code, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	assert.NotEqual(t, "garbage", string(code))
+}
+
+func TestKernelIDs(t *testing.T) {
+	a := server.NewKernel("src", "entry", hipsys.Dim3{X: 1}, nil)
+	b := server.NewKernel("src", "entry", hipsys.Dim3{X: 64}, nil, "-O3")
+	c := server.NewKernel("sr", "centry", hipsys.Dim3{X: 1}, nil)
+	lit := &server.Kernel{Source: "src", Entry: "entry"}
+	assert.NotEqual(t, a.ID(), b.ID(), "options are part of the identity")
+	assert.NotEqual(t, a.ID(), c.ID(), "parts cannot slide into each other")
+	assert.Equal(t, a.ID(), lit.ID(), "the block shape is not")
+}
