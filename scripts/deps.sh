@@ -18,7 +18,7 @@ command -v g++ >/dev/null || need_pkgs+=(g++)
 # Checked by file, not by dpkg, so a ROCm installed from AMD's own repositories counts too.
 # The headers matter as well as the library: ROCm before 6.1 compiles kernels with hiprtc
 # against the HIP headers on disk.
-if ! ls /usr/include/hip/hiprtc.h /opt/rocm/include/hip/hiprtc.h >/dev/null 2>&1; then
+if [ ! -e /usr/include/hip/hiprtc.h ] && [ ! -e /opt/rocm/include/hip/hiprtc.h ]; then
   if [ "$(uname -m)" = x86_64 ]; then need_pkgs+=(libamdhip64-dev); fi
 fi
 

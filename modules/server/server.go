@@ -115,10 +115,17 @@ func (s *Server) Streams() *stream.MultiStream { return s.streams }
 // StreamIDs is one id per created device stream; feeding one back reaches that stream.
 func (s *Server) StreamIDs() []StreamID { return s.streams.StreamIDs() }
 
-// Close destroys every captured graph (after waiting for its stream), stops the release
-// worker and frees the profiler's events. The server must not be used afterwards. Memory
-// still held by handles stays with the platform.
+// Close waits for every stream, destroys every captured graph, unloads the kernels,
+// frees the profiler's pooled events and stops the release worker. It blocks. The server
+// must not be used afterwards. Memory still held by handles stays with the platform.
+// Failures of the waits are not returned: they belong to the buffers, which nobody can
+// read any more.
 func (s *Server) Close() error {
+	for _, id := range s.StreamIDs() {
+		if err := s.Sync(nil, id).Wait(); err != nil {
+			s.log.Debug("server: close: stream wait failed", "stream", id, "err", err)
+		}
+	}
 	for id, st := range s.owners {
 		s.GraphDestroy(id, st)
 	}

@@ -9,4 +9,5 @@ package platforms
 import (
 	_ "github.com/cubehip/cubehip/modules/hipsys/amd"
 	_ "github.com/cubehip/cubehip/modules/hipsys/cpu"
+	_ "github.com/cubehip/cubehip/modules/hipsys/nvidia"
 )

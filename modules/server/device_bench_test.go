@@ -1,0 +1,270 @@
+package server_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/server"
+)
+
+// The Device budgets (DESIGN "Performance budgets"), on whatever platform auto picks.
+// Each reports its figure with b.ReportMetric; the BenchmarkHipsys* ones are the same
+// work straight through hipsys in the same run, the in-Go anchor on platforms with no C
+// one (on the H200 the driver-API program in modules/hipsys/nvidia/bench is the anchor).
+
+// syncEvery keeps the stream's queue short in launch loops: a queue that grows without
+// bound measures the queue, not the launch.
+const syncEvery = 1024
+
+func BenchmarkDeviceLaunch(b *testing.B) {
+	d, _ := openDevice(b, server.Options{})
+	require.NoError(b, d.Launch(devEmpty, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.LaunchArgs{}))
+	require.NoError(b, d.Sync())
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := d.Launch(devEmpty, one, server.LaunchArgs{}); err != nil {
+			b.Fatal(err)
+		}
+		if i%syncEvery == syncEvery-1 {
+			_ = d.Sync()
+		}
+	}
+	require.NoError(b, d.Sync())
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/launch")
+}
+
+func BenchmarkHipsysLaunch(b *testing.B) {
+	p, sys, fn := rawKernel(b, devEmpty)
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := p.ModuleLaunchKernel(fn, one, one, 0, sys, nil); err != nil {
+			b.Fatal(err)
+		}
+		if i%syncEvery == syncEvery-1 {
+			_ = p.StreamSynchronize(sys)
+		}
+	}
+	require.NoError(b, p.StreamSynchronize(sys))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/launch")
+}
+
+func BenchmarkDeviceAllocFree1MiB(b *testing.B) {
+	d, _ := openDevice(b, server.Options{})
+	warm, err := d.Alloc(1 << 20) // the page exists before the loop
+	require.NoError(b, err)
+	require.NoError(b, warm.Release())
+	b.ReportAllocs()
+	for b.Loop() {
+		buf, err := d.Alloc(1 << 20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := buf.Release(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/alloc+free")
+}
+
+func BenchmarkDeviceRead4B(b *testing.B) {
+	d, _ := openDevice(b, server.Options{})
+	buf := upload(b, d.Stream, 42)
+	out := make([]byte, 4)
+	require.NoError(b, d.ReadInto(out, buf))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.ReadInto(out, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/read")
+}
+
+func BenchmarkHipsysRead4B(b *testing.B) {
+	p, err := hipsys.Open("auto")
+	require.NoError(b, err)
+	ptr, err := p.Malloc(4)
+	require.NoError(b, err)
+	defer p.Free(ptr)
+	out := make([]byte, 4)
+	for b.Loop() {
+		if err := p.MemcpyDtoH(out, ptr); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/read")
+}
+
+func BenchmarkDeviceGraphReplay10(b *testing.B) {
+	d, _ := openDevice(b, server.Options{})
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	g, err := d.Capture(func(s server.Stream) error {
+		for range 10 {
+			if err := s.Launch(devEmpty, one, server.LaunchArgs{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.NoError(b, err)
+	defer g.Destroy()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := g.Replay(); err != nil {
+			b.Fatal(err)
+		}
+		if i%(syncEvery/10) == syncEvery/10-1 {
+			_ = d.Sync()
+		}
+	}
+	require.NoError(b, d.Sync())
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/replay")
+}
+
+func BenchmarkHipsysGraphReplay10(b *testing.B) {
+	p, sys, fn := rawKernel(b, devEmpty)
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	require.NoError(b, p.StreamBeginCapture(sys, hipsys.CaptureModeGlobal))
+	for range 10 {
+		require.NoError(b, p.ModuleLaunchKernel(fn, one, one, 0, sys, nil))
+	}
+	graph, err := p.StreamEndCapture(sys)
+	require.NoError(b, err)
+	exec, err := p.GraphInstantiate(graph)
+	require.NoError(b, err)
+	defer p.GraphExecDestroy(exec)
+	_ = p.GraphDestroy(graph)
+	for i := 0; b.Loop(); i++ {
+		if err := p.GraphLaunch(exec, sys); err != nil {
+			b.Fatal(err)
+		}
+		if i%(syncEvery/10) == syncEvery/10-1 {
+			_ = p.StreamSynchronize(sys)
+		}
+	}
+	require.NoError(b, p.StreamSynchronize(sys))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/replay")
+}
+
+const bigCopy = 256 << 20
+
+func BenchmarkDeviceWrite256MiB(b *testing.B) {
+	d, _ := openDevice(b, server.Options{})
+	buf := alloc(b, d.Stream, bigCopy)
+	data := make([]byte, bigCopy)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	b.SetBytes(bigCopy)
+	for b.Loop() {
+		if err := d.Write(buf, data); err != nil {
+			b.Fatal(err)
+		}
+		// Done means on the device: the write returns when its last chunk is queued.
+		if err := d.Sync(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportGBs(b)
+}
+
+func BenchmarkDeviceRead256MiB(b *testing.B) {
+	d, _ := openDevice(b, server.Options{})
+	buf := alloc(b, d.Stream, bigCopy)
+	require.NoError(b, d.Write(buf, make([]byte, bigCopy)))
+	out := make([]byte, bigCopy)
+	b.SetBytes(bigCopy)
+	for b.Loop() {
+		if err := d.ReadInto(out, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportGBs(b)
+}
+
+// BenchmarkHipsysCopy256MiB is the raw pageable rate: hipMemcpyHtoD and hipMemcpyDtoH
+// from and into ordinary Go memory, the figures the Device's copies are held to.
+func BenchmarkHipsysCopy256MiB(b *testing.B) {
+	p, err := hipsys.Open("auto")
+	require.NoError(b, err)
+	ptr, err := p.Malloc(bigCopy)
+	require.NoError(b, err)
+	defer p.Free(ptr)
+	data := make([]byte, bigCopy)
+	b.Run("HtoD", func(b *testing.B) {
+		b.SetBytes(bigCopy)
+		for b.Loop() {
+			if err := p.MemcpyHtoD(ptr, data); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportGBs(b)
+	})
+	b.Run("DtoH", func(b *testing.B) {
+		b.SetBytes(bigCopy)
+		for b.Loop() {
+			if err := p.MemcpyDtoH(data, ptr); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportGBs(b)
+	})
+}
+
+func reportGBs(b *testing.B) {
+	b.ReportMetric(float64(bigCopy)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+}
+
+// rawKernel loads k by hand on a fresh stream of the auto platform: the hipsys side of
+// the side-by-side benchmarks.
+func rawKernel(b *testing.B, k *server.Kernel) (hipsys.Platform, hipsys.Stream, hipsys.Function) {
+	p, err := hipsys.Open("auto")
+	require.NoError(b, err)
+	prog, err := p.RTCCreateProgram(k.Source, k.Entry+".hip", nil)
+	require.NoError(b, err)
+	require.NoError(b, p.RTCCompileProgram(prog, nil))
+	code, err := p.RTCGetCode(prog)
+	require.NoError(b, err)
+	require.NoError(b, p.RTCDestroyProgram(prog))
+	mod, err := p.ModuleLoadData(code)
+	require.NoError(b, err)
+	fn, err := p.ModuleGetFunction(mod, k.Entry)
+	require.NoError(b, err)
+	sys, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(b, err)
+	b.Cleanup(func() {
+		_ = p.StreamSynchronize(sys)
+		_ = p.StreamDestroy(sys)
+		_ = p.ModuleUnload(mod)
+	})
+	return p, sys, fn
+}
+
+// TestDeviceLaunchAllocatesNothing holds the Device to the zero-allocation budget of a
+// steady-state launch with buffer, scalar and info arguments.
+func TestDeviceLaunchAllocatesNothing(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	x := alloc(t, d.Stream, 256)
+	args := server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(64)}}
+	info := server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Info: []uint64{64, 1}}
+	g := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	// The cpu platform recycles its queued commands: a first deep queue grows its free
+	// list, so that the measured launches below find every command there.
+	for range 300 {
+		require.NoError(t, d.Launch(devInc, g, args))
+		require.NoError(t, d.Launch(devIota, g, info))
+	}
+	require.NoError(t, d.Sync())
+	allocs := testing.AllocsPerRun(100, func() {
+		_ = d.Launch(devInc, g, args)
+		_ = d.Launch(devIota, g, info)
+	})
+	require.NoError(t, d.Sync())
+	assert.Zero(t, allocs)
+}
+

@@ -1,0 +1,99 @@
+package server_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/server"
+)
+
+func TestInfoBufferCached(t *testing.T) {
+	e := newEnv(t)
+	in, out := e.floats(0, 1, 2, 3, 4), e.empty(0, 4)
+	args := server.Args{Buffers: []server.Binding{in, out}, Info: []uint64{3}}
+	require.NoError(t, e.srv.Launch(addOneInfo, server.Static(1, 1, 1), args, 0, server.Execute))
+	uploads := e.f.Calls("hipMemcpyHtoDAsync")
+	require.NoError(t, e.srv.Launch(addOneInfo, server.Static(1, 1, 1), args, 0, server.Execute))
+	assert.Equal(t, uploads, e.f.Calls("hipMemcpyHtoDAsync"), "the same words are uploaded once")
+	assert.Equal(t, []float32{2, 3, 4, 0}, e.mustRead(0, out, 4), "the info pointer is passed last")
+
+	// Words too large for the cache are uploaded per launch and dropped after it.
+	big := make([]uint64, 1024)
+	big[0] = 4
+	args.Info = big
+	for range 3 {
+		require.NoError(t, e.srv.Launch(addOneInfo, server.Static(1, 1, 1), args, 0, server.Execute))
+	}
+	assert.Equal(t, uploads+3, e.f.Calls("hipMemcpyHtoDAsync"))
+	assert.Equal(t, []float32{2, 3, 4, 5}, e.mustRead(0, out, 4))
+}
+
+func TestCrossStreamLaunches(t *testing.T) {
+	e := newEnv(t)
+	in := e.floats(0, 1, 2, 3, 4)
+	mid, out := e.empty(1, 4), e.empty(2, 4)
+	for range 20 {
+		launch(t, e.srv, addOne, 4, 1, in, mid)  // stream 1 reads stream 0's buffer
+		launch(t, e.srv, mulTwo, 4, 2, mid, out) // stream 2 waits for stream 1's write
+		assert.Equal(t, []float32{4, 6, 8, 10}, e.mustRead(3, out, 4))
+	}
+}
+
+func TestReadManyDescriptorsAndWaitConcurrentSafe(t *testing.T) {
+	e := newEnv(t)
+	bufs := make([]server.Binding, 8)
+	for i := range bufs {
+		bufs[i] = e.floats(0, float32(i), float32(i+1))
+	}
+	futures := make([]*server.ReadFuture, 16)
+	for i := range futures {
+		descs := []server.CopyDescriptor{server.Linear(bufs[i%8], 8), server.Linear(bufs[(i+1)%8], 4)}
+		futures[i] = e.srv.Read(descs, server.StreamID(i%3))
+	}
+	var wg sync.WaitGroup
+	for i, f := range futures {
+		wg.Go(func() {
+			out, err := f.Wait()
+			assert.NoError(t, err)
+			assert.Equal(t, []float32{float32(i % 8), float32(i%8 + 1)}, bytesF32(out[0]))
+			assert.Equal(t, []float32{float32((i + 1) % 8)}, bytesF32(out[1]))
+		})
+	}
+	wg.Wait()
+}
+
+func TestHeapFallbackWhenPinnedRunsOut(t *testing.T) {
+	e := newEnv(t)
+	e.f.Fail("hipHostMalloc", hipsys.ErrorOutOfMemory)
+	b := e.floats(0, 1, 2, 3, 4) // the write falls back to a blocking copy
+	assert.Equal(t, []float32{1, 2, 3, 4}, e.mustRead(0, b, 4), "and so does the read")
+	bufs, err := e.srv.Staging([]uint64{8}, 0)
+	require.NoError(t, err)
+	assert.False(t, bufs[0].Pinned())
+	assert.Len(t, bufs[0].Bytes(), 8)
+	require.NoError(t, bufs[0].Release())
+	pitched := server.CopyDescriptor{Binding: b, Shape: []int{2, 1}, Strides: []int{2, 1}, ElemSize: 4}
+	e.srv.Write([]server.WriteOp{{Desc: pitched, Data: f32bytes(9, 9)}}, 0)
+	assert.ErrorIs(t, e.srv.Check([]server.Binding{b}, 0), server.ErrNoPinnedMemory)
+}
+
+func TestLaunchReleasedBindingsDoNotPanic(t *testing.T) {
+	e := newEnv(t)
+	in := e.floats(0, 1, 2)
+	h, err := e.srv.Empty(8, 0)
+	require.NoError(t, err)
+	out, err := h.Binding()
+	require.NoError(t, err)
+	view := out
+	require.NoError(t, out.Release())
+	require.NoError(t, h.Release())
+	require.NoError(t, e.srv.Launch(addOne, server.Static(1, 1, 1), server.Args{Buffers: []server.Binding{in, view}, Scalars: []server.Scalar{server.U32(2)}}, 0, server.Execute))
+	require.NoError(t, e.srv.Launch(addOne, server.Static(1, 1, 1), server.Args{Buffers: make([]server.Binding, 2)}, 0, server.Execute))
+	_, err = e.read(0, view, 2)
+	assert.Error(t, err)
+	assert.NoError(t, e.srv.Check([]server.Binding{in}, 0))
+}
