@@ -146,6 +146,18 @@ func (s Stream) ReadInto(dst []byte, src *DeviceBuffer) error {
 		}
 		return err
 	}
+	if len(dst) <= directRead {
+		if ptr, ok := d.idle(s.id, src); ok {
+			d.mu.Unlock()
+			defer d.exit()
+			// SAFETY: dst is Go memory, which a blocking copy may use: it is done with
+			// it when MemcpyDtoH returns.
+			if err := d.p.MemcpyDtoH(dst, ptr); err != nil {
+				return fmt.Errorf("read of %d bytes: %w", len(dst), err)
+			}
+			return nil
+		}
+	}
 	r, err := d.ring()
 	d.mu.Unlock()
 	defer d.exit()
@@ -153,6 +165,32 @@ func (s Stream) ReadInto(dst []byte, src *DeviceBuffer) error {
 		return err
 	}
 	return d.pipelineRead(r, s.id, dst, src)
+}
+
+// directRead is the largest read that may skip the staging pipeline when the stream is
+// idle: a blocking copy of a few bytes costs one driver call, where the pipeline costs
+// an async copy, an event record and an event wait (on the cpu platform, a wake-up of
+// the stream's worker as well).
+const directRead = 64 << 10
+
+// idle orders stream id after src's last write (on another stream) and reports src's
+// address if the stream then has nothing queued, so that a blocking copy reads what
+// that work wrote (d.mu held). A stream with work pending, or a failure on the way,
+// reports false, and the read takes the pipeline, which reports the failure.
+func (d *Device) idle(id StreamID, src *DeviceBuffer) (hipsys.DevicePtr, bool) {
+	ms := d.srv.streams
+	d.one[0] = src.b
+	r, err := ms.Resolve(id, d.one[:])
+	d.one[0] = Binding{}
+	if err != nil {
+		return 0, false
+	}
+	defer r.Close()
+	if d.p.StreamQuery(r.Stream().Sys) != nil {
+		return 0, false
+	}
+	ptr, _, err := ms.Resource(src.b)
+	return ptr, err == nil
 }
 
 // inflightRead is one chunk of a read: queued into slot, bound for dst[off:off+n].

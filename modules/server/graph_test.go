@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/server"
 )
 
@@ -140,5 +141,21 @@ func TestGraphManyLaunchesDynamicMetadata(t *testing.T) {
 	e.srv.Write([]server.WriteOp{{Desc: server.Linear(a, 16), Data: hundred}, {Desc: server.Linear(b, 16), Data: hundred}}, 0)
 	require.NoError(t, e.srv.Replay(g, 0))
 	assert.Equal(t, []float32{250, 250, 250, 250}, e.mustRead(0, a, 4))
+	e.srv.GraphDestroy(g, 0)
+}
+
+func TestGraphBeginRefusedByTheDriver(t *testing.T) {
+	e := newEnv(t)
+	in, out := e.floats(0, 1, 2), e.empty(0, 2)
+	require.NoError(t, e.srv.GraphPrepare(0))
+	launch(t, e.srv, addOne, 2, 0, in, out)
+	e.f.FailNext("hipStreamBeginCapture", 1, hipsys.ErrorStreamCaptureUnsupported)
+	assert.ErrorIs(t, e.srv.BeginCapture(0), hipsys.ErrorStreamCaptureUnsupported)
+	// The stream is back to no capture: launches execute, and it can be prepared again.
+	launch(t, e.srv, mulTwo, 2, 0, in, out)
+	assert.Equal(t, []float32{2, 4}, e.mustRead(0, out, 2))
+	g := capture(t, e, func() { launch(t, e.srv, addOne, 2, 0, in, out) })
+	require.NoError(t, e.srv.Replay(g, 0))
+	assert.Equal(t, []float32{2, 3}, e.mustRead(0, out, 2))
 	e.srv.GraphDestroy(g, 0)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -80,4 +81,25 @@ func TestKernelIDs(t *testing.T) {
 	assert.NotEqual(t, a.ID(), b.ID(), "options are part of the identity")
 	assert.NotEqual(t, a.ID(), c.ID(), "parts cannot slide into each other")
 	assert.Equal(t, a.ID(), lit.ID(), "the block shape is not")
+}
+
+// TestKernelDiskCacheSecondProcess runs this test binary twice as a child: the first
+// child compiles the kernel, the second loads the first one's code object from disk.
+func TestKernelDiskCacheSecondProcess(t *testing.T) {
+	if dir := os.Getenv("CUBEHIP_SERVER_TEST_CHILD"); dir != "" {
+		srv, f := newServerIn(t, dir)
+		k := server.NewKernel(os.Getenv("CUBEHIP_SERVER_TEST_SOURCE"), "add_one", addOne.Block, addOne.IO)
+		require.NoError(t, srv.Launch(k, server.Static(1, 1, 1), server.Args{Buffers: make([]server.Binding, 2)}, 0, server.DryRun))
+		fmt.Printf("compiles=%d\n", f.Calls("hiprtcCompileProgram"))
+		return
+	}
+	dir := t.TempDir()
+	src := fmt.Sprintf("// process %d\n%s", time.Now().UnixNano(), kernelSource)
+	for _, want := range []string{"compiles=1", "compiles=0"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKernelDiskCacheSecondProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "CUBEHIP_SERVER_TEST_CHILD="+dir, "CUBEHIP_SERVER_TEST_SOURCE="+src)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.Contains(t, string(out), want)
+	}
 }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -96,4 +97,22 @@ func TestProfileAbandonAndUnknown(t *testing.T) {
 	e.f.FailNext("hipEventRecord", 1, hipsys.ErrorInvalidHandle)
 	_, err = e.srv.StartProfile(0)
 	assert.ErrorIs(t, err, hipsys.ErrorInvalidHandle)
+}
+
+func TestProfileFuturesConcurrentSafe(t *testing.T) {
+	e := newEnv(t)
+	in, out := e.floats(0, 1, 2), e.empty(0, 2)
+	var wg sync.WaitGroup
+	for range 32 {
+		tok, err := e.srv.StartProfile(0)
+		require.NoError(t, err)
+		launch(t, e.srv, addOne, 2, 0, in, out)
+		f, err := e.srv.EndProfile(0, tok)
+		require.NoError(t, err)
+		wg.Go(func() {
+			_, err := f.Wait()
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
 }

@@ -158,11 +158,11 @@ func (s *Server) readOne(st *stream.Stream, d CopyDescriptor, f *ReadFuture) err
 		// Differs from CubeCL (which forces pinned staging for reads): when pinned
 		// memory runs out the bytes come through a blocking copy into the heap buffer,
 		// after the stream's earlier work, rather than failing the read.
-		if err := s.p.StreamSynchronize(st.Sys); err != nil {
-			return fmt.Errorf("server: read without staging: %w", err)
-		}
 		if l.pitched {
 			return fmt.Errorf("%w for a pitched read of %d bytes", ErrNoPinnedMemory, l.bytes)
+		}
+		if err := s.p.StreamSynchronize(st.Sys); err != nil {
+			return fmt.Errorf("server: read without staging: %w", err)
 		}
 		return s.p.MemcpyDtoH(buf.heap, ptr)
 	}

@@ -232,7 +232,7 @@ func BenchmarkRawGraphReplay(b *testing.B) {
 	e := setupBench(b)
 	exec := e.graph(b)
 	b.ResetTimer()
-	us, err := rawGraphLoop(exec, e.st, b.N)
+	us, err := rawGraphLoop(exec, e.st, b.N, false)
 	require.NoError(b, err)
 	b.ReportMetric(us/float64(b.N), "us/replay")
 }
@@ -243,7 +243,7 @@ func BenchmarkRawRead4(b *testing.B) {
 	require.NoError(b, err)
 	defer e.p.Free(d)
 	b.ResetTimer()
-	us, err := rawReadLoop(d, b.N)
+	us, err := rawReadLoop(d, b.N, false)
 	require.NoError(b, err)
 	b.ReportMetric(us/float64(b.N), "us/read")
 }
@@ -267,6 +267,28 @@ func BenchmarkCThreadRead4(b *testing.B) {
 	defer e.p.Free(d)
 	b.ResetTimer()
 	us, err := rawOnThread(false, uintptr(d), 0, b.N)
+	require.NoError(b, err)
+	b.ReportMetric(us/float64(b.N), "us/read")
+}
+
+// The VZ benchmarks are Raw with the vector registers' upper halves cleared first.
+
+func BenchmarkVZGraphReplay(b *testing.B) {
+	e := setupBench(b)
+	exec := e.graph(b)
+	b.ResetTimer()
+	us, err := rawGraphLoop(exec, e.st, b.N, true)
+	require.NoError(b, err)
+	b.ReportMetric(us/float64(b.N), "us/replay")
+}
+
+func BenchmarkVZRead4(b *testing.B) {
+	e := setupBench(b)
+	d, err := e.p.Malloc(4)
+	require.NoError(b, err)
+	defer e.p.Free(d)
+	b.ResetTimer()
+	us, err := rawReadLoop(d, b.N, true)
 	require.NoError(b, err)
 	b.ReportMetric(us/float64(b.N), "us/read")
 }

@@ -1,8 +1,147 @@
 package main
 
 import (
-	"errors"
+	"bufio"
+	"bytes"
+	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/server"
 )
 
-func runBench(out io.Writer, args []string) error { return errors.New("bench: not written yet") }
+// figure is one budget: the Device's figure, the raw one it is held to, and the rule.
+type figure struct {
+	name, unit string
+	anchorKey  string // the anchor program's name for the raw figure ("" if it has none)
+	higher     bool   // GB/s: higher is better
+	device     float64
+	raw        float64 // measured in-process through hipsys, replaced by the anchor's
+	rawFrom    string
+	budget     func(device, raw float64) (ok bool, rule string)
+}
+
+// runBench measures the Device budgets on the default device, each beside the same work
+// done raw: straight through hipsys in this process, or, where the raw driver-API
+// anchor program is given (-anchor, default build/gpu/anchor when present) and reports
+// the figure, the anchor's.
+func runBench(out io.Writer, args []string) error {
+	fs := flags("bench")
+	platform := fs.String("platform", "auto", "platform: auto, cpu, nvidia, amd")
+	anchor := fs.String("anchor", "", "raw driver-API anchor program (default build/gpu/anchor if present)")
+	scale := fs.Float64("scale", 1, "multiplies every loop count")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	p, err := hipsys.Open(*platform)
+	if err != nil {
+		return err
+	}
+	d, err := server.OpenPlatform(p, server.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	fmt.Fprintf(out, "cubehip bench on %s device %d: %s, %s\n", d.Platform(), d.Index(), d.Props().Name, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	b := &bencher{d: d, p: p, scale: *scale, out: out}
+	figs, err := b.measure()
+	if err != nil {
+		return err
+	}
+	if path := anchorPath(*anchor); path != "" {
+		fmt.Fprintf(out, "running the anchor %s ...\n", path)
+		got, err := runAnchor(path)
+		if err != nil {
+			return fmt.Errorf("anchor: %w", err)
+		}
+		for i := range figs {
+			if v, ok := got[figs[i].anchorKey]; ok {
+				figs[i].raw, figs[i].rawFrom = v, "anchor"
+			}
+		}
+	}
+	return printFigures(out, figs)
+}
+
+func printFigures(out io.Writer, figs []figure) error {
+	fmt.Fprintf(out, "\n%-22s %12s %12s %-7s  %s\n", "figure", "device", "raw", "raw by", "budget")
+	failed := 0
+	for _, f := range figs {
+		ok, rule := f.budget(f.device, f.raw)
+		verdict := "ok"
+		if !ok {
+			verdict = "MISSED"
+			failed++
+		}
+		fmt.Fprintf(out, "%-22s %9.3f %-2s %9.3f %-2s %-7s  %s: %s\n", f.name, f.device, short(f.unit), f.raw, short(f.unit), f.rawFrom, rule, verdict)
+	}
+	if failed > 0 {
+		fmt.Fprintf(out, "\n%d budget(s) missed on this device\n", failed)
+	}
+	return nil
+}
+
+func short(unit string) string {
+	if unit == "GB/s" {
+		return "GB"
+	}
+	return "µs"
+}
+
+func within(pct float64) func(device, raw float64) (bool, string) {
+	return func(device, raw float64) (bool, string) {
+		return device <= raw*(1+pct/100), fmt.Sprintf("within %v%% of raw (%.1f%%)", pct, 100*(device/raw-1))
+	}
+}
+
+func atLeast(times float64) func(device, raw float64) (bool, string) {
+	return func(device, raw float64) (bool, string) {
+		return device >= raw*times, fmt.Sprintf("at least %v× raw (%.2f×)", times, device/raw)
+	}
+}
+
+// anchorPath is the anchor to run: the flag, else build/gpu/anchor or an anchor next to
+// this binary when one exists.
+func anchorPath(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	candidates := []string{filepath.Join("build", "gpu", "anchor")}
+	if exe, err := os.Executable(); err == nil {
+		candidates = append(candidates, filepath.Join(filepath.Dir(exe), "anchor"))
+	}
+	for _, c := range candidates {
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return c
+		}
+	}
+	return ""
+}
+
+// runAnchor runs the anchor and reads its "anchor <name> <value> <unit>" lines.
+func runAnchor(path string) (map[string]float64, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(path)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	got := map[string]float64{}
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 3 && f[0] == "anchor" {
+			if v, err := strconv.ParseFloat(f[2], 64); err == nil {
+				got[f[1]] = v
+			}
+		}
+	}
+	return got, nil
+}

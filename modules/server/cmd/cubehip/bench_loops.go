@@ -1,0 +1,278 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/server"
+)
+
+// bencher runs the measurements: each one the Device's loop, then the same work raw
+// through hipsys on a stream of its own, in the same process.
+type bencher struct {
+	d     *server.Device
+	p     hipsys.Platform
+	scale float64
+	out   io.Writer
+}
+
+const emptySource = `extern "C" __global__ void empty() {}`
+
+var emptyK = server.NewKernel(emptySource, "empty", hipsys.Dim3{X: 1, Y: 1, Z: 1}, nil)
+
+// count scales a loop count, never below 1.
+func (b *bencher) count(n int) int { return max(1, int(float64(n)*b.scale)) }
+
+// timed runs f n times and returns µs per call; progress shows which figure runs.
+func (b *bencher) timed(what string, n int, f func(i int) error) (float64, error) {
+	fmt.Fprintf(b.out, "  %-36s", what+" ...")
+	t := time.Now()
+	for i := range n {
+		if err := f(i); err != nil {
+			fmt.Fprintln(b.out)
+			return 0, err
+		}
+	}
+	v := float64(time.Since(t).Nanoseconds()) / float64(n) / 1e3
+	fmt.Fprintf(b.out, " %10.3f µs\n", v)
+	return v, nil
+}
+
+func (b *bencher) measure() ([]figure, error) {
+	d, p := b.d, b.p
+	if err := d.Compile(emptyK); err != nil {
+		return nil, err
+	}
+	fn, sys, cleanup, err := rawEmpty(p)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	var figs []figure
+	add := func(f figure, dev, raw float64) { f.device, f.raw, f.rawFrom = dev, raw, "hipsys"; figs = append(figs, f) }
+
+	// Launch throughput: a sync every 1024 launches keeps the queue short.
+	nl := b.count(100000)
+	dev, err := b.timed("device launch", nl, func(i int) error {
+		if i%1024 == 1023 {
+			_ = d.Sync()
+		}
+		return d.Launch(emptyK, one, server.LaunchArgs{})
+	})
+	if err != nil {
+		return nil, err
+	}
+	_ = d.Sync()
+	raw, err := b.timed("raw launch", nl, func(i int) error {
+		if i%1024 == 1023 {
+			_ = p.StreamSynchronize(sys)
+		}
+		return p.ModuleLaunchKernel(fn, one, one, 0, sys, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	_ = p.StreamSynchronize(sys)
+	add(figure{name: "launch", unit: "µs", anchorKey: "launch", budget: within(5)}, dev, raw)
+
+	na := b.count(20000)
+	dev, err = b.timed("device alloc+free 1 MiB", na, func(int) error {
+		buf, err := d.Alloc(1 << 20)
+		if err != nil {
+			return err
+		}
+		return buf.Release()
+	})
+	if err != nil {
+		return nil, err
+	}
+	add(figure{name: "alloc+free 1 MiB", unit: "µs", anchorKey: "", budget: func(dev, _ float64) (bool, string) {
+		return dev < 1, "under 1 µs"
+	}}, dev, 0)
+
+	small, err := d.Alloc(4)
+	if err != nil {
+		return nil, err
+	}
+	defer small.Release()
+	four := make([]byte, 4)
+	if err := d.Write(small, four); err != nil {
+		return nil, err
+	}
+	ns := b.count(20000)
+	dev, err = b.timed("device read 4 B", ns, func(int) error { return d.ReadInto(four, small) })
+	if err != nil {
+		return nil, err
+	}
+	rawPtr, err := p.Malloc(4)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free(rawPtr)
+	raw, err = b.timed("raw read 4 B (hipMemcpyDtoH)", ns, func(int) error { return p.MemcpyDtoH(four, rawPtr) })
+	if err != nil {
+		return nil, err
+	}
+	add(figure{name: "read 4 B round trip", unit: "µs", anchorKey: "read", budget: within(15)}, dev, raw)
+
+	f, err := b.replay(fn, sys, ns)
+	if err != nil {
+		return nil, err
+	}
+	figs = append(figs, f)
+
+	copies, err := b.copies()
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, copies...), nil
+}
+
+// replay measures a 10-kernel graph's replay, through the Device and raw.
+func (b *bencher) replay(fn hipsys.Function, sys hipsys.Stream, n int) (figure, error) {
+	d, p := b.d, b.p
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	g, err := d.Capture(func(s server.Stream) error {
+		for range 10 {
+			if err := s.Launch(emptyK, one, server.LaunchArgs{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return figure{}, err
+	}
+	defer g.Destroy()
+	dev, err := b.timed("device graph replay (10 kernels)", n, func(i int) error {
+		if i%100 == 99 {
+			_ = d.Sync()
+		}
+		return g.Replay()
+	})
+	if err != nil {
+		return figure{}, err
+	}
+	_ = d.Sync()
+	if err := p.StreamBeginCapture(sys, hipsys.CaptureModeRelaxed); err != nil {
+		return figure{}, err
+	}
+	for range 10 {
+		if err := p.ModuleLaunchKernel(fn, one, one, 0, sys, nil); err != nil {
+			return figure{}, err
+		}
+	}
+	graph, err := p.StreamEndCapture(sys)
+	if err != nil {
+		return figure{}, err
+	}
+	exec, err := p.GraphInstantiate(graph)
+	_ = p.GraphDestroy(graph)
+	if err != nil {
+		return figure{}, err
+	}
+	defer p.GraphExecDestroy(exec)
+	raw, err := b.timed("raw graph replay (10 kernels)", n, func(i int) error {
+		if i%100 == 99 {
+			_ = p.StreamSynchronize(sys)
+		}
+		return p.GraphLaunch(exec, sys)
+	})
+	_ = p.StreamSynchronize(sys)
+	f := figure{name: "graph replay, 10", unit: "µs", anchorKey: "replay", budget: within(5), device: dev, raw: raw, rawFrom: "hipsys"}
+	return f, err
+}
+
+// copies measures 256 MiB from and into ordinary Go memory, through the Device's pinned
+// pipeline and raw (pageable hipMemcpyHtoD / hipMemcpyDtoH).
+func (b *bencher) copies() ([]figure, error) {
+	d, p := b.d, b.p
+	const big = 256 << 20
+	buf, err := d.Alloc(big)
+	if err != nil {
+		return nil, err
+	}
+	defer buf.Release()
+	ptr, err := p.Malloc(big)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free(ptr)
+	host := make([]byte, big)
+	for i := range host {
+		host[i] = byte(i)
+	}
+	// Warm: the first copy also faults in every page on both sides.
+	if err := d.Write(buf, host); err != nil {
+		return nil, err
+	}
+	if _, err := d.Read(buf); err != nil {
+		return nil, err
+	}
+	if err := p.MemcpyHtoD(ptr, host); err != nil {
+		return nil, err
+	}
+	n := b.count(5)
+	rate := func(usPer float64) float64 { return big / usPer / 1e3 }
+	dw, err := b.timed("device write 256 MiB", n, func(int) error {
+		if err := d.Write(buf, host); err != nil {
+			return err
+		}
+		return d.Sync()
+	})
+	if err != nil {
+		return nil, err
+	}
+	rw, err := b.timed("raw write 256 MiB (pageable)", n, func(int) error { return p.MemcpyHtoD(ptr, host) })
+	if err != nil {
+		return nil, err
+	}
+	dr, err := b.timed("device read 256 MiB", n, func(int) error { return d.ReadInto(host, buf) })
+	if err != nil {
+		return nil, err
+	}
+	rr, err := b.timed("raw read 256 MiB (pageable)", n, func(int) error { return p.MemcpyDtoH(host, ptr) })
+	if err != nil {
+		return nil, err
+	}
+	return []figure{
+		{name: "write 256 MiB", unit: "GB/s", higher: true, device: rate(dw), raw: rate(rw), rawFrom: "hipsys", budget: atLeast(2)},
+		{name: "read 256 MiB", unit: "GB/s", higher: true, device: rate(dr), raw: rate(rr), rawFrom: "hipsys", budget: atLeast(1)},
+	}, nil
+}
+
+// rawEmpty loads the empty kernel by hand on a stream of its own.
+func rawEmpty(p hipsys.Platform) (hipsys.Function, hipsys.Stream, func(), error) {
+	prog, err := p.RTCCreateProgram(emptySource, "empty.hip", nil)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	defer p.RTCDestroyProgram(prog)
+	if err := p.RTCCompileProgram(prog, nil); err != nil {
+		return 0, 0, nil, err
+	}
+	code, err := p.RTCGetCode(prog)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	mod, err := p.ModuleLoadData(code)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	fn, err := p.ModuleGetFunction(mod, "empty")
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	sys, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	return fn, sys, func() {
+		_ = p.StreamSynchronize(sys)
+		_ = p.StreamDestroy(sys)
+		_ = p.ModuleUnload(mod)
+	}, nil
+}
