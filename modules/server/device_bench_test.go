@@ -275,6 +275,9 @@ func TestDeviceLaunchAllocatesNothing(t *testing.T) {
 	raw := steadyAllocs(t, func() { _ = p.ModuleLaunchKernel(inc, g, devBlock, 0, sys, a.Reset().Ptr(ptr).U32(64)) }, sync) +
 		steadyAllocs(t, func() { _ = p.ModuleLaunchKernel(iota, g, devBlock, 0, sys, a.Reset().Ptr(ptr).Ptr(ptr)) }, sync)
 	t.Logf("allocations per two launches: device %.2f, hipsys %.2f", device, raw)
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
 	assert.LessOrEqual(t, device, raw)
 }
 

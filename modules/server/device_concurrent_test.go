@@ -6,10 +6,12 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/server"
 )
 
@@ -84,7 +86,9 @@ func concurrentWorker(s server.Stream, g, rounds int) error {
 			}
 		}
 		if r%7 == 0 {
-			if _, err := s.Profile(func() error { return s.Launch(devInc, grid(n), server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}, Scalars: []server.Scalar{server.U32(uint32(n))}}) }); err != nil {
+			if _, err := s.Profile(func() error {
+				return s.Launch(devInc, grid(n), server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}, Scalars: []server.Scalar{server.U32(uint32(n))}})
+			}); err != nil {
 				return err
 			}
 			a2 := make([]byte, 4*n)
@@ -116,16 +120,23 @@ func concurrentWorker(s server.Stream, g, rounds int) error {
 // either completes or returns ErrClosed, and nothing crashes.
 func TestDeviceConcurrentClose(t *testing.T) {
 	d, _ := openDevice(t, server.Options{StagingChunk: 4 << 10})
-	var wg sync.WaitGroup
+	var wg, started sync.WaitGroup
 	for g := range 4 {
 		wg.Add(1)
+		started.Add(1)
 		go func() {
 			defer wg.Done()
 			s := d.On(server.StreamID(g))
-			for {
+			for i := 0; ; i++ {
+				if i == 1 {
+					started.Done() // a whole round ran: Close now lands mid-work
+				}
 				b, err := s.Alloc(64 << 10)
 				if err != nil {
 					assert.ErrorIs(t, err, server.ErrClosed)
+					if i == 0 {
+						started.Done()
+					}
 					return
 				}
 				werr := s.Write(b, make([]byte, 64<<10))
@@ -139,6 +150,56 @@ func TestDeviceConcurrentClose(t *testing.T) {
 			}
 		}()
 	}
+	started.Wait()
 	require.NoError(t, d.Close())
 	wg.Wait()
+}
+
+// spinSource keeps one device thread busy for n iterations: a stream that is long busy,
+// whatever the platform.
+var devSpin = server.NewKernel(`extern "C" __global__ void dev_spin(float* out, unsigned long long n) {
+    volatile float acc = 0.0f;
+    for (unsigned long long i = 0; i < n; i++) acc = acc + 1.0f;
+    out[0] = acc;
+}`, "dev_spin", hipsys.Dim3{X: 1, Y: 1, Z: 1}, []server.Access{server.Write})
+
+// TestDeviceWaitsOutsideTheLock holds one goroutine in a Sync of a long-busy stream
+// while another allocates, copies, launches and reads on another stream: the second must
+// finish first, which it cannot if the wait held the device's lock.
+func TestDeviceWaitsOutsideTheLock(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	busy, other := d.On(1), d.On(2)
+	out := alloc(t, busy, 4)
+	require.NoError(t, d.Compile(devScale)) // no compile inside what is timed
+	require.NoError(t, d.Compile(devSpin))
+	spin := func(n uint64) time.Duration {
+		t0 := time.Now()
+		require.NoError(t, busy.Launch(devSpin, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}, Scalars: []server.Scalar{server.U64(n)}}))
+		require.NoError(t, busy.Sync())
+		return time.Since(t0)
+	}
+	// Calibrate: long enough that the other goroutine's work is well inside it.
+	n := uint64(1 << 20)
+	for spin(n) < 200*time.Millisecond && n < 1<<40 {
+		n *= 4
+	}
+
+	require.NoError(t, busy.Launch(devSpin, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}, Scalars: []server.Scalar{server.U64(n)}}))
+	waiting := make(chan struct{})
+	synced := make(chan time.Time, 1)
+	go func() {
+		close(waiting)
+		assert.NoError(t, busy.Sync())
+		synced <- time.Now()
+	}()
+	<-waiting
+	time.Sleep(10 * time.Millisecond) // let the Sync reach its wait
+	x := upload(t, other, 1, 2, 3)
+	y := alloc(t, other, 12)
+	require.NoError(t, other.Launch(devScale, grid(3), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(3)}}))
+	assert.Equal(t, []float32{2, 4, 6}, readFloats(t, other, y))
+	done := time.Now()
+	end := <-synced
+	t.Logf("spin of %d iterations; other stream done %v before the sync returned", n, end.Sub(done))
+	assert.True(t, done.Before(end), "the other stream's work finished while the Sync waited")
 }

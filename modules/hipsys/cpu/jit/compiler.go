@@ -191,11 +191,13 @@ func baseFlags(opt string) []string {
 		// An undefined symbol fails here, with a message, instead of at dlopen.
 		"-Wl,-z,defs",
 		// Left at GCC's default, measured (AMD EPYC, GCC 12, 2026-12): if-conversion.
-		// Every body is `if (i < n) ...` in the loop over threads. With a 64-bit index GCC
-		// vectorizes that with AVX-512 masks: 3.7x faster than scalar in cache, but it
-		// streams at 0.45 of a C loop against 0.65 scalar (-fno-tree-loop-if-convert). A
-		// 32-bit index (the usual HIP and CubeCL form) may wrap, so it stays scalar either
-		// way. $CUBEHIP_CPU_CXXFLAGS chooses otherwise.
+		// `if (i < n) ...` with an int i is split out of the thread loop instead
+		// (cubehip_entry.h), leaving unmasked vectors. Other guards (an unsigned or 64-bit
+		// index) GCC vectorizes with AVX-512 masks: 3.7x faster than scalar in cache, but
+		// streaming at 0.45 of a C loop against 0.65 scalar (-fno-tree-loop-if-convert).
+		// -fopenmp-simd with `omp simd` on the thread loop vectorizes nothing: GCC
+		// privatizes the lambda's closure per lane before inlining it. $CUBEHIP_CPU_CXXFLAGS
+		// chooses otherwise.
 	}
 }
 

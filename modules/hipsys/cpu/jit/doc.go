@@ -32,10 +32,13 @@
 // Before compiling, the source is scanned (entries.go) for its extern "C" __global__
 // definitions (also inside extern "C" { } blocks and namespaces, with __launch_bounds__
 // before or after __global__); templates and C++-linkage kernels are not entries, as on
-// the GPU platforms. Each entry body is wrapped in CUBEHIP_THREADS_BEGIN/END: a loop over
-// the block's threads in which threadIdx/blockIdx/blockDim/gridDim are locals and the
-// original body is a lambda called once per thread (so `return` ends a thread and each
-// thread has its own copy of the parameters). `extern __shared__ T a[];` becomes a
+// the GPU platforms. Each entry body is wrapped in CUBEHIP_THREADS_BEGIN/END: the
+// original body becomes a lambda taking blockIdx and threadIdx (blockDim and gridDim are
+// locals it captures), called once per thread by loops over the blocks of the call's
+// range and their threads (so `return` ends a thread and each thread has its own copy of
+// the parameters). The x loop runs over the int index blockIdx.x*blockDim.x+threadIdx.x
+// when that cannot wrap, so GCC splits `if (i < n)` out of it and vectorizes the rest
+// without masks (cubehip_entry.h says why). `extern __shared__ T a[];` becomes a
 // pointer to the running block's dynamic shared buffer (64 KiB of thread-local storage:
 // one OS thread runs one block at a time). A launcher per entry is appended to the
 // translation unit. Line numbers are kept, so the compile log points at the user's lines.
@@ -49,12 +52,13 @@
 // # Running
 //
 // One OS thread runs one block at a time. A module whose source never names
-// __syncthreads runs each block as one call of the entry, which loops over its threads;
-// otherwise each thread is a fiber with a 64 KiB stack (guard page below), switched by a
-// register-only context switch (prelude/cubehip_fiber.h) at each barrier. warpSize is 1:
-// shuffles return the caller's value and votes its own predicate. __device__ functions
-// that read threadIdx & co. see thread-local copies the runner keeps current, which costs
-// a store per thread, so only modules that need it pay it.
+// __syncthreads runs each range of blocks as one call of the entry, which loops over the
+// blocks and their threads; otherwise each thread is a fiber with a 64 KiB stack (guard
+// page below), switched by a register-only context switch (prelude/cubehip_fiber.h) at
+// each barrier. warpSize is 1: shuffles return the caller's value and votes its own
+// predicate. __device__ functions that read threadIdx & co. see thread-local copies the
+// runner keeps current, which costs a store per thread, so only modules that need it pay
+// it.
 //
 // Blocks are spread over a persistent pool of pthreads, one per CPU this process may use
 // minus one (the launching thread works too), in chunks of whole blocks: one cgo call per

@@ -25,6 +25,14 @@ __launch_bounds__(64, 1) extern "C" __global__ void grid2d(unsigned* out, int wi
 	if (x < width && y < height) out[y * width + x] = (blockIdx.y << 24) | (blockIdx.x << 16) | (threadIdx.y << 8) | threadIdx.x;
 }
 
+// Every thread of a 3-D grid of 3-D blocks writes its coordinates at its linear index.
+extern "C" __global__ void grid3d(unsigned* out) {
+	unsigned b = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+	unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+	out[b * blockDim.x * blockDim.y * blockDim.z + t] =
+		blockIdx.z << 24 | blockIdx.y << 16 | blockIdx.x << 8 | threadIdx.z << 4 | threadIdx.y << 2 | threadIdx.x;
+}
+
 extern "C" {
 __global__ void histogram(const unsigned char* in, unsigned* bins, int n) {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -48,6 +56,17 @@ extern "C" __global__ void private_params(int* out, int base, int n) {
 	base += t; // on a GPU every thread modifies its own copy
 	if (t >= n) return;
 	out[t] = base;
+}
+
+// The last three blocks of a grid over 2^31 threads in x: the int index runs up to
+// INT_MAX, wraps inside the next block and is negative in the last, as on a GPU. The other
+// blocks return at once, so the launch stays cheap.
+extern "C" __global__ void wrap_index(int* out, unsigned* tid) {
+	if (blockIdx.x + 3 < gridDim.x) return;
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	unsigned k = (blockIdx.x + 3 - gridDim.x) * blockDim.x + threadIdx.x;
+	out[k] = i;
+	tid[k] = threadIdx.x;
 }
 
 // One thread per (function, input) pair: out[f*n + k] = f(in[k]).

@@ -49,16 +49,79 @@ func TestSaxpyByValueScalars(t *testing.T) {
 
 func TestGrid2DOfBlocks2D(t *testing.T) {
 	f := function(t, load(t, basicSource), "grid2d")
-	const w, h = 50, 30
-	out := alloc[uint32](t, w*h)
+	for _, tc := range []struct {
+		name string
+		w, h int
+	}{
+		{"inline", 50, 30},
+		// Over the pool: block ranges start and end inside a row of blocks.
+		{"pool", 1000, 700},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, h := tc.w, tc.h
+			out := alloc[uint32](t, w*h)
+			var args hipsys.KernelArgs
+			args.Ptr(out.dev()).I32(int32(w)).I32(int32(h))
+			launch(t, f, dim(uint32(w+15)/16, uint32(h+7)/8, 1), dim(16, 8, 1), 0, &args)
+			for y := range h {
+				for x := range w {
+					want := uint32(y/8)<<24 | uint32(x/16)<<16 | uint32(y%8)<<8 | uint32(x%16)
+					require.Equal(t, want, out.s[y*w+x], "x=%d y=%d", x, y)
+				}
+			}
+		})
+	}
+}
+
+func TestGrid3DOfBlocks3D(t *testing.T) {
+	f := function(t, load(t, basicSource), "grid3d")
+	block := dim(4, 4, 2)
+	for _, tc := range []struct {
+		name string
+		grid hipsys.Dim3
+	}{
+		{"inline", dim(5, 4, 3)},
+		// Over the pool: block ranges start and end inside rows and planes of blocks.
+		{"pool", dim(7, 5, 4)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := tc.grid
+			out := alloc[uint32](t, int(g.Count()*block.Count()))
+			var args hipsys.KernelArgs
+			launch(t, f, g, block, 0, args.Ptr(out.dev()))
+			i := 0
+			for bz := range g.Z {
+				for by := range g.Y {
+					for bx := range g.X {
+						for tz := range block.Z {
+							for ty := range block.Y {
+								for tx := range block.X {
+									want := bz<<24 | by<<16 | bx<<8 | tz<<4 | ty<<2 | tx
+									require.Equal(t, want, out.s[i], "block (%d,%d,%d) thread (%d,%d,%d)", bx, by, bz, tx, ty, tz)
+									i++
+								}
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// The runner loops over a block's threads by the int index when it cannot wrap and over
+// threadIdx.x otherwise; both must give every thread the index a GPU would.
+func TestIndexWrapsPastIntMax(t *testing.T) {
+	f := function(t, load(t, basicSource), "wrap_index")
+	const block = 1000
+	const grid = (1<<31+block-1)/block + 1 // block grid-2 straddles INT_MAX
+	out, tid := alloc[int32](t, 3*block), alloc[uint32](t, 3*block)
 	var args hipsys.KernelArgs
-	args.Ptr(out.dev()).I32(w).I32(h)
-	launch(t, f, dim(4, 4, 1), dim(16, 8, 1), 0, &args)
-	for y := range h {
-		for x := range w {
-			want := uint32(y/8)<<24 | uint32(x/16)<<16 | uint32(y%8)<<8 | uint32(x%16)
-			require.Equal(t, want, out.s[y*w+x], "x=%d y=%d", x, y)
-		}
+	launch(t, f, dim(grid, 1, 1), dim(block, 1, 1), 0, args.Ptr(out.dev()).Ptr(tid.dev()))
+	for k := range 3 * block {
+		b, x := uint32(grid-3+k/block), uint32(k%block)
+		require.Equal(t, int32(b*block+x), out.s[k], "block %d thread %d", b, x)
+		require.Equal(t, x, tid.s[k], "block %d thread %d", b, x)
 	}
 }
 

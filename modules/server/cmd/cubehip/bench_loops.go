@@ -52,7 +52,10 @@ func (b *bencher) measure() ([]figure, error) {
 	defer cleanup()
 	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
 	var figs []figure
-	add := func(f figure, dev, raw float64) { f.device, f.raw, f.rawFrom = dev, raw, "hipsys"; figs = append(figs, f) }
+	add := func(f figure, dev, raw float64) {
+		f.device, f.raw, f.rawFrom = dev, raw, "hipsys"
+		figs = append(figs, f)
+	}
 
 	// Launch throughput: a sync every 1024 launches keeps the queue short.
 	nl := b.count(100000)

@@ -44,6 +44,7 @@ func same(got, want []float32) error {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 func us(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond)) }
+
 // mib is a size in the unit that reads best: B, KiB or MiB.
 func mib(n int) string {
 	switch {

@@ -33,12 +33,14 @@ template <size_t... I, class... A> struct pack_impl<std::index_sequence<I...>, A
 };
 template <class... A> using pack = pack_impl<std::index_sequence_for<A...>, A...>;
 
-/* What an entry body needs to know about the block it runs: set by the launcher once per
- * block (and, for fibers, the thread's index before each fiber starts). Reached through a
- * const function so the body fetches the thread-local's address once, not per access. */
+/* What an entry body needs to know about the blocks it runs: set by the launcher once per
+ * block range (loop modules) or per block (fibers, with the thread's index before each
+ * fiber starts). Reached through a const function so the body fetches the thread-local's
+ * address once, not per access. */
 struct block_ctx {
 	uint3 bid, bdim, gdim;
-	uint3 tid; /* first thread the body runs: its own (fibers) or 0,0,0 (a loop over all) */
+	uint3 tid;      /* fibers: the thread the body runs */
+	uint64_t count; /* loop modules: blocks to run, x fastest from bid */
 };
 CUBEHIP_HIDDEN __thread block_ctx ctx_tls;
 CUBEHIP_HIDDEN __attribute__((const, noinline)) inline block_ctx* block() { return &ctx_tls; }
@@ -48,6 +50,7 @@ inline void set_dims(const cubehip_launch* L) {
 	c->gdim = uint3{L->grid[0], L->grid[1], L->grid[2]};
 	c->bdim = uint3{L->block[0], L->block[1], L->block[2]};
 	c->tid = uint3{0, 0, 0};
+	c->count = 1;
 	::gridDim = c->gdim;
 	::blockDim = c->bdim;
 }
@@ -131,15 +134,19 @@ template <class... A> struct entry<void (*)(A...)> {
 		return sizeof...(A);
 	}
 
-	/* No barrier anywhere in the module: one call of the entry per block, whose body
-	 * (wrapped in CUBEHIP_THREADS_BEGIN/END) loops over the block's threads itself. */
+	/* No barrier anywhere in the module: one call of the entry per block range, whose body
+	 * (wrapped in CUBEHIP_THREADS_BEGIN/END, run below) loops over the blocks and their
+	 * threads itself. A call per block instead cost 5-20% of a streaming kernel's speed:
+	 * the entry is too big to inline here, and its per-call setup (vector loop versioning)
+	 * ran for every 256 threads. */
 	template <void (*F)(A...)> static int loop(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena*) {
 		pack<A...> args(L->params);
 		set_dims(L);
-		for (block_walk w(L, b); b < end; ++b, w.next()) {
-			set_block(w.x, w.y, w.z);
-			args.template call<F>();
-		}
+		block_walk w(L, b);
+		block_ctx* c = block();
+		c->bid = uint3{w.x, w.y, w.z};
+		c->count = end - b;
+		args.template call<F>();
 		return 0;
 	}
 
@@ -212,32 +219,94 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
 	}
 #define CUBEHIP_DYN_SHARED_STORAGE alignas(64) CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[CUBEHIP_MAX_SHARED];
 
+/* Runs an entry body (a closure taking blockIdx and threadIdx) for every thread of block
+ * bid, keeping the thread-local threadIdx current when tls is set. Each thread calls a
+ * fresh copy of the closure: a kernel may modify its by-value parameters, and on a GPU
+ * every thread starts from the launch's values.
+ *
+ * The x loop comes in two forms. The usual HIP index, `int i = blockIdx.x * blockDim.x +
+ * threadIdx.x`, is an unsigned sum converted to int, which may wrap; looping over x, GCC
+ * (12) can prove nothing about i, so `if (i < n)` keeps the loop scalar (or, with a 64-bit
+ * index, vectorized with AVX-512 masked loads and stores, which stream slower than scalar
+ * code). When the block's first index plus its width fits in an int (every block of a grid
+ * under 2^31 threads in x), the loop runs instead over that int index itself, s, with
+ * threadIdx.x = s - base: the body's index expression folds back to s, a non-wrapping
+ * induction variable, so GCC's loop splitting (which splits only on the loop's own signed
+ * counter) cuts the loop at `i < n` into a check-free part, vectorized without masks, and
+ * a tail. Blocks that straddle the wrap take the plain loop over x. The body is thus
+ * compiled twice; GCC inlines small bodies, where it matters, into both.
+ *
+ * Measured (2-core AMD EPYC, GCC 12, 2026-12-02), 64 MiB vector add against a plain C
+ * loop: int index 0.66-0.98 before, 0.92-1.06 now, and 8x faster in cache. An unsigned
+ * index folds to s too, but GCC 12 splits no unsigned counter (nor a cast of s), so it is
+ * now vectorized with masks: 4-5x faster in cache than the scalar loop it was, but
+ * streaming at about 0.65 instead of 0.8. An `omp simd` thread loop vectorizes nothing:
+ * GCC privatizes the closure per lane before inlining it. */
+namespace cubehip {
+template <class F> __attribute__((always_inline)) inline void threads(const F& body, uint3 bid, uint3 bdim, uint3* tls) {
+	const unsigned base = bid.x * bdim.x;
+	if (uint64_t(base) + bdim.x <= uint64_t(INT_MAX)) {
+		const int s0 = int(base), s1 = s0 + int(bdim.x);
+		for (unsigned z = 0; z < bdim.z; z++)
+			for (unsigned y = 0; y < bdim.y; y++)
+				for (int s = s0; s < s1; s++) {
+					const uint3 t{unsigned(s) - base, y, z};
+					if constexpr (CUBEHIP_TLS_BUILTINS) *tls = t;
+					F f = body;
+					f(bid, t);
+				}
+		return;
+	}
+	for (unsigned z = 0; z < bdim.z; z++)
+		for (unsigned y = 0; y < bdim.y; y++)
+			for (unsigned x = 0; x < bdim.x; x++) {
+				const uint3 t{x, y, z};
+				if constexpr (CUBEHIP_TLS_BUILTINS) *tls = t;
+				F f = body;
+				f(bid, t);
+			}
+}
+
+/* Runs an entry body (a closure taking blockIdx and threadIdx) over the blocks of c, or
+ * for the fiber's own block and thread. c is a copy: the body's stores cannot alias it. */
+template <class F> __attribute__((always_inline)) inline void run(const F& body, const block_ctx c) {
+	if constexpr (CUBEHIP_FIBERS) {
+		F f = body;
+		f(c.bid, c.tid);
+	} else {
+		/* Code outside entry bodies reads the thread-local copies (CUBEHIP_TLS_BUILTINS). */
+		uint3* const tls_block = CUBEHIP_TLS_BUILTINS ? &::blockIdx : nullptr;
+		uint3* const tls_thread = CUBEHIP_TLS_BUILTINS ? &::threadIdx : nullptr;
+		uint3 bid = c.bid;
+		for (uint64_t k = 0; k < c.count; k++) {
+			if constexpr (CUBEHIP_TLS_BUILTINS) *tls_block = bid;
+			threads(body, bid, c.bdim, tls_thread);
+			if (++bid.x == c.gdim.x) {
+				bid.x = 0;
+				if (++bid.y == c.gdim.y) {
+					bid.y = 0;
+					++bid.z;
+				}
+			}
+		}
+	}
+}
+} // namespace cubehip
+
 /* The body of every extern "C" __global__ entry is wrapped (by the jit, in the source) in
- * these: the block's threads become a loop in the entry itself, with threadIdx, blockIdx,
- * blockDim and gridDim locals that shadow the thread-local globals, and the original
- * body a lambda called once per thread. The lambda is what keeps GPU semantics: `return`
- * ends one thread, and by-value capture gives every thread fresh copies of the kernel's
- * parameters (a kernel may modify its own). In fiber modules the loop runs once, for the
- * fiber's own thread. */
-#define CUBEHIP_THREADS_BEGIN                                                                                      \
-	{                                                                                                              \
-		const ::cubehip::block_ctx* __cubehip_b = ::cubehip::block();                                             \
-		const uint3 blockIdx = __cubehip_b->bid, blockDim = __cubehip_b->bdim, gridDim = __cubehip_b->gdim;       \
-		const uint3 __cubehip_t0 = __cubehip_b->tid;                                                               \
-		const unsigned __cubehip_nx = CUBEHIP_FIBERS ? 1 : blockDim.x;                                             \
-		const unsigned __cubehip_ny = CUBEHIP_FIBERS ? 1 : blockDim.y;                                             \
-		const unsigned __cubehip_nz = CUBEHIP_FIBERS ? 1 : blockDim.z;                                             \
-		uint3* const __cubehip_tls = CUBEHIP_TLS_BUILTINS && !CUBEHIP_FIBERS ? &::threadIdx : nullptr;            \
-		for (unsigned __cubehip_z = 0; __cubehip_z < __cubehip_nz; __cubehip_z++)                                 \
-			for (unsigned __cubehip_y = 0; __cubehip_y < __cubehip_ny; __cubehip_y++)                             \
-				for (unsigned __cubehip_x = 0; __cubehip_x < __cubehip_nx; __cubehip_x++) {                       \
-					/* loop modules: t0 is 0,0,0 and adding it would hide the plain induction    \
-					 * variable the vectorizer needs (a wrapping 32-bit sum) */                   \
-					const uint3 threadIdx = CUBEHIP_FIBERS ? __cubehip_t0 : uint3{__cubehip_x, __cubehip_y, __cubehip_z}; \
-					if (CUBEHIP_TLS_BUILTINS && !CUBEHIP_FIBERS) *__cubehip_tls = threadIdx;                     \
-					[=]() mutable -> void {
-#define CUBEHIP_THREADS_END \
-	}                       \
-	();                     \
-	}                       \
+ * these: the original body becomes a lambda taking blockIdx and threadIdx, with blockDim
+ * and gridDim locals it captures; they shadow the thread-local globals, so the compiler
+ * keeps them in registers and can vectorize across threads. ::cubehip::run calls it once
+ * per thread of each block. The lambda is what keeps GPU semantics: `return` ends one
+ * thread, and by-value capture gives every thread its own copies of the kernel's
+ * parameters. */
+#define CUBEHIP_THREADS_BEGIN                                                                 \
+	{                                                                                         \
+		const ::cubehip::block_ctx* __cubehip_b = ::cubehip::block();                        \
+		[[maybe_unused]] const uint3 blockDim = __cubehip_b->bdim, gridDim = __cubehip_b->gdim; \
+		const auto __cubehip_body = [=]([[maybe_unused]] const uint3 blockIdx, [[maybe_unused]] const uint3 threadIdx) mutable -> void {
+#define CUBEHIP_THREADS_END                          \
+	}                                                \
+	;                                                \
+	::cubehip::run(__cubehip_body, *__cubehip_b);    \
 	}

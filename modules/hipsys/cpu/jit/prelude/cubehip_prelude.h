@@ -58,8 +58,8 @@ struct dim3 {
 
 /* Built-in index variables. Inside an entry's body they are locals: the jit wraps every
  * extern "C" __global__ body in CUBEHIP_THREADS_BEGIN/END (cubehip_entry.h), which loops
- * over the block's threads with threadIdx a loop variable, so the compiler keeps it in a
- * register and can vectorize across threads. (As thread-locals written at every thread,
+ * over the blocks and their threads and hands the body blockIdx and threadIdx as values,
+ * so the compiler keeps them in registers and can vectorize across threads. (As thread-locals written at every thread,
  * they made a vector add 2.5x slower than a C loop: a store the compiler cannot prove
  * apart from the kernel's own stores pins the loop to one thread at a time.) Code outside
  * entry bodies (a __device__ function) sees these thread-locals instead, which the runner

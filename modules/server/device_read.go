@@ -1,107 +1,10 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
-
-// Write copies data (ordinary Go memory) into the start of dst, through pinned staging:
-// chunk by chunk, each host copy overlapping the device's copy of the chunk before it.
-// data may be reused as soon as Write returns; the device copies may still be running,
-// ordered before any later work on the stream and, through dst's last write, on every
-// other stream.
-//
-// A copy that fails leaves dst carrying the failure, as the Server's write does, and
-// Write returns it too; a successful Write releases a failure dst carried, since it
-// rewrote the bytes. More data than dst holds, a released or foreign buffer are errors
-// that enqueue nothing. While the stream records a capture, the bytes are captured
-// through the Server's own staging, which lives as long as the graph needs it.
-func (s Stream) Write(dst *DeviceBuffer, data []byte) error {
-	d := s.d
-	if err := d.enter(); err != nil {
-		return err
-	}
-	if err := d.checkCopy(dst, len(data), "write"); err != nil || len(data) == 0 {
-		d.leave()
-		return err
-	}
-	if d.recording(s.id) {
-		defer d.leave()
-		d.srv.Write([]WriteOp{{Desc: Linear(dst.b, len(data)), Data: data}}, s.id)
-		return d.check1(dst, s.id)
-	}
-	r, err := d.ring()
-	d.mu.Unlock()
-	defer d.exit()
-	if err != nil {
-		return err
-	}
-	for off := 0; off < len(data); {
-		n := min(int(r.chunk), len(data)-off)
-		slot := r.take(true)
-		if err := slot.ready(d.p); err != nil {
-			r.put(slot)
-			return fmt.Errorf("write: staging: %w", err)
-		}
-		copyParallel(slot.buf[:n], data[off:off+n])
-		err := d.enqueueWrite(s.id, dst, slot, uint64(off), uint64(n))
-		r.put(slot)
-		if err != nil {
-			// Stop at the first failure: a later chunk's success would release the
-			// failure this one left on dst, and dst would read back half written.
-			return err
-		}
-		off += n
-	}
-	return nil
-}
-
-// enqueueWrite queues one chunk's copy from slot into dst at off, in a write scope over
-// dst, and arms the slot's event behind it. It takes and lets go of the device's lock.
-func (d *Device) enqueueWrite(id StreamID, dst *DeviceBuffer, slot *stagingSlot, off, n uint64) error {
-	if err := d.relock(); err != nil {
-		return err
-	}
-	defer d.mu.Unlock()
-	if err := d.own(dst, "write"); err != nil {
-		return err
-	}
-	ms := d.srv.streams
-	d.one[0] = dst.b
-	err := ms.Over(id, d.one[:]).Execute(func() error {
-		r, err := ms.Resolve(id, d.one[:])
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		sys := r.Stream().Sys
-		ptr, _, err := ms.Resource(dst.b)
-		if err != nil {
-			return err
-		}
-		// SAFETY: slot is pinned C memory the ring owns; it is refilled only after
-		// slot.ev, recorded right after this copy, has completed.
-		if err := d.p.MemcpyHtoDAsync(ptr+hipsys.DevicePtr(off), slot.host, n, sys); err != nil {
-			return fmt.Errorf("write of %d bytes at %d: %w", n, off, err)
-		}
-		return d.arm(slot, sys)
-	})
-	d.one[0] = Binding{}
-	return err
-}
-
-// arm records slot's event on sys behind the copy just queued. Without the event the
-// slot could be refilled under the running copy, so a failed record waits for the
-// stream instead.
-func (d *Device) arm(slot *stagingSlot, sys hipsys.Stream) error {
-	if err := d.p.EventRecord(slot.ev, sys); err != nil {
-		return errors.Join(fmt.Errorf("staging event: %w", err), d.p.StreamSynchronize(sys))
-	}
-	slot.armed = true
-	return nil
-}
 
 // Read returns a copy of src's bytes. See ReadInto.
 func (s Stream) Read(src *DeviceBuffer) ([]byte, error) {
@@ -170,7 +73,9 @@ func (s Stream) ReadInto(dst []byte, src *DeviceBuffer) error {
 // directRead is the largest read that may skip the staging pipeline when the stream is
 // idle: a blocking copy of a few bytes costs one driver call, where the pipeline costs
 // an async copy, an event record and an event wait (on the cpu platform, a wake-up of
-// the stream's worker as well).
+// the stream's worker as well). Differs from CubeCL, whose reads always go through
+// pinned staging and a fence: the 4-byte round trip is held to 15% of the driver's own
+// blocking copy.
 const directRead = 64 << 10
 
 // idle orders stream id after src's last write (on another stream) and reports src's
@@ -274,29 +179,4 @@ func (d *Device) enqueueRead(id StreamID, src *DeviceBuffer, slot *stagingSlot, 
 		return fmt.Errorf("read of %d bytes at %d: %w", n, off, err)
 	}
 	return d.arm(slot, sys)
-}
-
-// checkCopy checks a copy of n bytes to or from b (d.mu held).
-func (d *Device) checkCopy(b *DeviceBuffer, n int, what string) error {
-	if err := d.own(b, what); err != nil {
-		return err
-	}
-	if uint64(n) > b.size {
-		return fmt.Errorf("%s: %w: %d bytes, %v", what, ErrOutOfBounds, n, b)
-	}
-	return nil
-}
-
-// check1 is the failure b carries (d.mu held).
-func (d *Device) check1(b *DeviceBuffer, id StreamID) error {
-	d.one[0] = b.b
-	err := d.srv.Check(d.one[:], id)
-	d.one[0] = Binding{}
-	return err
-}
-
-// recording reports whether stream id records a capture (d.mu held).
-func (d *Device) recording(id StreamID) bool {
-	st := d.srv.streams.TryStream(id)
-	return st != nil && st.Capture.IsRecording()
 }
