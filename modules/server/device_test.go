@@ -248,6 +248,29 @@ func TestDeviceGraph(t *testing.T) {
 	require.NoError(t, g2.Destroy())
 }
 
+// TestDeviceGraphRecordsWrites captures a host write with the launch that reads it: the
+// graph keeps the captured bytes (the Server's staging, not the Device's ring, which is
+// reused), so every replay starts again from them.
+func TestDeviceGraphRecordsWrites(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	x := alloc(t, d.Stream, 16)
+	g, err := d.Capture(func(s server.Stream) error {
+		if err := s.Write(x, floatBytes(5, 6, 7, 8)); err != nil {
+			return err
+		}
+		return s.Launch(devInc, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(4)}})
+	})
+	require.NoError(t, err)
+	defer g.Destroy()
+	// Staging of other copies between replays must not leak into the graph's bytes.
+	other := alloc(t, d.Stream, 16)
+	for i := range 3 {
+		require.NoError(t, d.Write(other, floatBytes(float32(i), 0, 0, 0)))
+		require.NoError(t, g.Replay())
+		assert.Equal(t, []float32{6, 7, 8, 9}, readFloats(t, d.Stream, x))
+	}
+}
+
 func TestDeviceProfile(t *testing.T) {
 	d, f := openDevice(t, server.Options{})
 	x := upload(t, d.Stream, make([]float32, 1<<16)...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/stream"
 )
 
 // Write copies data (ordinary Go memory) into the start of dst, through pinned staging:
@@ -16,8 +17,11 @@ import (
 // A copy that fails leaves dst carrying the failure, as the Server's write does, and
 // Write returns it too; a successful Write releases a failure dst carried, since it
 // rewrote the bytes. More data than dst holds, a released or foreign buffer are errors
-// that enqueue nothing. While the stream records a capture, the bytes are captured
-// through the Server's own staging, which lives as long as the graph needs it.
+// that enqueue nothing. While the stream has a capture window open, the bytes go
+// through the Server's own staging: in the warm-up run, so that its pinned pools grow to
+// what the recording needs (an allocation inside the recording would invalidate it), and
+// in the recording, so that the graph keeps the bytes it captured for as long as it
+// lives (the Device's ring is refilled by the next copy).
 //
 // Differs from CubeCL: CubeCL stages a whole upload into one pinned buffer, then copies
 // it; here the staging is a ring of chunks the Device owns, so the host copy of one chunk
@@ -34,7 +38,7 @@ func (s Stream) Write(dst *DeviceBuffer, data []byte) error {
 		d.leave()
 		return err
 	}
-	if d.recording(s.id) {
+	if d.capturing(s.id) {
 		defer d.leave()
 		d.srv.Write([]WriteOp{{Desc: Linear(dst.b, len(data)), Data: data}}, s.id)
 		return d.check1(dst, s.id)
@@ -133,4 +137,11 @@ func (d *Device) check1(b *DeviceBuffer, id StreamID) error {
 func (d *Device) recording(id StreamID) bool {
 	st := d.srv.streams.TryStream(id)
 	return st != nil && st.Capture.IsRecording()
+}
+
+// capturing reports whether stream id has a capture window open, prepared or recording
+// (d.mu held).
+func (d *Device) capturing(id StreamID) bool {
+	st := d.srv.streams.TryStream(id)
+	return st != nil && st.Capture.State() != stream.CaptureNone
 }
