@@ -232,7 +232,7 @@ func BenchmarkRawGraphReplay(b *testing.B) {
 	e := setupBench(b)
 	exec := e.graph(b)
 	b.ResetTimer()
-	us, err := rawGraphLoop(exec, e.st, b.N, false)
+	us, err := rawGraphLoop(exec, e.st, b.N)
 	require.NoError(b, err)
 	b.ReportMetric(us/float64(b.N), "us/replay")
 }
@@ -243,52 +243,8 @@ func BenchmarkRawRead4(b *testing.B) {
 	require.NoError(b, err)
 	defer e.p.Free(d)
 	b.ResetTimer()
-	us, err := rawReadLoop(d, b.N, false)
+	us, err := rawReadLoop(d, b.N)
 	require.NoError(b, err)
 	b.ReportMetric(us/float64(b.N), "us/read")
 }
 
-// The CThread benchmarks run the same C loops on a thread C creates inside this process:
-// set beside Raw they tell a Go-run thread's cost from the process's.
-
-func BenchmarkCThreadGraphReplay(b *testing.B) {
-	e := setupBench(b)
-	exec := e.graph(b)
-	b.ResetTimer()
-	us, err := rawOnThread(true, uintptr(exec), e.st, b.N)
-	require.NoError(b, err)
-	b.ReportMetric(us/float64(b.N), "us/replay")
-}
-
-func BenchmarkCThreadRead4(b *testing.B) {
-	e := setupBench(b)
-	d, err := e.p.Malloc(4)
-	require.NoError(b, err)
-	defer e.p.Free(d)
-	b.ResetTimer()
-	us, err := rawOnThread(false, uintptr(d), 0, b.N)
-	require.NoError(b, err)
-	b.ReportMetric(us/float64(b.N), "us/read")
-}
-
-// The VZ benchmarks are Raw with the vector registers' upper halves cleared first.
-
-func BenchmarkVZGraphReplay(b *testing.B) {
-	e := setupBench(b)
-	exec := e.graph(b)
-	b.ResetTimer()
-	us, err := rawGraphLoop(exec, e.st, b.N, true)
-	require.NoError(b, err)
-	b.ReportMetric(us/float64(b.N), "us/replay")
-}
-
-func BenchmarkVZRead4(b *testing.B) {
-	e := setupBench(b)
-	d, err := e.p.Malloc(4)
-	require.NoError(b, err)
-	defer e.p.Free(d)
-	b.ResetTimer()
-	us, err := rawReadLoop(d, b.N, true)
-	require.NoError(b, err)
-	b.ReportMetric(us/float64(b.N), "us/read")
-}
