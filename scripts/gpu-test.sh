@@ -6,6 +6,9 @@
 #   nvidia.test       the nvidia platform's tests, and its benchmarks (-test.bench)
 #   anchor            bench/anchor.c: the raw CUDA driver API figures the benchmarks are
 #                     held to, built with the system C compiler, no CUDA headers
+#   server.test       the server module's tests and Device benchmarks (CUBEHIP_PLATFORM
+#                     picks the platform: nvidia or amd there)
+#   cubehip           the command: `cubehip bench` runs the Device budgets beside the anchor
 #   run.sh            runs all of them there and prints the benchmark table
 #
 # Copy build/gpu to the machine and run build/gpu/run.sh [logdir]. Set GOWORK as usual to
@@ -17,6 +20,8 @@ mkdir -p "$out"
 
 go test -c -o "$out/conformance.test" ./modules/hipsys/conformance
 go test -c -o "$out/nvidia.test" ./modules/hipsys/nvidia
+go test -c -o "$out/server.test" ./modules/server
+go build -o "$out/cubehip" ./modules/server/cmd/cubehip
 ${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl -lpthread
 cp modules/hipsys/nvidia/bench/run.sh "$out/run.sh"
 chmod +x "$out/run.sh"

@@ -85,7 +85,7 @@ func (s *stagingSlot) ready(p hipsys.Platform) error {
 	return p.EventSynchronize(s.ev)
 }
 
-// free releases every chunk; the caller has made sure no call holds one and the device
+// release frees every chunk; the caller has made sure no call holds one and the device
 // is idle.
 func (r *stagingRing) release(p hipsys.Platform) error {
 	var errs []error

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,6 +36,10 @@ func (s *suite) graphs(t *testing.T) {
 }
 
 func (s *suite) captureReplay(t *testing.T) {
+	// HIP and CUDA end a global or thread-local capture only on the OS thread that began
+	// it (hipErrorStreamCaptureWrongThread otherwise): keep this goroutine on one thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	p := s.p
 	const n = 1000
 	init := make([]uint32, n)
@@ -103,6 +108,10 @@ func (s *suite) captureReplay(t *testing.T) {
 }
 
 func (s *suite) captureInvalidated(t *testing.T) {
+	// HIP and CUDA end a global or thread-local capture only on the OS thread that began
+	// it (hipErrorStreamCaptureWrongThread otherwise): keep this goroutine on one thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	p := s.p
 	st := s.stream(t, hipsys.StreamNonBlocking)
 	x := s.zeros(t, 4*128)

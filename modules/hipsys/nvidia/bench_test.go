@@ -247,4 +247,3 @@ func BenchmarkRawRead4(b *testing.B) {
 	require.NoError(b, err)
 	b.ReportMetric(us/float64(b.N), "us/read")
 }
-

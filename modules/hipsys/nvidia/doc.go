@@ -24,7 +24,9 @@
 // HIP_DYNAMIC_SHARED, unmasked __shfl*, __ballot, __any, __all) map to CUDA's. Code is
 // built as CUBIN for the device's own SM (sm_90 on an H200), or as PTX for the newest
 // architecture NVRTC knows when NVRTC is older than the device. HIP-on-AMD options that
-// mean nothing here (--offload-arch, -O3, -mwavefrontsize64, ...) are dropped.
+// mean nothing here (--offload-arch, -O3, -mwavefrontsize64, ...) are dropped. NVRTC has
+// no cuda_fp16.h of its own: hip_fp16.h and hip_bf16.h need the toolkit's include folder
+// ($CUDA_HOME, $CUDA_PATH or /usr/local/cuda), added to the options when it exists.
 //
 // Handles: a hipsys handle is the driver's own pointer. Live handles are kept in tables
 // and checked on the way in, because the driver dereferences what it is given: a stale

@@ -42,7 +42,6 @@ static double raw_read_loop(CUdeviceptr d, int n) {
 		if (CUFN(memcpyDtoH, void*, CUdeviceptr, size_t)(buf, d, 4)) return -1;
 	return raw_now_us() - t;
 }
-
 */
 import "C"
 

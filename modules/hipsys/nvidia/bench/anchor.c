@@ -44,6 +44,7 @@ static CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
 static CUresult (*cuMemAlloc)(CUdeviceptr*, size_t);
 static CUresult (*cuMemFree)(CUdeviceptr);
 static CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
+static CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
 static CUresult (*cuMemHostAlloc)(void**, size_t, unsigned);
 static CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream);
 static CUresult (*cuMemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream);
@@ -104,6 +105,7 @@ static void init(void) {
 	cuMemAlloc = sym("cuMemAlloc_v2");
 	cuMemFree = sym("cuMemFree_v2");
 	cuMemcpyDtoH = sym("cuMemcpyDtoH_v2");
+	cuMemcpyHtoD = sym("cuMemcpyHtoD_v2");
 	cuMemHostAlloc = sym("cuMemHostAlloc");
 	cuMemcpyHtoDAsync = sym("cuMemcpyHtoDAsync_v2");
 	cuMemcpyDtoHAsync = sym("cuMemcpyDtoHAsync_v2");
@@ -192,6 +194,23 @@ static void* run(void* unused) {
 		CHECK(cuStreamSynchronize(st));
 		printf("anchor %s %.3f GB/s\n", up ? "htod" : "dtoh", (double)big * nPinned / ((now_us() - t) * 1e3));
 	}
+
+	// Pageable copies: ordinary malloc'ed memory, the rate the server's staged writes and
+	// reads of Go memory are held to (twice the upload rate, at least the download rate).
+	char* pg = malloc(big);
+	if (!pg) { fprintf(stderr, "anchor: malloc %zu failed\n", big); exit(2); }
+	for (size_t i = 0; i < big; i += 4096) pg[i] = (char)i;
+	for (int up = 1; up >= 0; up--) {
+		if (up) CHECK(cuMemcpyHtoD(db, pg, big));
+		else CHECK(cuMemcpyDtoH(pg, db, big));
+		t = now_us();
+		for (int i = 0; i < nPinned; i++) {
+			if (up) CHECK(cuMemcpyHtoD(db, pg, big));
+			else CHECK(cuMemcpyDtoH(pg, db, big));
+		}
+		printf("anchor %s %.3f GB/s\n", up ? "pageable-htod" : "pageable-dtoh", (double)big * nPinned / ((now_us() - t) * 1e3));
+	}
+	free(pg);
 	return NULL;
 }
 

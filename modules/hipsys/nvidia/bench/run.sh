@@ -35,7 +35,8 @@ done
 # Two variants that split a gap between raw and cubehip: the anchor on a thread of its
 # own (Go's calls never run on the main thread), and cubehip with glibc's malloc kept to
 # one arena (a non-main thread otherwise allocates from an arena of its own).
-for round in 1 2; do
+# Diagnostic only, and device time is scarce: RUN_VARIANTS=1 turns them on.
+for round in $( [ "${RUN_VARIANTS:-0}" = 1 ] && echo 1 2 ); do
 	echo "round variants-$round" >>"$logs/bench.log"
 	ANCHOR_THREAD=1 "$here/anchor" 2>&1 | sed 's/^anchor/thread/' >>"$logs/bench.log" || rc=1
 	MALLOC_ARENA_MAX=1 bench 2>&1 | sed 's/^Benchmark/MABenchmark/' >>"$logs/bench.log" || rc=1
