@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"runtime"
 )
 
 // Graph is a captured sequence of work on one stream, replayed with one call. It keeps
@@ -33,6 +34,11 @@ func (s Stream) Capture(run func(Stream) error) (*Graph, error) {
 	if run == nil {
 		return nil, fmt.Errorf("capture: %w: nil run", ErrInvalidArgument)
 	}
+	// HIP and CUDA end a global-mode capture only on the OS thread that began it
+	// (hipErrorStreamCaptureWrongThread otherwise), and a goroutine may change threads
+	// between calls: the whole capture stays on this one.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := s.PrepareCapture(); err != nil {
 		return nil, err
 	}
@@ -63,13 +69,22 @@ func (s Stream) PrepareCapture() error {
 }
 
 // BeginCapture starts recording the stream's work; PrepareCapture and a warm-up run
-// come first.
+// come first. The calling goroutine stays locked to its OS thread until EndCapture,
+// which must be called from the same goroutine: HIP and CUDA end a global-mode capture
+// only on the thread that began it. Capture does all of this in one call.
 func (s Stream) BeginCapture() error {
-	return s.do(func() error { return s.d.srv.BeginCapture(s.id) })
+	runtime.LockOSThread()
+	err := s.do(func() error { return s.d.srv.BeginCapture(s.id) })
+	if err != nil {
+		runtime.UnlockOSThread()
+	}
+	return err
 }
 
-// EndCapture ends the recording and instantiates the graph.
+// EndCapture ends the recording and instantiates the graph, and lets go of the OS
+// thread BeginCapture locked.
 func (s Stream) EndCapture() (*Graph, error) {
+	defer runtime.UnlockOSThread()
 	var gid GraphID
 	err := s.do(func() error {
 		var err error

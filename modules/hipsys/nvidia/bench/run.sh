@@ -27,7 +27,7 @@ bench() {
 	$b -test.bench '^BenchmarkAllocFree$' -test.benchtime=2000x || return 1
 	$b -test.bench '^BenchmarkPinned' -test.benchtime=20x
 }
-for round in 1 2 3 4 5; do
+for round in $(seq 1 "${ROUNDS:-5}"); do
 	echo "round $round" >>"$logs/bench.log"
 	"$here/anchor" >>"$logs/bench.log" 2>&1 || rc=1
 	bench >>"$logs/bench.log" 2>&1 || rc=1
