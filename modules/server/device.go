@@ -41,7 +41,7 @@ type Options struct {
 	// CacheDir is the kernel disk cache ("": $CUBEHIP_CACHE_DIR or the user cache
 	// dir; "-": none).
 	CacheDir string
-	// Logger receives the server's logs (default slog.Default()).
+	// Logger receives the server's logs (default: stderr at $CUBEHIP_LOG's level, warn when unset).
 	Logger *slog.Logger
 	// StagingChunk and StagingDepth shape the pinned pipeline that copies from and into
 	// Go memory go through: StagingDepth chunks of StagingChunk bytes (defaults 8 MiB

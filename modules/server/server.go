@@ -37,7 +37,8 @@ func WithStreamOptions(opts ...stream.Option) Option {
 // cubehip under os.UserCacheDir()). "-" disables the disk cache.
 func WithCacheDir(dir string) Option { return func(c *config) { c.cacheDir = dir } }
 
-// WithLogger sets where the server and its streams log (default slog.Default()).
+// WithLogger sets where the server and its streams log (default: stderr at the level
+// $CUBEHIP_LOG names, warn when unset).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 
 // Server is the seed's HipServer: one device's streams, its compiled kernels, the graphs
@@ -76,7 +77,7 @@ func New(p hipsys.Platform, opts ...Option) (*Server, error) {
 		o(&c)
 	}
 	if c.log == nil {
-		c.log = slog.Default()
+		c.log = defaultLogger()
 	}
 	dev, err := p.GetDevice()
 	if err != nil {
