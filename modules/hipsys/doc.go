@@ -1,0 +1,24 @@
+// Package hipsys is the HIP API as Go: HIP's runtime, module, graph and hiprtc calls
+// behind one interface, Platform, with HIP's own status codes (Status, RTCStatus) as the
+// error vocabulary of every platform.
+//
+// Three platforms implement it, each in its own package, and register themselves with
+// Register when imported:
+//
+//	amd     ROCm's libamdhip64 and hiprtc, loaded at run time (package amd)
+//	nvidia  HIP's NVIDIA mapping onto the CUDA driver API and NVRTC, in Go (package nvidia)
+//	cpu     an embedded HIP device made of the host (package cpu), always available
+//
+// Import package platforms to register all three, then Open("auto") picks amd if it has
+// a device, else nvidia, else cpu ($CUBEHIP_PLATFORM overrides). Package faults wraps
+// any platform to make chosen calls fail; package conformance is the one test suite
+// every platform passes.
+//
+// Nothing is linked at build time: vendor libraries are opened with dlopen (package dl)
+// when their platform is opened, so a build needs Go and a C compiler only, and one
+// binary runs across ROCm and CUDA releases.
+//
+// Errors are *Error values naming the platform, the HIP call and HIP's status; test
+// them with errors.Is(err, hipsys.ErrorNotReady) and friends. No call panics on bad
+// input. As in HIP, the current device belongs to the calling OS thread.
+package hipsys
