@@ -10,6 +10,7 @@
 #                     picks the platform: nvidia or amd there)
 #   cubehip           the command: `cubehip bench` runs the Device budgets beside the anchor
 #   run.sh            runs all of them there and prints the benchmark table
+#   diag.sh           experiments that place a gap between the anchor and cubehip
 #
 # Copy build/gpu to the machine and run build/gpu/run.sh [logdir]. Set GOWORK as usual to
 # build against another workspace.
@@ -23,6 +24,6 @@ go test -c -o "$out/nvidia.test" ./modules/hipsys/nvidia
 go test -c -o "$out/server.test" ./modules/server
 go build -o "$out/cubehip" ./modules/server/cmd/cubehip
 ${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl -lpthread
-cp modules/hipsys/nvidia/bench/run.sh "$out/run.sh"
-chmod +x "$out/run.sh"
+cp modules/hipsys/nvidia/bench/run.sh modules/hipsys/nvidia/bench/diag.sh "$out/"
+chmod +x "$out/run.sh" "$out/diag.sh"
 echo "built $out: $(cd "$out" && echo *)"

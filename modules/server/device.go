@@ -70,7 +70,8 @@ type Device struct {
 
 	mu     sync.Mutex // guards srv and everything below
 	srv    *Server
-	p      hipsys.Platform
+	p      hipsys.Platform // the platform behind watch: every call the Device and its server make
+	watch  *queueWatch
 	index  int
 	props  hipsys.DeviceProps
 	opts   Options
@@ -128,11 +129,12 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if opts.Logger != nil {
 		srvOpts = append(srvOpts, WithLogger(opts.Logger))
 	}
-	srv, err := New(p, srvOpts...)
+	watch := newQueueWatch(p)
+	srv, err := New(watch, srvOpts...)
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{srv: srv, p: p, index: opts.Index, props: props, opts: opts}
+	d := &Device{srv: srv, p: watch, watch: watch, index: opts.Index, props: props, opts: opts}
 	d.Stream = Stream{d: d}
 	return d, nil
 }

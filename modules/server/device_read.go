@@ -80,8 +80,10 @@ const directRead = 64 << 10
 
 // idle orders stream id after src's last write (on another stream) and reports src's
 // address if the stream then has nothing queued, so that a blocking copy reads what
-// that work wrote (d.mu held). A stream with work pending, or a failure on the way,
-// reports false, and the read takes the pipeline, which reports the failure.
+// that work wrote (d.mu held). A stream seen idle with nothing queued since is known
+// idle without asking the driver (queuewatch.go). A stream with work pending, or a
+// failure on the way, reports false, and the read takes the pipeline, which reports the
+// failure.
 func (d *Device) idle(id StreamID, src *DeviceBuffer) (hipsys.DevicePtr, bool) {
 	ms := d.srv.streams
 	d.one[0] = src.b
@@ -91,7 +93,7 @@ func (d *Device) idle(id StreamID, src *DeviceBuffer) (hipsys.DevicePtr, bool) {
 		return 0, false
 	}
 	defer r.Close()
-	if d.p.StreamQuery(r.Stream().Sys) != nil {
+	if sys := r.Stream().Sys; !d.watch.knownIdle(sys) && d.p.StreamQuery(sys) != nil {
 		return 0, false
 	}
 	ptr, _, err := ms.Resource(src.b)

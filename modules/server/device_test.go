@@ -163,6 +163,29 @@ func TestDeviceWriteRead(t *testing.T) {
 	}
 }
 
+// A small read on an idle stream is one blocking copy: the stream is asked whether it is
+// idle once, and not again until work is queued on it; work queued in between is waited
+// for, its result read.
+func TestDeviceSmallReadsAskIdleOnce(t *testing.T) {
+	d, f := openDevice(t, server.Options{})
+	require.NoError(t, d.Compile(devInc))
+	b := upload(t, d.Stream, 1, 2, 3, 4)
+	require.NoError(t, d.Sync())
+	queries := f.Calls("hipStreamQuery")
+	for range 10 {
+		assert.Equal(t, []float32{1, 2, 3, 4}, readFloats(t, d.Stream, b))
+	}
+	assert.LessOrEqual(t, f.Calls("hipStreamQuery")-queries, 1, "queries for 10 reads of an idle stream")
+
+	for i := range 20 {
+		require.NoError(t, d.Launch(devInc, grid(4), server.LaunchArgs{
+			Buffers: []*server.DeviceBuffer{b}, Scalars: []server.Scalar{server.U32(4)},
+		}))
+		v := float32(i + 1)
+		assert.Equal(t, []float32{1 + v, 2 + v, 3 + v, 4 + v}, readFloats(t, d.Stream, b), "read after launch %d", i)
+	}
+}
+
 func TestDeviceLaunch(t *testing.T) {
 	d, _ := openDevice(t, server.Options{})
 	require.NoError(t, d.Compile(devScale))

@@ -26,20 +26,25 @@ static double raw_launch_loop(uintptr_t f, uintptr_t s, int n, int sync) {
 	if (CUFN(streamSynchronize, CUstream)((CUstream)s)) return -1;
 	return raw_now_us() - t;
 }
-static double raw_graph_loop(uintptr_t e, uintptr_t s, int n) {
+// it, when not NULL, receives each iteration's start time (µs) for the spread.
+static double raw_graph_loop(uintptr_t e, uintptr_t s, int n, double* it) {
 	if (cubehip_ensure()) return -1;
 	double t = raw_now_us();
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (it) it[i] = raw_now_us();
 		if (CUFN(graphLaunch, CUgraphExec, CUstream)((CUgraphExec)e, (CUstream)s)) return -1;
+	}
 	if (CUFN(streamSynchronize, CUstream)((CUstream)s)) return -1;
 	return raw_now_us() - t;
 }
-static double raw_read_loop(CUdeviceptr d, int n) {
+static double raw_read_loop(CUdeviceptr d, int n, double* it) {
 	if (cubehip_ensure()) return -1;
 	char buf[4];
 	double t = raw_now_us();
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (it) it[i] = raw_now_us();
 		if (CUFN(memcpyDtoH, void*, CUdeviceptr, size_t)(buf, d, 4)) return -1;
+	}
 	return raw_now_us() - t;
 }
 */
@@ -47,6 +52,7 @@ import "C"
 
 import (
 	"errors"
+	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
@@ -63,14 +69,23 @@ func rawLaunchLoop(fn hipsys.Function, s hipsys.Stream, n int, sync bool) (float
 	return rawResult(C.raw_launch_loop(C.uintptr_t(fn), C.uintptr_t(s), C.int(n), y))
 }
 
-// rawGraphLoop replays e n times on s; see rawLaunchLoop.
-func rawGraphLoop(e hipsys.GraphExec, s hipsys.Stream, n int) (float64, error) {
-	return rawResult(C.raw_graph_loop(C.uintptr_t(e), C.uintptr_t(s), C.int(n)))
+// rawGraphLoop replays e n times on s; see rawLaunchLoop. starts, when not nil (len n),
+// receives each iteration's start time in µs.
+func rawGraphLoop(e hipsys.GraphExec, s hipsys.Stream, n int, starts []float64) (float64, error) {
+	return rawResult(C.raw_graph_loop(C.uintptr_t(e), C.uintptr_t(s), C.int(n), cFloats(starts)))
 }
 
-// rawReadLoop reads 4 bytes from d into C stack memory n times; see rawLaunchLoop.
-func rawReadLoop(d hipsys.DevicePtr, n int) (float64, error) {
-	return rawResult(C.raw_read_loop(C.CUdeviceptr(d), C.int(n)))
+// rawReadLoop reads 4 bytes from d into C stack memory n times; see rawGraphLoop.
+func rawReadLoop(d hipsys.DevicePtr, n int, starts []float64) (float64, error) {
+	return rawResult(C.raw_read_loop(C.CUdeviceptr(d), C.int(n), cFloats(starts)))
+}
+
+// cFloats passes a Go slice that C fills during the call and does not keep.
+func cFloats(f []float64) *C.double {
+	if len(f) == 0 {
+		return nil
+	}
+	return (*C.double)(unsafe.Pointer(&f[0]))
 }
 
 func rawResult(us C.double) (float64, error) {

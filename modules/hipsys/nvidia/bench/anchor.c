@@ -48,6 +48,7 @@ static CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
 static CUresult (*cuMemHostAlloc)(void**, size_t, unsigned);
 static CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream);
 static CUresult (*cuMemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream);
+static CUresult (*cuGraphDestroy)(CUgraph);
 
 // The same kernel the Go benchmarks launch (ptx_test.go's emptyPTX).
 static const char empty_ptx[] =
@@ -79,6 +80,34 @@ static double now_us(void) {
 }
 
 static CUcontext ctx;
+static void hist(const char* name, double* t, int n);
+
+// replay launches ge n times on st and prints the time per replay; it (n entries)
+// receives each iteration's start for hist.
+static void replay(const char* name, CUgraphExec ge, CUstream st, int n, double* it) {
+	double t = now_us();
+	for (int i = 0; i < n; i++) {
+		it[i] = now_us();
+		CHECK(cuGraphLaunch(ge, st));
+	}
+	CHECK(cuStreamSynchronize(st));
+	printf("anchor %s %.3f us/replay\n", name, (now_us() - t) / n);
+	for (int i = 0; i + 1 < n; i++) it[i] = it[i + 1] - it[i];
+	hist(name, it, n - 1);
+}
+
+// hist prints, with ANCHOR_HIST set, the spread of per-iteration times (µs) of a loop:
+// a mean pulled up by rare stalls reads differently from a slower typical iteration.
+static int cmp_double(const void* a, const void* b) {
+	double x = *(const double*)a, y = *(const double*)b;
+	return x < y ? -1 : x > y;
+}
+static void hist(const char* name, double* t, int n) {
+	if (!getenv("ANCHOR_HIST") || n < 2) return;
+	qsort(t, n, sizeof *t, cmp_double);
+	printf("hist %s p10 %.3f p50 %.3f p90 %.3f p99 %.3f max %.3f\n", name, t[n / 10], t[n / 2],
+		t[n * 9 / 10], t[n * 99 / 100], t[n - 1]);
+}
 
 // init loads the driver and retains device 0's primary context.
 static void init(void) {
@@ -109,6 +138,7 @@ static void init(void) {
 	cuMemHostAlloc = sym("cuMemHostAlloc");
 	cuMemcpyHtoDAsync = sym("cuMemcpyHtoDAsync_v2");
 	cuMemcpyDtoHAsync = sym("cuMemcpyDtoHAsync_v2");
+	cuGraphDestroy = sym("cuGraphDestroy");
 
 	CUdevice dev;
 	CHECK(cuInit(0));
@@ -157,10 +187,8 @@ static void* run(void* unused) {
 	CHECK(cuGraphInstantiateWithFlags(&ge, g, 0));
 	CHECK(cuGraphUpload(ge, st));
 	CHECK(cuStreamSynchronize(st));
-	t = now_us();
-	for (int i = 0; i < nSync; i++) CHECK(cuGraphLaunch(ge, st));
-	CHECK(cuStreamSynchronize(st));
-	printf("anchor replay %.3f us/replay\n", (now_us() - t) / nSync);
+	double* it = malloc(sizeof(double) * nSync);
+	replay("replay", ge, st, nSync, it);
 
 	t = now_us();
 	for (int i = 0; i < nAlloc; i++) {
@@ -174,8 +202,13 @@ static void* run(void* unused) {
 	char buf[4];
 	CHECK(cuMemAlloc(&d4, 4));
 	t = now_us();
-	for (int i = 0; i < nSync; i++) CHECK(cuMemcpyDtoH(buf, d4, 4));
+	for (int i = 0; i < nSync; i++) {
+		it[i] = now_us();
+		CHECK(cuMemcpyDtoH(buf, d4, 4));
+	}
 	printf("anchor read %.3f us/read\n", (now_us() - t) / nSync);
+	for (int i = 0; i + 1 < nSync; i++) it[i] = it[i + 1] - it[i];
+	hist("read", it, nSync - 1);
 
 	const size_t big = 256u << 20;
 	void* h;
@@ -211,6 +244,25 @@ static void* run(void* unused) {
 		printf("anchor %s %.3f GB/s\n", up ? "pageable-htod" : "pageable-dtoh", (double)big * nPinned / ((now_us() - t) * 1e3));
 	}
 	free(pg);
+
+	// The same replay once the null stream has had work (the copies above), then once a
+	// second stream has launched a graph of its own: the driver replays faster while one
+	// stream only has had work, and the second regime lasts for the rest of the process
+	// (bench_test.go's BenchmarkGraphReplayMulti is held to replay-multi).
+	replay("replay-late", ge, st, nSync, it);
+	CUstream st2;
+	CUgraph g2;
+	CUgraphExec ge2;
+	CHECK(cuStreamCreate(&st2, 1));
+	CHECK(cuStreamBeginCapture(st2, 2));
+	for (int i = 0; i < 10; i++) CHECK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, st2, NULL, NULL));
+	CHECK(cuStreamEndCapture(st2, &g2));
+	CHECK(cuGraphInstantiateWithFlags(&ge2, g2, 0));
+	CHECK(cuGraphDestroy(g2));
+	CHECK(cuGraphLaunch(ge2, st2));
+	CHECK(cuStreamSynchronize(st2));
+	replay("replay-multi", ge, st, nSync, it);
+	free(it);
 	return NULL;
 }
 

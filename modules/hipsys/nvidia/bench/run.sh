@@ -3,8 +3,8 @@
 # writes its logs to the folder given (default ./gpu-logs):
 #   conformance.log  the conformance suite against the nvidia platform
 #   nvidia.log       the nvidia platform's own tests
-#   bench.log        five rounds of the raw-driver anchor and the Go benchmarks, in turn,
-#                    then two rounds of variants (see below)
+#   bench.log        ROUNDS (default 5) rounds of the raw-driver anchor and the Go
+#                    benchmarks, in turn
 #   table.txt        each figure's median over the rounds, raw against cubehip
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,10 +20,14 @@ tail -n 3 "$logs/nvidia.log"
 # The GPU idles at a low clock: one anchor run first, discarded, brings it up.
 "$here/anchor" >/dev/null 2>&1
 : >"$logs/bench.log"
+# Each line is one process, in the anchor's order. The multi-stream replay has a process
+# of its own: once a second stream has launched a graph, the driver's slower replay
+# regime lasts for the rest of the process (bench_test.go says more).
 bench() {
 	local b="$here/nvidia.test -test.run ^$ -test.benchmem"
 	$b -test.bench '^Benchmark(Raw)?Launch$' -test.benchtime=100000x || return 1
 	$b -test.bench '^Benchmark(Raw)?(LaunchSync|GraphReplay|Read4|StreamQuery|CgoCall)$' -test.benchtime=20000x || return 1
+	$b -test.bench '^Benchmark(Raw)?GraphReplayMulti$' -test.benchtime=20000x || return 1
 	$b -test.bench '^BenchmarkAllocFree$' -test.benchtime=2000x || return 1
 	$b -test.bench '^BenchmarkPinned' -test.benchtime=20x
 }
@@ -32,21 +36,13 @@ for round in $(seq 1 "${ROUNDS:-5}"); do
 	"$here/anchor" >>"$logs/bench.log" 2>&1 || rc=1
 	bench >>"$logs/bench.log" 2>&1 || rc=1
 done
-# Two variants that split a gap between raw and cubehip: the anchor on a thread of its
-# own (Go's calls never run on the main thread), and cubehip with glibc's malloc kept to
-# one arena (a non-main thread otherwise allocates from an arena of its own).
-# Diagnostic only, and device time is scarce: RUN_VARIANTS=1 turns them on.
-for round in $( [ "${RUN_VARIANTS:-0}" = 1 ] && echo 1 2 ); do
-	echo "round variants-$round" >>"$logs/bench.log"
-	ANCHOR_THREAD=1 "$here/anchor" 2>&1 | sed 's/^anchor/thread/' >>"$logs/bench.log" || rc=1
-	MALLOC_ARENA_MAX=1 bench 2>&1 | sed 's/^Benchmark/MABenchmark/' >>"$logs/bench.log" || rc=1
-done
 
 # Each figure's median over the rounds, raw and through cubehip, and their ratio, always
 # cubehip's cost over raw's (time over time, or raw GB/s over cubehip GB/s), so 1.05 is
 # 5% slower whichever the unit. raw-in-Go is the anchor's loop run in C inside the Go
-# test process (rawloop.go), raw-thr the anchor on a thread of its own, arena1 cubehip
-# with MALLOC_ARENA_MAX=1; each ratio is against raw.
+# test process (rawloop.go), with its ratio to raw. replay-late is the anchor's replay
+# after its copies (no Go counterpart): it shows that null-stream work keeps the fast
+# single-stream replay.
 awk '
 function med(key,   n, i, j, t, a) {
 	n = cnt[key]; if (n == 0) return 0
@@ -57,29 +53,26 @@ function med(key,   n, i, j, t, a) {
 function add(key, v, unit) { val[key, ++cnt[key]] = v; units[key] = unit }
 BEGIN {
 	map["Launch"] = "launch"; map["LaunchSync"] = "launchsync"; map["GraphReplay"] = "replay"
+	map["GraphReplayMulti"] = "replay-multi"
 	map["AllocFree"] = "allocfree"; map["Read4"] = "read"; map["StreamQuery"] = "query"
 	map["CgoCall"] = "cgocall"; map["PinnedHtoD"] = "htod"; map["PinnedDtoH"] = "dtoh"
 }
 $1 == "anchor" { add("raw " $2, $3, $4) }
-$1 == "thread" { add("thr " $2, $3, $4) }
-/^(MA)?Benchmark/ {
+/^Benchmark/ {
 	name = $1; sub(/-[0-9]+$/, "", name); side = "go"
-	if (name ~ /^MA/) { side = "ma"; sub(/^MA/, "", name) }
 	sub(/^Benchmark/, "", name)
-	if (name ~ /^Raw/) { side = (side == "go" ? "in" : side "raw"); sub(/^Raw/, "", name) }
+	if (name ~ /^Raw/) { side = "in"; sub(/^Raw/, "", name) }
 	for (i = 3; i < NF; i++) if ($(i+1) ~ /^(us\/|GB\/s)/) add(side " " map[name], $i, $(i+1))
 }
 END {
-	printf "%-11s %9s %9s %-14s %6s %9s %6s %9s %6s %9s %6s\n", "figure", "raw", "cubehip", "unit", "ratio", "raw-in-Go", "ratio", "raw-thr", "ratio", "arena1", "ratio"
-	n = split("launch launchsync replay allocfree read query htod dtoh cgocall", order, " ")
+	printf "%-13s %9s %9s %-14s %6s %9s %6s\n", "figure", "raw", "cubehip", "unit", "ratio", "raw-in-Go", "ratio"
+	n = split("launch launchsync replay replay-late replay-multi allocfree read query htod dtoh pageable-htod pageable-dtoh cgocall", order, " ")
 	for (j = 1; j <= n; j++) {
-		f = order[j]; r = med("raw " f); g = med("go " f); u = units["go " f]
+		f = order[j]; r = med("raw " f); g = med("go " f); u = units["go " f]; if (u == "") u = units["raw " f]
 		gb = (u == "GB/s")
 		rg = (r > 0 && g > 0) ? (gb ? r / g : g / r) : 0
 		c = med("in " f); rc = (r > 0 && c > 0) ? (gb ? r / c : c / r) : 0
-		h = med("thr " f); rh = (r > 0 && h > 0) ? (gb ? r / h : h / r) : 0
-		m = med("ma " f); rm = (r > 0 && m > 0) ? (gb ? r / m : m / r) : 0
-		printf "%-11s %9.3f %9.3f %-14s %6.3f %9.3f %6.3f %9.3f %6.3f %9.3f %6.3f%s\n", f, r, g, u, rg, c, rc, h, rh, m, rm, (rg > 1.05 ? "  OVER 5%" : "")
+		printf "%-13s %9.3f %9.3f %-14s %6.3f %9.3f %6.3f%s\n", f, r, g, u, rg, c, rc, (rg > 1.05 ? "  OVER 5%" : "")
 	}
 }' "$logs/bench.log" | tee "$logs/table.txt"
 exit $rc
