@@ -9,7 +9,8 @@
 #   server.test       the server module's tests and Device benchmarks (CUBEHIP_PLATFORM
 #                     picks the platform: nvidia or amd there)
 #   cubehip           the command: `cubehip bench` runs the Device budgets beside the anchor
-#   run.sh            runs all of them there and prints the benchmark table
+#   run.sh            runs all of them there (ROUNDS rounds of benchmarks, default 5)
+#                     and prints the tables: logs in the folder given
 #   diag.sh           experiments that place a gap between the anchor and cubehip
 #
 # Copy build/gpu to the machine and run build/gpu/run.sh [logdir]. Set GOWORK as usual to

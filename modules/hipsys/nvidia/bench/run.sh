@@ -6,6 +6,10 @@
 #   bench.log        ROUNDS (default 5) rounds of the raw-driver anchor and the Go
 #                    benchmarks, in turn
 #   table.txt        each figure's median over the rounds, raw against cubehip
+#   server.log       the server module's tests on the nvidia platform
+#   server-bench.log the Device benchmarks beside hipsys, ROUNDS rounds; each graph
+#                    replay in a process of its own (bench_test.go says why)
+#   cubehip-bench.txt  `cubehip bench` against the anchor
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 logs="${1:-./gpu-logs}"
@@ -36,6 +40,24 @@ for round in $(seq 1 "${ROUNDS:-5}"); do
 	"$here/anchor" >>"$logs/bench.log" 2>&1 || rc=1
 	bench >>"$logs/bench.log" 2>&1 || rc=1
 done
+
+if [ -x "$here/server.test" ]; then
+	export CUBEHIP_PLATFORM=nvidia
+	"$here/server.test" -test.v -test.timeout=300s >"$logs/server.log" 2>&1 || rc=1
+	tail -n 1 "$logs/server.log"
+	: >"$logs/server-bench.log"
+	for round in $(seq 1 "${ROUNDS:-5}"); do
+		s="$here/server.test -test.run ^$ -test.benchmem"
+		for one in BenchmarkDeviceGraphReplay10 BenchmarkHipsysGraphReplay10; do
+			$s -test.bench "^$one\$" -test.benchtime=20000x >>"$logs/server-bench.log" 2>&1 || rc=1
+		done
+		$s -test.bench '^Benchmark(Device|Hipsys)(Launch|AllocFree1MiB|Read4B)$' -test.benchtime=20000x >>"$logs/server-bench.log" 2>&1 || rc=1
+		$s -test.bench '^Benchmark(Device(Write|Read)256MiB|HipsysCopy256MiB)$' -test.benchtime=10x >>"$logs/server-bench.log" 2>&1 || rc=1
+	done
+	grep '^Benchmark' "$logs/server-bench.log" | awk '{ name = $1; sub(/-[0-9]+$/, "", name); v[name] = v[name] " " $5 } END { for (n in v) print n ":" v[n] }' | sort
+	(cd "$here" && ./cubehip bench -anchor "$here/anchor") >"$logs/cubehip-bench.txt" 2>&1 || rc=1
+	tail -n 12 "$logs/cubehip-bench.txt"
+fi
 
 # Each figure's median over the rounds, raw and through cubehip, and their ratio, always
 # cubehip's cost over raw's (time over time, or raw GB/s over cubehip GB/s), so 1.05 is

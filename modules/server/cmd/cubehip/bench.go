@@ -55,11 +55,12 @@ func runBench(out io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if path := anchorPath(*anchor); path != "" {
-		fmt.Fprintf(out, "running the anchor %s ...\n", path)
+	// The anchor is a CUDA driver-API program: its figures are raw only for nvidia.
+	if path := anchorPath(*anchor); path != "" && d.Platform() == "nvidia" {
+		fmt.Fprintf(out, "running the anchor %s (3 runs) ...\n", path)
 		got, err := runAnchor(path)
 		if err != nil {
-			return fmt.Errorf("anchor: %w", err)
+			fmt.Fprintf(out, "anchor: %v; the raw figures stay the in-process ones\n", err)
 		}
 		for i := range figs {
 			if v, ok := got[figs[i].anchorKey]; ok {
@@ -71,20 +72,25 @@ func runBench(out io.Writer, args []string) error {
 }
 
 func printFigures(out io.Writer, figs []figure, cpu bool) error {
-	fmt.Fprintf(out, "\n%-22s %12s %12s %-7s  %s\n", "figure", "device", "raw", "raw by", "budget")
+	fmt.Fprintf(out, "\n%-22s %14s %14s %-7s  %s\n", "figure", "device", "raw", "raw by", "budget")
 	failed := 0
 	for _, f := range figs {
+		if f.raw == 0 && f.anchorKey != "" {
+			// Only the anchor, a process of its own, measures this figure's raw regime.
+			fmt.Fprintf(out, "%-22s %9.3f %-4s %14s %-7s  needs the anchor (scripts/gpu-test.sh builds it)\n", f.name, f.device, short(f.unit), "-", "")
+			continue
+		}
 		ok, rule := f.budget(f.device, f.raw)
 		verdict := "ok"
 		if !ok {
 			verdict = "MISSED"
 			failed++
 		}
-		raw := fmt.Sprintf("%9.3f %-2s", f.raw, short(f.unit))
+		raw := fmt.Sprintf("%9.3f %-4s", f.raw, short(f.unit))
 		if f.raw == 0 {
-			raw, f.rawFrom = fmt.Sprintf("%12s", "-"), ""
+			raw, f.rawFrom = fmt.Sprintf("%14s", "-"), ""
 		}
-		fmt.Fprintf(out, "%-22s %9.3f %-2s %s %-7s  %s: %s\n", f.name, f.device, short(f.unit), raw, f.rawFrom, rule, verdict)
+		fmt.Fprintf(out, "%-22s %9.3f %-4s %s %-7s  %s: %s\n", f.name, f.device, short(f.unit), raw, f.rawFrom, rule, verdict)
 	}
 	if failed > 0 {
 		fmt.Fprintf(out, "\n%d budget(s) missed on this device\n", failed)
@@ -99,7 +105,7 @@ func printFigures(out io.Writer, figs []figure, cpu bool) error {
 
 func short(unit string) string {
 	if unit == "GB/s" {
-		return "GB"
+		return "GB/s"
 	}
 	return "µs"
 }
@@ -134,20 +140,31 @@ func anchorPath(flag string) string {
 	return ""
 }
 
-// runAnchor runs the anchor and reads its "anchor <name> <value> <unit>" lines.
+// runAnchor runs the anchor three times and reads its "anchor <name> <value> <unit>"
+// lines, keeping each figure's best run (the lowest time, the highest GB/s): the same
+// best of three that timed takes of the Device's figures, since one process's figures
+// differ from the next's by up to 10% on the H200.
 func runAnchor(path string) (map[string]float64, error) {
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(path)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
-	}
 	got := map[string]float64{}
-	sc := bufio.NewScanner(&stdout)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) >= 3 && f[0] == "anchor" {
-			if v, err := strconv.ParseFloat(f[2], 64); err == nil {
+	for range 3 {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(path)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+		}
+		sc := bufio.NewScanner(&stdout)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) < 4 || f[0] != "anchor" {
+				continue
+			}
+			v, err := strconv.ParseFloat(f[2], 64)
+			if err != nil {
+				continue
+			}
+			old, seen := got[f[1]]
+			if higher := f[3] == "GB/s"; !seen || (higher && v > old) || (!higher && v < old) {
 				got[f[1]] = v
 			}
 		}
