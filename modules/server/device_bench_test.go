@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -290,4 +292,56 @@ func steadyAllocs(t testing.TB, f, sync func()) float64 {
 	allocs := testing.AllocsPerRun(100, f)
 	sync()
 	return allocs
+}
+
+// BenchmarkLaunchLayers places the Device's cost per launch on the layers under it, in
+// one process, interleaved over rounds so that a process's luck (launch figures differ by
+// up to 20% from one process to the next on the H200) falls on every layer alike: raw
+// hipsys, hipsys with the hipSetDevice every Device call makes, and the Device. Run it
+// with -test.benchtime=1x; each figure is the median of its rounds.
+func BenchmarkLaunchLayers(b *testing.B) {
+	d, _ := openDevice(b, server.Options{})
+	require.NoError(b, d.Compile(devEmpty))
+	p, sys, fn := rawKernel(b, devEmpty)
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	const n, rounds = 20000, 7
+	loop := func(launch func() error, sync func() error) float64 {
+		start := time.Now()
+		for i := range n {
+			if err := launch(); err != nil {
+				b.Fatal(err)
+			}
+			if i%syncEvery == syncEvery-1 {
+				_ = sync()
+			}
+		}
+		_ = sync()
+		return float64(time.Since(start).Nanoseconds()) / n / 1e3
+	}
+	rawLaunch := func() error { return p.ModuleLaunchKernel(fn, one, one, 0, sys, nil) }
+	rawSync := func() error { return p.StreamSynchronize(sys) }
+	layers := []struct {
+		name   string
+		launch func() error
+		sync   func() error
+	}{
+		{"hipsys", rawLaunch, rawSync},
+		{"hipsys+setdevice", func() error {
+			if err := p.SetDevice(0); err != nil {
+				return err
+			}
+			return rawLaunch()
+		}, rawSync},
+		{"device", func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, func() error { return d.Sync() }},
+	}
+	got := make([][]float64, len(layers))
+	for range rounds {
+		for i, l := range layers {
+			got[i] = append(got[i], loop(l.launch, l.sync))
+		}
+	}
+	for i, l := range layers {
+		slices.Sort(got[i])
+		b.ReportMetric(got[i][rounds/2], "µs/"+l.name)
+	}
 }

@@ -197,8 +197,8 @@ func benchReplay(b *testing.B, e benchEnv) {
 
 var multiOnce sync.Once
 
-// multiStream returns the shared environment after a second stream has captured and
-// replayed a graph of its own, once per process.
+// multiStream returns the shared environment after a second stream has had launches
+// and a graph of its own, once per process, as the anchor's replay-multi does.
 func multiStream(b *testing.B) benchEnv {
 	e := setupBench(b)
 	var err error
@@ -209,13 +209,21 @@ func multiStream(b *testing.B) benchEnv {
 		}
 		other := e
 		other.st = st
+		for range 1000 {
+			if err = other.launch(); err != nil {
+				return
+			}
+		}
 		var exec hipsys.GraphExec
 		if exec, err = other.capture(); err != nil {
 			return
 		}
-		if err = e.p.GraphLaunch(exec, st); err == nil {
-			err = e.p.StreamSynchronize(st)
+		for range 1000 {
+			if err = e.p.GraphLaunch(exec, st); err != nil {
+				return
+			}
 		}
+		err = e.p.StreamSynchronize(st)
 	})
 	require.NoError(b, err)
 	return e

@@ -246,20 +246,22 @@ static void* run(void* unused) {
 	free(pg);
 
 	// The same replay once the null stream has had work (the copies above), then once a
-	// second stream has launched a graph of its own: the driver replays faster while one
-	// stream only has had work, and the second regime lasts for the rest of the process
-	// (bench_test.go's BenchmarkGraphReplayMulti is held to replay-multi).
+	// second stream has had launches and a graph of its own: the driver replays faster
+	// while one stream only has had work, and the second regime lasts for the rest of
+	// the process (bench_test.go's BenchmarkGraphReplayMulti is held to replay-multi).
 	replay("replay-late", ge, st, nSync, it);
 	CUstream st2;
 	CUgraph g2;
 	CUgraphExec ge2;
 	CHECK(cuStreamCreate(&st2, 1));
+	for (int i = 0; i < 1000; i++) CHECK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, st2, NULL, NULL));
+	CHECK(cuStreamSynchronize(st2));
 	CHECK(cuStreamBeginCapture(st2, 2));
 	for (int i = 0; i < 10; i++) CHECK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, st2, NULL, NULL));
 	CHECK(cuStreamEndCapture(st2, &g2));
 	CHECK(cuGraphInstantiateWithFlags(&ge2, g2, 0));
 	CHECK(cuGraphDestroy(g2));
-	CHECK(cuGraphLaunch(ge2, st2));
+	for (int i = 0; i < 1000; i++) CHECK(cuGraphLaunch(ge2, st2));
 	CHECK(cuStreamSynchronize(st2));
 	replay("replay-multi", ge, st, nSync, it);
 	free(it);

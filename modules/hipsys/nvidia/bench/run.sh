@@ -54,7 +54,10 @@ if [ -x "$here/server.test" ]; then
 		$s -test.bench '^Benchmark(Device|Hipsys)(Launch|AllocFree1MiB|Read4B)$' -test.benchtime=20000x >>"$logs/server-bench.log" 2>&1 || rc=1
 		$s -test.bench '^Benchmark(Device(Write|Read)256MiB|HipsysCopy256MiB)$' -test.benchtime=10x >>"$logs/server-bench.log" 2>&1 || rc=1
 	done
-	grep '^Benchmark' "$logs/server-bench.log" | awk '{ name = $1; sub(/-[0-9]+$/, "", name); v[name] = v[name] " " $5 } END { for (n in v) print n ":" v[n] }' | sort
+	# Where the Device's cost per launch sits, the layers interleaved in one process.
+	"$here/server.test" -test.run '^$' -test.bench '^BenchmarkLaunchLayers$' -test.benchtime=1x >>"$logs/server-bench.log" 2>&1 || rc=1
+	grep '^BenchmarkLaunchLayers' "$logs/server-bench.log"
+	grep '^Benchmark' "$logs/server-bench.log" | grep -v LaunchLayers | awk '{ name = $1; sub(/-[0-9]+$/, "", name); v[name] = v[name] " " $5 } END { for (n in v) print n ":" v[n] }' | sort
 	(cd "$here" && ./cubehip bench -anchor "$here/anchor") >"$logs/cubehip-bench.txt" 2>&1 || rc=1
 	tail -n 12 "$logs/cubehip-bench.txt"
 fi
