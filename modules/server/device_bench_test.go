@@ -294,21 +294,27 @@ func steadyAllocs(t testing.TB, f, sync func()) float64 {
 	return allocs
 }
 
-// BenchmarkLaunchLayers places the Device's cost per launch on the layers under it, in
-// one process, interleaved over rounds so that a process's luck (launch figures differ by
-// up to 20% from one process to the next on the H200) falls on every layer alike: raw
-// hipsys, hipsys with the hipSetDevice every Device call makes, and the Device. Run it
-// with -test.benchtime=1x; each figure is the median of its rounds.
-func BenchmarkLaunchLayers(b *testing.B) {
+// BenchmarkLayers places the Device's cost per launch and per 4-byte read on the layers
+// under it, in one process, interleaved over rounds so that a process's luck (launch
+// figures differ by up to 20% from one process to the next on the H200) falls on every
+// layer alike: raw hipsys, hipsys with the hipSetDevice every Device call makes, and the
+// Device. Run it with -test.benchtime=1x; each figure is the median of its rounds.
+func BenchmarkLayers(b *testing.B) {
 	d, _ := openDevice(b, server.Options{})
 	require.NoError(b, d.Compile(devEmpty))
 	p, sys, fn := rawKernel(b, devEmpty)
 	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
-	const n, rounds = 20000, 7
-	loop := func(launch func() error, sync func() error) float64 {
+	small := alloc(b, d.Stream, 4)
+	require.NoError(b, d.Write(small, make([]byte, 4)))
+	ptr, err := p.Malloc(4)
+	require.NoError(b, err)
+	defer p.Free(ptr)
+	four := make([]byte, 4)
+	const rounds = 7
+	loop := func(n int, op func() error, sync func() error) float64 {
 		start := time.Now()
 		for i := range n {
-			if err := launch(); err != nil {
+			if err := op(); err != nil {
 				b.Fatal(err)
 			}
 			if i%syncEvery == syncEvery-1 {
@@ -316,28 +322,32 @@ func BenchmarkLaunchLayers(b *testing.B) {
 			}
 		}
 		_ = sync()
-		return float64(time.Since(start).Nanoseconds()) / n / 1e3
+		return float64(time.Since(start).Nanoseconds()) / float64(n) / 1e3
 	}
 	rawLaunch := func() error { return p.ModuleLaunchKernel(fn, one, one, 0, sys, nil) }
 	rawSync := func() error { return p.StreamSynchronize(sys) }
+	devSync := func() error { return d.Sync() }
 	layers := []struct {
-		name   string
-		launch func() error
-		sync   func() error
+		name string
+		n    int
+		op   func() error
+		sync func() error
 	}{
-		{"hipsys", rawLaunch, rawSync},
-		{"hipsys+setdevice", func() error {
+		{"launch-hipsys", 20000, rawLaunch, rawSync},
+		{"launch-hipsys+setdevice", 20000, func() error {
 			if err := p.SetDevice(0); err != nil {
 				return err
 			}
 			return rawLaunch()
 		}, rawSync},
-		{"device", func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, func() error { return d.Sync() }},
+		{"launch-device", 20000, func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, devSync},
+		{"read-hipsys", 5000, func() error { return p.MemcpyDtoH(four, ptr) }, rawSync},
+		{"read-device", 5000, func() error { return d.ReadInto(four, small) }, devSync},
 	}
 	got := make([][]float64, len(layers))
 	for range rounds {
 		for i, l := range layers {
-			got[i] = append(got[i], loop(l.launch, l.sync))
+			got[i] = append(got[i], loop(l.n, l.op, l.sync))
 		}
 	}
 	for i, l := range layers {

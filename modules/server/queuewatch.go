@@ -19,7 +19,14 @@ import (
 // to hipsys.Platform later cannot slip past it.
 type queueWatch struct {
 	hipsys.Platform
-	queues sync.Map // hipsys.Stream -> *queueState
+	queues sync.Map                    // hipsys.Stream -> *queueState
+	last   atomic.Pointer[queueRecent] // the stream looked up last: a launch loop's hit
+}
+
+// queueRecent pairs a stream with its state, immutable once published.
+type queueRecent struct {
+	s hipsys.Stream
+	q *queueState
 }
 
 // queueState counts the calls that queue work on one stream. idleAt is 1 + the number of
@@ -28,16 +35,26 @@ type queueWatch struct {
 type queueState struct {
 	begun, ended atomic.Uint64
 	idleAt       atomic.Uint64
+	recent       queueRecent // {its stream, itself}: what queueWatch.last points to
 }
 
 func newQueueWatch(p hipsys.Platform) *queueWatch { return &queueWatch{Platform: p} }
 
+// state is s's counters. A run of calls on one stream reads one pointer: the map's
+// lookup walks several nodes, each a likely cache miss after a driver call.
 func (w *queueWatch) state(s hipsys.Stream) *queueState {
-	if q, ok := w.queues.Load(s); ok {
-		return q.(*queueState)
+	if r := w.last.Load(); r != nil && r.s == s {
+		return r.q
 	}
-	q, _ := w.queues.LoadOrStore(s, &queueState{})
-	return q.(*queueState)
+	v, ok := w.queues.Load(s)
+	if !ok {
+		fresh := &queueState{}
+		fresh.recent = queueRecent{s, fresh}
+		v, _ = w.queues.LoadOrStore(s, fresh)
+	}
+	q := v.(*queueState)
+	w.last.Store(&q.recent)
+	return q
 }
 
 // queue runs call, which queues work on s, between the counts.
@@ -125,6 +142,9 @@ func (w *queueWatch) StreamDestroy(s hipsys.Stream) error {
 	if err == nil {
 		// A later stream may get the same handle: it starts unknown.
 		w.queues.Delete(s)
+		if r := w.last.Load(); r != nil && r.s == s {
+			w.last.CompareAndSwap(r, nil)
+		}
 	}
 	return err
 }

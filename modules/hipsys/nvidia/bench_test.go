@@ -371,3 +371,76 @@ func BenchmarkRawRead4(b *testing.B) {
 	b.ReportMetric(us/float64(b.N), "us/read")
 	sp.report(b)
 }
+
+// BenchmarkInterleaved holds each figure to the anchor's loop run in C in this process
+// (rawloop.go), the two interleaved over rounds: one process's figures differ from the
+// next's by up to 15% on the H200 (the anchor's own runs do), more than the 5% budget,
+// while within a process they hold to a few percent. Each figure is its median round;
+// x-ratio is the Go path's time over the C loop's. Run with -test.benchtime=1x.
+func BenchmarkInterleaved(b *testing.B) {
+	e := setupBench(b)
+	p := e.p
+	d, err := p.Malloc(4)
+	require.NoError(b, err)
+	defer p.Free(d)
+	buf := make([]byte, 4)
+	timeGo := func(n int, op func() error) float64 {
+		start := time.Now()
+		for range n {
+			if err := op(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		require.NoError(b, p.StreamSynchronize(e.st))
+		return float64(time.Since(start).Nanoseconds()) / 1e3 / float64(n)
+	}
+	cPerOp := func(n int) func(us float64, err error) float64 {
+		return func(us float64, err error) float64 {
+			require.NoError(b, err)
+			return us / float64(n)
+		}
+	}
+	figures := []struct {
+		name   string
+		n      int
+		goLoop func(n int) float64
+		cLoop  func(n int) float64
+	}{
+		{"launch", 20000,
+			func(n int) float64 { return timeGo(n, e.launch) },
+			func(n int) float64 { return cPerOp(n)(rawLaunchLoop(e.empty, e.st, n, false)) }},
+		{"launchsync", 5000,
+			func(n int) float64 {
+				return timeGo(n, func() error {
+					if err := e.launch(); err != nil {
+						return err
+					}
+					return p.StreamSynchronize(e.st)
+				})
+			},
+			func(n int) float64 { return cPerOp(n)(rawLaunchLoop(e.empty, e.st, n, true)) }},
+		{"replay", 5000,
+			func(n int) float64 { return timeGo(n, func() error { return p.GraphLaunch(e.exec, e.st) }) },
+			func(n int) float64 { return cPerOp(n)(rawGraphLoop(e.exec, e.st, n, nil)) }},
+		{"read", 5000,
+			func(n int) float64 { return timeGo(n, func() error { return p.MemcpyDtoH(buf, d) }) },
+			func(n int) float64 { return cPerOp(n)(rawReadLoop(d, n, nil)) }},
+	}
+	const rounds = 9
+	goT := make([][]float64, len(figures))
+	cT := make([][]float64, len(figures))
+	for range rounds {
+		for i, f := range figures {
+			cT[i] = append(cT[i], f.cLoop(f.n))
+			goT[i] = append(goT[i], f.goLoop(f.n))
+		}
+	}
+	for i, f := range figures {
+		slices.Sort(goT[i])
+		slices.Sort(cT[i])
+		g, c := goT[i][rounds/2], cT[i][rounds/2]
+		b.ReportMetric(g, f.name+"-us")
+		b.ReportMetric(c, f.name+"-c-us")
+		b.ReportMetric(g/c, f.name+"-x")
+	}
+}

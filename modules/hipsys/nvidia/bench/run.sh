@@ -6,6 +6,7 @@
 #   bench.log        ROUNDS (default 5) rounds of the raw-driver anchor and the Go
 #                    benchmarks, in turn
 #   table.txt        each figure's median over the rounds, raw against cubehip
+#   interleaved.log  the Go paths against the anchor's C loops in one process, interleaved
 #   server.log       the server module's tests on the nvidia platform
 #   server-bench.log the Device benchmarks beside hipsys, ROUNDS rounds; each graph
 #                    replay in a process of its own (bench_test.go says why)
@@ -41,6 +42,11 @@ for round in $(seq 1 "${ROUNDS:-5}"); do
 	bench >>"$logs/bench.log" 2>&1 || rc=1
 done
 
+# The Go paths against the anchor's loops run in C in the same process, interleaved:
+# the comparison that one process's luck cannot tilt (bench_test.go's BenchmarkInterleaved).
+"$here/nvidia.test" -test.run '^$' -test.bench '^BenchmarkInterleaved$' -test.benchtime=1x >"$logs/interleaved.log" 2>&1 || rc=1
+grep '^BenchmarkInterleaved' "$logs/interleaved.log" | tr '\t' '\n' | sed 's/^ *//' | grep -- '-x$\|-us$'
+
 if [ -x "$here/server.test" ]; then
 	export CUBEHIP_PLATFORM=nvidia
 	"$here/server.test" -test.v -test.timeout=300s >"$logs/server.log" 2>&1 || rc=1
@@ -54,10 +60,10 @@ if [ -x "$here/server.test" ]; then
 		$s -test.bench '^Benchmark(Device|Hipsys)(Launch|AllocFree1MiB|Read4B)$' -test.benchtime=20000x >>"$logs/server-bench.log" 2>&1 || rc=1
 		$s -test.bench '^Benchmark(Device(Write|Read)256MiB|HipsysCopy256MiB)$' -test.benchtime=10x >>"$logs/server-bench.log" 2>&1 || rc=1
 	done
-	# Where the Device's cost per launch sits, the layers interleaved in one process.
-	"$here/server.test" -test.run '^$' -test.bench '^BenchmarkLaunchLayers$' -test.benchtime=1x >>"$logs/server-bench.log" 2>&1 || rc=1
-	grep '^BenchmarkLaunchLayers' "$logs/server-bench.log"
-	grep '^Benchmark' "$logs/server-bench.log" | grep -v LaunchLayers | awk '{ name = $1; sub(/-[0-9]+$/, "", name); v[name] = v[name] " " $5 } END { for (n in v) print n ":" v[n] }' | sort
+	# Where the Device's cost per launch and read sits, the layers interleaved in one process.
+	"$here/server.test" -test.run '^$' -test.bench '^BenchmarkLayers$' -test.benchtime=1x >>"$logs/server-bench.log" 2>&1 || rc=1
+	grep '^BenchmarkLayers' "$logs/server-bench.log"
+	grep '^Benchmark' "$logs/server-bench.log" | grep -v Layers | awk '{ name = $1; sub(/-[0-9]+$/, "", name); v[name] = v[name] " " $5 } END { for (n in v) print n ":" v[n] }' | sort
 	(cd "$here" && ./cubehip bench -anchor "$here/anchor") >"$logs/cubehip-bench.txt" 2>&1 || rc=1
 	tail -n 12 "$logs/cubehip-bench.txt"
 fi
