@@ -39,7 +39,7 @@ func TestCommands(t *testing.T) {
 				"rewrote out2 from Go memory: read now returns <nil>", "0 allocations left",
 			}},
 		{"bench", func(out *bytes.Buffer) error { return runBench(out, []string{"-scale", "0.01"}) },
-			[]string{"launch", "alloc+free 1 MiB", "read 4 B round trip", "replay 10, one stream", "replay 10, streams", "needs the anchor", "write 256 MiB", "read 256 MiB"}},
+			[]string{"launch", "alloc+free 1 MiB", "read 4 B, one stream", "read 4 B, streams", "launch, streams", "replay 10, one stream", "replay 10, streams", "needs the anchor", "write 256 MiB", "read 256 MiB"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
