@@ -425,6 +425,17 @@ func BenchmarkInterleaved(b *testing.B) {
 		{"read", 5000,
 			func(n int) float64 { return timeGo(n, func() error { return p.MemcpyDtoH(buf, d) }) },
 			func(n int) float64 { return cPerOp(n)(rawReadLoop(d, n, nil)) }},
+		{"allocfree", 500,
+			func(n int) float64 {
+				return timeGo(n, func() error {
+					m, err := p.Malloc(1 << 20)
+					if err != nil {
+						return err
+					}
+					return p.Free(m)
+				})
+			},
+			func(n int) float64 { return cPerOp(n)(rawAllocLoop(1<<20, n)) }},
 	}
 	const rounds = 9
 	goT := make([][]float64, len(figures))

@@ -47,6 +47,16 @@ static double raw_read_loop(CUdeviceptr d, int n, double* it) {
 	}
 	return raw_now_us() - t;
 }
+static double raw_alloc_loop(size_t size, int n) {
+	if (cubehip_ensure()) return -1;
+	double t = raw_now_us();
+	for (int i = 0; i < n; i++) {
+		CUdeviceptr d;
+		if (CUFN(memAlloc, CUdeviceptr*, size_t)(&d, size)) return -1;
+		if (CUFN(memFree, CUdeviceptr)(d)) return -1;
+	}
+	return raw_now_us() - t;
+}
 */
 import "C"
 
@@ -78,6 +88,11 @@ func rawGraphLoop(e hipsys.GraphExec, s hipsys.Stream, n int, starts []float64) 
 // rawReadLoop reads 4 bytes from d into C stack memory n times; see rawGraphLoop.
 func rawReadLoop(d hipsys.DevicePtr, n int, starts []float64) (float64, error) {
 	return rawResult(C.raw_read_loop(C.CUdeviceptr(d), C.int(n), cFloats(starts)))
+}
+
+// rawAllocLoop allocates and frees size bytes n times; see rawLaunchLoop.
+func rawAllocLoop(size uint64, n int) (float64, error) {
+	return rawResult(C.raw_alloc_loop(C.size_t(size), C.int(n)))
 }
 
 // cFloats passes a Go slice that C fills during the call and does not keep.
