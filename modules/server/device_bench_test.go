@@ -345,9 +345,15 @@ func BenchmarkLayers(b *testing.B) {
 		{"read-device", 5000, func() error { return d.ReadInto(four, small) }, devSync},
 	}
 	got := make([][]float64, len(layers))
-	for range rounds {
-		for i, l := range layers {
-			got[i] = append(got[i], loop(l.n, l.op, l.sync))
+	for r := range rounds {
+		// Forward and backward in alternate rounds: a loop finds the queue, the caches
+		// and the clocks as the one before it left them.
+		for j := range layers {
+			i := j
+			if r%2 == 1 {
+				i = len(layers) - 1 - j
+			}
+			got[i] = append(got[i], loop(layers[i].n, layers[i].op, layers[i].sync))
 		}
 	}
 	for i, l := range layers {
