@@ -54,6 +54,12 @@ type kernelCache struct {
 	disk *diskCache // nil: no disk cache
 	log  *slog.Logger
 	m    map[KernelID]*compiled
+
+	// The kernel launched last and what it loaded as: a loop of one kernel's launches
+	// compares a pointer instead of hashing 32 bytes into the map (whose lines a driver
+	// call between two launches has evicted). Reset by close.
+	lastK  *Kernel
+	lastCK *compiled
 }
 
 func newKernelCache(p hipsys.Platform, props hipsys.DeviceProps, dir string, log *slog.Logger) *kernelCache {
@@ -64,9 +70,18 @@ func newKernelCache(p hipsys.Platform, props hipsys.DeviceProps, dir string, log
 	}
 }
 
-// get is the loaded kernel, nil if it never compiled here: a map lookup, which is all a
-// launch after the first pays.
-func (c *kernelCache) get(id KernelID) *compiled { return c.m[id] }
+// get is k's loaded code, nil if it never compiled here: a pointer comparison when k was
+// the kernel launched last, else a map lookup, which is all a launch after the first pays.
+func (c *kernelCache) get(k *Kernel) *compiled {
+	if k == c.lastK {
+		return c.lastCK
+	}
+	ck := c.m[k.ID()]
+	if ck != nil {
+		c.lastK, c.lastCK = k, ck
+	}
+	return ck
+}
 
 // load compiles k if needed (disk cache first, then hiprtc), loads it and keeps it.
 // There is no negative cache, as in CubeCL: a failed kernel is compiled again by its
@@ -126,6 +141,7 @@ func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
 // close unloads every module. The device must be done with them (Server.Close's
 // caller waited for its streams).
 func (c *kernelCache) close() {
+	c.lastK, c.lastCK = nil, nil
 	for id, ck := range c.m {
 		_ = c.p.ModuleUnload(ck.module)
 		delete(c.m, id)

@@ -54,10 +54,11 @@ type Options struct {
 // kernels, graphs and profiles that check their own validity. Its embedded Stream is
 // stream 0, so d.Write, d.Launch, d.Read ... work there; On(id) reaches the others.
 //
-// A Device is safe for use by any number of goroutines. Every call makes the device's
-// context current on the calling OS thread for its duration (the goroutine is locked to
-// its thread, and hipSetDevice runs first), so a Device can share a process with other
-// devices and with C code that changes the current device. Calls are serialized on the
+// A Device is safe for use by any number of goroutines. On a platform with several
+// devices every call makes the device's context current on the calling OS thread for its
+// duration (the goroutine is locked to its thread, and hipSetDevice runs first), so a
+// Device can share a process with other devices and with C code that changes the current
+// device; with one device, there is no other to change to. Calls are serialized on the
 // server, but the waits for the device (a read's copies, a sync, a profile's end event)
 // happen after the lock is let go, so a goroutine waiting never stalls another's
 // launches.
@@ -77,6 +78,13 @@ type Device struct {
 	opts   Options
 	closed bool
 	calls  sync.WaitGroup // calls in progress, waits included: Close waits for them
+
+	// single is a platform with one device. Then every thread's current device is that
+	// one (HIP's default, and there is no other to switch to), and each platform call makes
+	// its context current itself, so a call neither locks its OS thread nor calls
+	// hipSetDevice: per launch that is a cgo call, or a lookup and two interface calls,
+	// and the cache lines they touch, which a driver call has just evicted.
+	single bool
 
 	staging *stagingRing // the copy pipeline's pinned chunks; nil until the first copy
 	bufs    []Binding    // scratch buffer list of Launch and Sync: a launch allocates nothing
@@ -134,7 +142,7 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{srv: srv, p: watch, watch: watch, index: opts.Index, props: props, opts: opts}
+	d := &Device{srv: srv, p: watch, watch: watch, index: opts.Index, props: props, opts: opts, single: n == 1}
 	d.Stream = Stream{d: d}
 	return d, nil
 }
@@ -182,10 +190,10 @@ func (d *Device) Close() error {
 	return errors.Join(errs...)
 }
 
-// enter starts a call: it locks the goroutine to its OS thread, takes the device's
-// mutex, makes the device current on the thread and counts the call, which Close waits
-// for. On success the caller ends with leave, or lets the mutex go (d.mu.Unlock), waits,
-// and ends with exit. On failure nothing is held.
+// enter starts a call: it locks the goroutine to its OS thread and makes the device
+// current on it (with several devices: see single), and takes the device's mutex. On
+// success the caller ends with leave, or lets the mutex go with unlockToWait, waits, and
+// ends with exit. On failure nothing is held.
 //
 // The thread is locked first so that hipSetDevice, the server calls and any wait after
 // the mutex is let go all run on the one thread whose current device was set.
@@ -193,32 +201,50 @@ func (d *Device) enter() error {
 	if d == nil {
 		return fmt.Errorf("%w: nil device", ErrInvalidArgument)
 	}
-	runtime.LockOSThread()
+	if !d.single {
+		runtime.LockOSThread()
+	}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		runtime.UnlockOSThread()
+		d.unlockThread()
 		return ErrClosed
 	}
-	if err := d.p.SetDevice(d.index); err != nil {
-		d.mu.Unlock()
-		runtime.UnlockOSThread()
-		return err
+	if !d.single {
+		if err := d.p.SetDevice(d.index); err != nil {
+			d.mu.Unlock()
+			d.unlockThread()
+			return err
+		}
 	}
-	d.calls.Add(1)
 	return nil
 }
 
-// leave ends a call started by enter that still holds the mutex.
+// leave ends a call started by enter that still holds the mutex. Such a call is not
+// counted in d.calls: Close takes the mutex before it tears anything down.
 func (d *Device) leave() {
 	d.mu.Unlock()
-	d.exit()
+	d.unlockThread()
 }
 
-// exit ends a call started by enter after it let go of the mutex.
+// unlockToWait lets the mutex go in a call that will wait for the device, counting the
+// call first, so that Close, which takes the mutex and then waits for d.calls, waits for
+// it too.
+func (d *Device) unlockToWait() {
+	d.calls.Add(1)
+	d.mu.Unlock()
+}
+
+// exit ends a call that let go of the mutex with unlockToWait.
 func (d *Device) exit() {
 	d.calls.Done()
-	runtime.UnlockOSThread()
+	d.unlockThread()
+}
+
+func (d *Device) unlockThread() {
+	if !d.single {
+		runtime.UnlockOSThread()
+	}
 }
 
 // relock takes the mutex again in a call that let it go to wait. The device may have

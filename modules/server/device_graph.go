@@ -132,7 +132,7 @@ func (g *Graph) Destroy() error {
 	}
 	g.gone = true
 	f := d.srv.Sync(nil, g.stream)
-	d.mu.Unlock()
+	d.unlockToWait()
 	_ = f.Wait() // the server's own wait below reports it where it belongs
 	defer d.exit()
 	if err := d.relock(); err != nil {

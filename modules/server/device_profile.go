@@ -48,7 +48,7 @@ func (p *Profile) Stop() (time.Duration, error) {
 	}
 	p.done = true
 	f, err := d.srv.EndProfile(p.stream, p.tok)
-	d.mu.Unlock()
+	d.unlockToWait()
 	defer d.exit()
 	if err != nil {
 		return 0, err

@@ -41,7 +41,7 @@ func (s Stream) ReadInto(dst []byte, src *DeviceBuffer) error {
 		// A host wait would invalidate the capture: let the server refuse or record it
 		// as CubeCL does, and wait outside the lock.
 		f := d.srv.Read([]CopyDescriptor{Linear(src.b, len(dst))}, s.id)
-		d.mu.Unlock()
+		d.unlockToWait()
 		defer d.exit()
 		data, err := f.Wait()
 		if err == nil {
@@ -51,7 +51,7 @@ func (s Stream) ReadInto(dst []byte, src *DeviceBuffer) error {
 	}
 	if len(dst) <= directRead {
 		if ptr, ok := d.idle(s.id, src); ok {
-			d.mu.Unlock()
+			d.unlockToWait()
 			defer d.exit()
 			// SAFETY: dst is Go memory, which a blocking copy may use: it is done with
 			// it when MemcpyDtoH returns.
@@ -62,7 +62,7 @@ func (s Stream) ReadInto(dst []byte, src *DeviceBuffer) error {
 		}
 	}
 	r, err := d.ring()
-	d.mu.Unlock()
+	d.unlockToWait()
 	defer d.exit()
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ func (s Stream) Sync(bufs ...*DeviceBuffer) error {
 	}
 	f := d.srv.Sync(bs, s.id)
 	clear(bs)
-	d.mu.Unlock()
+	d.unlockToWait()
 	defer d.exit()
 	if err := f.Wait(); err != nil {
 		return fmt.Errorf("sync of stream %d: %w", s.id, err)

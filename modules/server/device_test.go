@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -162,6 +163,63 @@ func TestDeviceWriteRead(t *testing.T) {
 		})
 	}
 }
+
+// twoDevices reports a second device that is never used, and counts hipSetDevice.
+type twoDevices struct {
+	hipsys.Platform
+	sets atomic.Int64
+}
+
+func (t *twoDevices) GetDeviceCount() (int, error) { return 2, nil }
+func (t *twoDevices) SetDevice(d int) error {
+	t.sets.Add(1)
+	return t.Platform.SetDevice(d)
+}
+
+// With several devices every call makes its device current first; with one there is
+// no other device to switch from, and no call pays for hipSetDevice.
+func TestDeviceSetsItsDeviceOnlyAmongSeveral(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		several bool
+	}{{"one device", false}, {"two devices", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := hipsys.Open("auto")
+			require.NoError(t, err)
+			n, err := p.GetDeviceCount()
+			require.NoError(t, err)
+			if n != 1 {
+				t.Skipf("the platform has %d devices", n)
+			}
+			counted := &twoDevices{Platform: p}
+			var under hipsys.Platform = counted
+			if !c.several {
+				under = oneDevice{counted}
+			}
+			d, err := server.OpenPlatform(under, server.Options{Logger: slog.New(slog.DiscardHandler)})
+			require.NoError(t, err)
+			defer d.Close()
+			b := alloc(t, d.Stream, 16)
+			before := counted.sets.Load()
+			for range 5 {
+				require.NoError(t, d.Write(b, make([]byte, 16)))
+				_, err := d.Read(b)
+				require.NoError(t, err)
+			}
+			require.NoError(t, d.Sync())
+			if c.several {
+				assert.GreaterOrEqual(t, counted.sets.Load()-before, int64(11), "a SetDevice per call")
+			} else {
+				assert.Zero(t, counted.sets.Load()-before)
+			}
+		})
+	}
+}
+
+// oneDevice undoes twoDevices' count, keeping its SetDevice counter.
+type oneDevice struct{ *twoDevices }
+
+func (oneDevice) GetDeviceCount() (int, error) { return 1, nil }
 
 // A small read on an idle stream is one blocking copy: the stream is asked whether it is
 // idle once, and not again until work is queued on it; work queued in between is waited

@@ -44,7 +44,7 @@ func (s Stream) Write(dst *DeviceBuffer, data []byte) error {
 		return d.check1(dst, s.id)
 	}
 	r, err := d.ring()
-	d.mu.Unlock()
+	d.unlockToWait()
 	defer d.exit()
 	if err != nil {
 		return err

@@ -60,7 +60,7 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args Args, id StreamID, mode
 		}
 		return err
 	}
-	ck := s.kernels.get(k.ID())
+	ck := s.kernels.get(k)
 	if ck == nil {
 		var err error
 		if ck, err = s.kernels.load(k); err != nil {
