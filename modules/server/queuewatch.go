@@ -57,13 +57,17 @@ func (w *queueWatch) state(s hipsys.Stream) *queueState {
 	return q
 }
 
-// queue runs call, which queues work on s, between the counts.
-func (w *queueWatch) queue(s hipsys.Stream, call func() error) error {
+// begin counts a call that queues work on s, before it reaches the platform; end
+// counts it done. A call that panics between them leaves the stream never again known
+// idle: slower reads, never a wrong one. (Plain calls, not a closure: a launch's path
+// stays short.)
+func (w *queueWatch) begin(s hipsys.Stream) *queueState {
 	q := w.state(s)
 	q.begun.Add(1)
-	defer q.ended.Add(1)
-	return call()
+	return q
 }
+
+func (q *queueState) end() { q.ended.Add(1) }
 
 // snapshot is what a wait or query may later certify as idle: the calls begun, if none
 // was in flight (one in flight may queue after the driver looked), else 0.
@@ -152,52 +156,87 @@ func (w *queueWatch) StreamDestroy(s hipsys.Stream) error {
 // Everything that queues work on a stream.
 
 func (w *queueWatch) MemsetAsync(dst hipsys.DevicePtr, value byte, size uint64, s hipsys.Stream) error {
-	return w.queue(s, func() error { return w.Platform.MemsetAsync(dst, value, size, s) })
+	q := w.begin(s)
+	err := w.Platform.MemsetAsync(dst, value, size, s)
+	q.end()
+	return err
 }
 
 func (w *queueWatch) MemcpyHtoDAsync(dst hipsys.DevicePtr, src hipsys.HostPtr, size uint64, s hipsys.Stream) error {
-	return w.queue(s, func() error { return w.Platform.MemcpyHtoDAsync(dst, src, size, s) })
+	q := w.begin(s)
+	err := w.Platform.MemcpyHtoDAsync(dst, src, size, s)
+	q.end()
+	return err
 }
 
 func (w *queueWatch) MemcpyDtoHAsync(dst hipsys.HostPtr, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
-	return w.queue(s, func() error { return w.Platform.MemcpyDtoHAsync(dst, src, size, s) })
+	q := w.begin(s)
+	err := w.Platform.MemcpyDtoHAsync(dst, src, size, s)
+	q.end()
+	return err
 }
 
 func (w *queueWatch) MemcpyDtoDAsync(dst, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
-	return w.queue(s, func() error { return w.Platform.MemcpyDtoDAsync(dst, src, size, s) })
+	q := w.begin(s)
+	err := w.Platform.MemcpyDtoDAsync(dst, src, size, s)
+	q.end()
+	return err
 }
 
 func (w *queueWatch) Memcpy2DAsync(c hipsys.Copy2D, s hipsys.Stream) error {
-	return w.queue(s, func() error { return w.Platform.Memcpy2DAsync(c, s) })
+	q := w.begin(s)
+	err := w.Platform.Memcpy2DAsync(c, s)
+	q.end()
+	return err
 }
 
 func (w *queueWatch) StreamWaitEvent(s hipsys.Stream, e hipsys.Event, flags uint32) error {
-	return w.queue(s, func() error { return w.Platform.StreamWaitEvent(s, e, flags) })
+	q := w.begin(s)
+	err := w.Platform.StreamWaitEvent(s, e, flags)
+	q.end()
+	return err
 }
 
 func (w *queueWatch) EventRecord(e hipsys.Event, s hipsys.Stream) error {
-	return w.queue(s, func() error { return w.Platform.EventRecord(e, s) })
+	q := w.begin(s)
+	err := w.Platform.EventRecord(e, s)
+	q.end()
+	return err
 }
 
 func (w *queueWatch) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream, args *hipsys.KernelArgs) error {
-	return w.queue(s, func() error { return w.Platform.ModuleLaunchKernel(fn, grid, block, shmem, s, args) })
+	q := w.begin(s)
+	err := w.Platform.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
+	q.end()
+	return err
 }
 
 // A capture queues nothing, but the stream's state changes under it: counted, so a
 // stream is never taken for idle across a capture's beginning or end.
 func (w *queueWatch) StreamBeginCapture(s hipsys.Stream, mode hipsys.CaptureMode) error {
-	return w.queue(s, func() error { return w.Platform.StreamBeginCapture(s, mode) })
+	q := w.begin(s)
+	err := w.Platform.StreamBeginCapture(s, mode)
+	q.end()
+	return err
 }
 
 func (w *queueWatch) StreamEndCapture(s hipsys.Stream) (g hipsys.Graph, err error) {
-	err = w.queue(s, func() error { g, err = w.Platform.StreamEndCapture(s); return err })
+	q := w.begin(s)
+	g, err = w.Platform.StreamEndCapture(s)
+	q.end()
 	return g, err
 }
 
 func (w *queueWatch) GraphUpload(e hipsys.GraphExec, s hipsys.Stream) error {
-	return w.queue(s, func() error { return w.Platform.GraphUpload(e, s) })
+	q := w.begin(s)
+	err := w.Platform.GraphUpload(e, s)
+	q.end()
+	return err
 }
 
 func (w *queueWatch) GraphLaunch(e hipsys.GraphExec, s hipsys.Stream) error {
-	return w.queue(s, func() error { return w.Platform.GraphLaunch(e, s) })
+	q := w.begin(s)
+	err := w.Platform.GraphLaunch(e, s)
+	q.end()
+	return err
 }
