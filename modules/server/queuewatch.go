@@ -100,19 +100,19 @@ func (w *queueWatch) knownIdle(s hipsys.Stream) bool {
 // The waits and the query: a success certifies what was queued before the call.
 
 func (w *queueWatch) StreamQuery(s hipsys.Stream) error {
-	q := w.state(s)
-	snap := q.snapshot()
-	err := w.Platform.StreamQuery(s)
-	if err == nil && snap != 0 {
-		q.sawIdle(snap)
-	}
-	return err
+	return w.certify(s, w.Platform.StreamQuery)
 }
 
 func (w *queueWatch) StreamSynchronize(s hipsys.Stream) error {
+	return w.certify(s, w.Platform.StreamSynchronize)
+}
+
+// certify runs wait (a query or a sync of s) and, on success, records s idle as of the
+// snapshot taken before it.
+func (w *queueWatch) certify(s hipsys.Stream, wait func(hipsys.Stream) error) error {
 	q := w.state(s)
 	snap := q.snapshot()
-	err := w.Platform.StreamSynchronize(s)
+	err := wait(s)
 	if err == nil && snap != 0 {
 		q.sawIdle(snap)
 	}
