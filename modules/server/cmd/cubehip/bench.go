@@ -21,7 +21,6 @@ import (
 type figure struct {
 	name, unit string
 	anchorKey  string // the anchor program's name for the raw figure ("" if it has none)
-	higher     bool   // GB/s: higher is better
 	device     float64
 	raw        float64 // measured in-process through hipsys, replaced by the anchor's
 	rawFrom    string
