@@ -49,17 +49,18 @@ type compiled struct {
 // process loads the code object without compiling. It is used by the server's owner
 // only.
 type kernelCache struct {
+	// The kernel launched last and what it loaded as: a loop of one kernel's launches
+	// compares a pointer instead of hashing 32 bytes into the map (whose lines a driver
+	// call between two launches has evicted). Reset by close. First, with the map, so
+	// that a launch reads one cache line of the cache.
+	lastK  *Kernel
+	lastCK *compiled
+	m      map[KernelID]*compiled
+
 	p    hipsys.Platform
 	arch string
 	disk *diskCache // nil: no disk cache
 	log  *slog.Logger
-	m    map[KernelID]*compiled
-
-	// The kernel launched last and what it loaded as: a loop of one kernel's launches
-	// compares a pointer instead of hashing 32 bytes into the map (whose lines a driver
-	// call between two launches has evicted). Reset by close.
-	lastK  *Kernel
-	lastCK *compiled
 }
 
 func newKernelCache(p hipsys.Platform, props hipsys.DeviceProps, dir string, log *slog.Logger) *kernelCache {

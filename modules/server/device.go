@@ -69,15 +69,12 @@ type Options struct {
 type Device struct {
 	Stream // stream 0
 
+	// What every call reads comes first, in one cache line: a launch follows a driver
+	// call that has evicted the caches, and each further line is a miss.
 	mu     sync.Mutex // guards srv and everything below
 	srv    *Server
-	p      hipsys.Platform // the platform behind watch: every call the Device and its server make
-	watch  *queueWatch
-	index  int
-	props  hipsys.DeviceProps
-	opts   Options
+	bufs   []Binding // scratch buffer list of Launch and Sync: a launch allocates nothing
 	closed bool
-	calls  sync.WaitGroup // calls in progress, waits included: Close waits for them
 
 	// single is a platform with one device. Then every thread's current device is that
 	// one (HIP's default, and there is no other to switch to), and each platform call makes
@@ -86,8 +83,13 @@ type Device struct {
 	// and the cache lines they touch, which a driver call has just evicted.
 	single bool
 
+	calls   sync.WaitGroup  // calls in progress, waits included: Close waits for them
+	p       hipsys.Platform // the platform behind watch: every call the Device and its server make
+	watch   *queueWatch
+	index   int
+	props   hipsys.DeviceProps
+	opts    Options
 	staging *stagingRing // the copy pipeline's pinned chunks; nil until the first copy
-	bufs    []Binding    // scratch buffer list of Launch and Sync: a launch allocates nothing
 	one     [1]Binding   // a copy's one-buffer write set
 }
 

@@ -47,46 +47,91 @@ type launchScratch struct {
 // In steady state (kernel loaded, static count, info cached, all buffers on id's own
 // stream) it allocates nothing.
 func (s *Server) Launch(k *Kernel, count CubeCount, args Args, id StreamID, mode LaunchMode) error {
-	if k == nil {
-		return fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
-	}
-	reads, written := s.splitIO(k, args.Buffers)
-	// The scratch lists hold uncounted views; cleared so they pin nothing for the GC.
-	defer s.clearIO()
-	if len(args.Buffers) != len(k.IO) {
-		err := fmt.Errorf("%w: kernel %q declares %d buffers, launch gives %d", ErrInvalidArgument, k.Entry, len(k.IO), len(args.Buffers))
-		if mode == Execute {
-			s.streams.FailedWriting(id, written, err)
-		}
-		return err
+	if k == nil || len(args.Buffers) != len(k.IO) {
+		return s.malformedLaunch(k, args.Buffers, id, mode)
 	}
 	ck := s.kernels.get(k)
 	if ck == nil {
-		var err error
-		if ck, err = s.kernels.load(k); err != nil {
-			if mode == Execute {
-				s.streams.FailedWriting(id, written, err)
-			} else {
-				s.prof.failure(err)
-			}
+		if ck = s.loadForLaunch(k, args.Buffers, id, mode); ck == nil {
 			return nil
 		}
 	}
 	if mode == DryRun {
 		return nil
 	}
-	grid, err := s.resolveCount(count, id)
-	if err != nil {
-		s.streams.FailedWriting(id, written, err)
-		return nil
+	grid := hipsys.Dim3{X: count.X, Y: count.Y, Z: count.Z}
+	if count.Dynamic != nil {
+		var ok bool
+		if grid, ok = s.dynamicGrid(k, count, args.Buffers, id); !ok {
+			return nil
+		}
 	}
 	if grid.X == 0 || grid.Y == 0 || grid.Z == 0 {
 		return nil
 	}
+	reads, written := s.splitIO(k, args.Buffers)
 	_ = s.streams.Launching(id, reads, written).Execute(func() error {
 		return s.launchChecked(ck, k, grid, &args, id)
 	})
+	// The scratch lists hold uncounted views; cleared so they pin nothing for the GC.
+	// (Not deferred: a deferred call is one more frame and its record, cache lines a
+	// launch touches after the driver call; a panic leaves them pinned until the next.)
+	s.clearIO()
 	return nil
+}
+
+// The cold paths of Launch live out of line, so that its frame, which every launch
+// writes and reads back after the driver call, stays small.
+
+// malformedLaunch is Launch's error for a nil kernel or a buffer list that does not
+// match the kernel's IO; the outputs, and any buffer the IO does not cover, carry it.
+//
+//go:noinline
+func (s *Server) malformedLaunch(k *Kernel, buffers []Binding, id StreamID, mode LaunchMode) error {
+	if k == nil {
+		return fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
+	}
+	err := fmt.Errorf("%w: kernel %q declares %d buffers, launch gives %d", ErrInvalidArgument, k.Entry, len(k.IO), len(buffers))
+	if mode == Execute {
+		_, written := s.splitIO(k, buffers)
+		s.streams.FailedWriting(id, written, err)
+		s.clearIO()
+	}
+	return err
+}
+
+// loadForLaunch compiles or loads k on its first launch; nil when that failed, the
+// failure then carried by k's outputs (or, for a dry run, invalidating the profiles).
+//
+//go:noinline
+func (s *Server) loadForLaunch(k *Kernel, buffers []Binding, id StreamID, mode LaunchMode) *compiled {
+	ck, err := s.kernels.load(k)
+	if err == nil {
+		return ck
+	}
+	if mode == Execute {
+		_, written := s.splitIO(k, buffers)
+		s.streams.FailedWriting(id, written, err)
+		s.clearIO()
+	} else {
+		s.prof.failure(err)
+	}
+	return nil
+}
+
+// dynamicGrid resolves a dynamic count; false when it could not be read, the failure
+// then carried by k's outputs.
+//
+//go:noinline
+func (s *Server) dynamicGrid(k *Kernel, count CubeCount, buffers []Binding, id StreamID) (hipsys.Dim3, bool) {
+	grid, err := s.resolveCount(count, id)
+	if err != nil {
+		_, written := s.splitIO(k, buffers)
+		s.streams.FailedWriting(id, written, err)
+		s.clearIO()
+		return grid, false
+	}
+	return grid, true
 }
 
 func (s *Server) clearIO() {

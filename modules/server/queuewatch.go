@@ -18,9 +18,9 @@ import (
 // calls each Platform method that takes a stream through the watch, so a method added
 // to hipsys.Platform later cannot slip past it.
 type queueWatch struct {
+	last atomic.Pointer[queueRecent] // the stream looked up last: a launch loop's hit
 	hipsys.Platform
-	queues sync.Map                    // hipsys.Stream -> *queueState
-	last   atomic.Pointer[queueRecent] // the stream looked up last: a launch loop's hit
+	queues sync.Map // hipsys.Stream -> *queueState
 }
 
 // queueRecent pairs a stream with its state, immutable once published.

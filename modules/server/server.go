@@ -56,17 +56,19 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 // written and surface when those buffers are read, synced, checked, resolved or launched
 // from, on any stream (see package stream's write scopes).
 type Server struct {
-	p       hipsys.Platform
-	props   hipsys.DeviceProps
-	log     *slog.Logger
+	// What every launch reads comes first, together: after a driver call has evicted
+	// the caches, each further cache line is a miss on the launch path.
 	streams *stream.MultiStream
-	graphs  stream.Captures
-	owners  map[GraphID]StreamID // the stream each live graph was captured on
 	kernels *kernelCache
-	prof    *profiler
+	p       hipsys.Platform
+	launch  launchScratch // reused by every launch: the steady state allocates nothing
 
-	launch launchScratch // reused by every launch: the steady state allocates nothing
-	one    [1]Binding    // a one-buffer write set, reused by every write
+	log    *slog.Logger
+	props  hipsys.DeviceProps
+	graphs stream.Captures
+	owners map[GraphID]StreamID // the stream each live graph was captured on
+	prof   *profiler
+	one    [1]Binding // a one-buffer write set, reused by every write
 }
 
 // New builds a server over p for the calling thread's current device. It creates no

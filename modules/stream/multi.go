@@ -67,17 +67,20 @@ func WithManagerOptions(opts ...memory.Option) Option {
 // at a time, as the server's single owner does. The failure store, the write marks and
 // stream creation are safe for concurrent use.
 type MultiStream struct {
+	// What every command reads comes first, so that a launch after a driver call has
+	// evicted the caches finds it in as few cache lines as possible: its stream, the
+	// cross-stream marks' count, the failure store's count (Failures begins with it).
+	max      uint64
+	slots    []atomic.Pointer[Stream]
+	marks    marks
+	failures Failures
+
 	p         hipsys.Platform
 	cfg       config
-	max       uint64
-	failures  Failures
-	marks     marks
 	onFailure func(ID, error)
 	rel       *releaser
-
-	mu     sync.Mutex // stream creation, the layout for later streams
-	slots  []atomic.Pointer[Stream]
-	closed atomic.Bool
+	mu        sync.Mutex // stream creation, the layout for later streams
+	closed    atomic.Bool
 }
 
 // New returns a MultiStream over p with no stream created yet, and starts its release

@@ -19,17 +19,16 @@ import (
 // slice. Reads are not tracked: a write on A of a buffer B is still reading is the
 // client's to order, as in CubeCL.
 
-// mark is the last write of one allocation.
+// mark is the last write of one allocation, made away from its home stream.
 type mark struct {
-	slot    int32  // the stream that wrote it
-	foreign bool   // slot is not the allocation's home stream
-	cursor  uint64 // the writer's cursor during the write
-	b       memory.Binding
+	slot   int32  // the stream that wrote it
+	cursor uint64 // the writer's cursor during the write
+	b      memory.Binding
 }
 
-// marks is the server-wide table of last writes, safe for concurrent use. foreign counts
-// the marks whose writer is not the allocation's home stream: while it is zero, a
-// command whose buffers all live on its own stream needs no lookup at all.
+// marks is the server-wide table of last writes away from home, safe for concurrent use.
+// foreign is its size, read without the lock: while it is zero, a command whose buffers
+// all live on its own stream needs no lookup at all.
 type marks struct {
 	foreign atomic.Int64
 	mu      sync.Mutex
@@ -38,7 +37,17 @@ type marks struct {
 }
 
 // wrote marks written as last written by s at cursor.
+//
+// Only a write away from the allocation's home stream is kept. A home write is ordered
+// by the fallback every reader already takes for a buffer with no mark, its home
+// stream's done cursor, which Execute advances past the write; so it only needs to drop
+// an older mark, which would name an earlier write. While no foreign mark exists there
+// is no older mark to drop, and a command on the buffers' own stream (nearly every
+// launch) writes nothing here and takes no lock.
 func (k *marks) wrote(s *Stream, written []Binding, cursor uint64) {
+	if k.foreign.Load() == 0 && allHome(s, written) {
+		return
+	}
 	k.mu.Lock()
 	if k.m == nil {
 		k.m = make(map[memory.ID]mark)
@@ -49,19 +58,32 @@ func (k *marks) wrote(s *Stream, written []Binding, cursor uint64) {
 		if id == 0 {
 			continue
 		}
-		if old, ok := k.m[id]; ok && old.foreign {
-			k.foreign.Add(-1)
+		if s.m.slotOf(b.Stream) == s.slot {
+			if _, ok := k.m[id]; ok {
+				delete(k.m, id)
+				k.foreign.Add(-1)
+			}
+			continue
 		}
-		foreign := s.m.slotOf(b.Stream) != s.slot
-		if foreign {
+		if _, ok := k.m[id]; !ok {
 			k.foreign.Add(1)
 		}
-		k.m[id] = mark{slot: int32(s.slot), foreign: foreign, cursor: cursor, b: b.Binding}
+		k.m[id] = mark{slot: int32(s.slot), cursor: cursor, b: b.Binding}
 	}
 	if len(k.m) >= max(k.sweepAt, minSweep) {
 		k.sweepLocked()
 	}
 	k.mu.Unlock()
+}
+
+// allHome reports whether every buffer of written lives on s's own pools.
+func allHome(s *Stream, written []Binding) bool {
+	for i := range written {
+		if s.m.slotOf(written[i].Stream) != s.slot {
+			return false
+		}
+	}
+	return true
 }
 
 func (k *marks) get(id memory.ID) (mark, bool) {
@@ -80,9 +102,7 @@ func (k *marks) shedDead() {
 func (k *marks) sweepLocked() {
 	for id, w := range k.m {
 		if !w.b.Valid() {
-			if w.foreign {
-				k.foreign.Add(-1)
-			}
+			k.foreign.Add(-1)
 			delete(k.m, id)
 		}
 	}

@@ -71,6 +71,29 @@ func TestOrderOwnBufferWrittenElsewhere(t *testing.T) {
 	assert.Equal(t, waits, p.Calls(waitCall))
 }
 
+// TestOrderHomeWriteAfterForeignWrite: marks keep only writes away from home, so a home
+// write drops the foreign mark before it; a third stream must then order after the home
+// write (its stream's done cursor), not after the stale foreign one.
+func TestOrderHomeWriteAfterForeignWrite(t *testing.T) {
+	p := openCPU(t)
+	m := newMulti(t, p)
+	const home, away, third stream.ID = 1, 2, 3
+	const n = 8 << 20 // large enough that an unordered read would see the copy half done
+	x := newDeviceBuffer(t, m, home, n)
+	first := pinned(t, p, bytes.Repeat([]byte{1}, n))
+	second := pinned(t, p, bytes.Repeat([]byte{2}, n))
+	_, err := m.Stream(away)
+	require.NoError(t, err)
+
+	require.NoError(t, upload(m, away, x, first, n)) // marked: written away from home
+	require.NoError(t, upload(m, home, x, second, n))
+	waits := p.Calls(waitCall)
+	got, err := download(t, m, third, x, n)
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Repeat([]byte{2}, n), got, "the third stream sees the home write")
+	assert.Equal(t, waits+1, p.Calls(waitCall), "one wait: for the home stream")
+}
+
 func TestOrderSameStreamNeverWaits(t *testing.T) {
 	p := openCPU(t)
 	m := newMulti(t, p)

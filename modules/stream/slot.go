@@ -14,26 +14,27 @@ import (
 // A Stream is driven by one goroutine at a time (see [MultiStream]); only its cursors are
 // read from other streams' goroutines.
 type Stream struct {
+	// The fields every command touches come first, together (see MultiStream).
 	m    *MultiStream
 	slot int
-
-	Sys        hipsys.Stream
-	GPU        *memory.Manager
-	GPUStorage *DeviceStorage
-	Pinned     *memory.Manager
-	Drops      *DropQueue
-	Capture    Capture
-	Info       *InfoCache
+	Sys  hipsys.Stream
 
 	// cursor counts the commands resolved on this stream; done is the cursor of the
 	// last command whose work is fully enqueued (Resolved.Close). Other streams read
 	// done before recording an event here, so the event covers every write marked at
 	// or before it.
-	cursor     atomic.Uint64
-	done       atomic.Uint64
+	cursor  atomic.Uint64
+	done    atomic.Uint64
+	Drops   *DropQueue
+	pins    []Binding
+	Capture Capture
+
+	GPU        *memory.Manager
+	GPUStorage *DeviceStorage
+	Pinned     *memory.Manager
+	Info       *InfoCache
 	lastSynced []uint64 // per slot: the origin's done cursor this stream last waited for
 	waits      []int    // scratch: slots to wait on in one resolve
-	pins       []Binding
 }
 
 // Slot is the stream's index in its MultiStream; ID(Slot()) maps back to it.

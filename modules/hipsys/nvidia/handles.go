@@ -52,17 +52,30 @@ func (h *handles[V]) take(k uintptr) (V, bool) {
 }
 
 // hotHandles is handles for the kinds checked on every launch and replay: lookups read
-// an immutable map through one atomic load, with no lock word for cores to contend on;
-// put and take copy the map, which suits kinds created a few at a time (streams,
+// an immutable snapshot through one atomic load, with no lock word for cores to contend
+// on; put and take copy the map, which suits kinds created a few at a time (streams,
 // functions, executable graphs), not ones created per operation.
+//
+// Each snapshot also remembers the last handle has found in it, so a loop of launches of
+// one kernel on one stream checks each handle against one word, not a map: after a
+// driver call has evicted the caches, a map lookup is several cache misses. The memo
+// lives in the snapshot, not beside it, because a take replaces the snapshot: a lookup
+// that read the old one just before can only write its memo there, where no later
+// lookup reads it, so a destroyed handle is never remembered as live. It is a key only,
+// a plain word: a memo holding the value too would allocate whenever kernels alternate.
 type hotHandles[V any] struct {
 	mu sync.Mutex // serializes writers
-	m  atomic.Pointer[map[uintptr]V]
+	s  atomic.Pointer[snapshot[V]]
+}
+
+type snapshot[V any] struct {
+	m    map[uintptr]V
+	last atomic.Uintptr // the handle has last found; 0 (no driver handle) at first
 }
 
 func (h *hotHandles[V]) get(k uintptr) (V, bool) {
-	if m := h.m.Load(); m != nil {
-		v, ok := (*m)[k]
+	if s := h.s.Load(); s != nil {
+		v, ok := s.m[k]
 		return v, ok
 	}
 	var zero V
@@ -70,8 +83,18 @@ func (h *hotHandles[V]) get(k uintptr) (V, bool) {
 }
 
 func (h *hotHandles[V]) has(k uintptr) bool {
-	_, ok := h.get(k)
-	return ok
+	s := h.s.Load()
+	if s == nil || k == 0 {
+		return false
+	}
+	if s.last.Load() == k {
+		return true
+	}
+	if _, ok := s.m[k]; !ok {
+		return false
+	}
+	s.last.Store(k)
+	return true
 }
 
 func (h *hotHandles[V]) put(k uintptr, v V) {
@@ -79,28 +102,33 @@ func (h *hotHandles[V]) put(k uintptr, v V) {
 	defer h.mu.Unlock()
 	next := h.clone(1)
 	next[k] = v
-	h.m.Store(&next)
+	h.s.Store(&snapshot[V]{m: next})
 }
 
 func (h *hotHandles[V]) take(k uintptr) (V, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	v, ok := h.get(k)
+	var v V
+	s := h.s.Load()
+	if s == nil {
+		return v, false
+	}
+	v, ok := s.m[k]
 	if ok {
 		next := h.clone(0)
 		delete(next, k)
-		h.m.Store(&next)
+		h.s.Store(&snapshot[V]{m: next})
 	}
 	return v, ok
 }
 
 func (h *hotHandles[V]) clone(extra int) map[uintptr]V {
-	old := h.m.Load()
+	old := h.s.Load()
 	if old == nil {
 		return make(map[uintptr]V, extra)
 	}
-	next := make(map[uintptr]V, len(*old)+extra)
-	for k, v := range *old {
+	next := make(map[uintptr]V, len(old.m)+extra)
+	for k, v := range old.m {
 		next[k] = v
 	}
 	return next

@@ -79,3 +79,37 @@ func TestHandlesConcurrent(t *testing.T) {
 	wg.Wait()
 	assert.False(t, h.has(5))
 }
+
+// TestHotHandlesMemoNeverOutlivesTake: the last handle found is remembered, but a
+// destroyed one must never pass a check again, however the check and the destroy
+// interleave (a stale handle reaching the driver crashes the process).
+func TestHotHandlesMemoNeverOutlivesTake(t *testing.T) {
+	var h hotHandles[struct{}]
+	h.put(7, struct{}{})
+	h.put(8, struct{}{})
+	assert.True(t, h.has(7))
+	assert.True(t, h.has(7), "from the memo")
+	assert.True(t, h.has(8), "another handle replaces the memo")
+	_, ok := h.take(8)
+	assert.True(t, ok)
+	assert.False(t, h.has(8), "the memo went with its snapshot")
+	assert.True(t, h.has(7))
+	assert.False(t, h.has(0), "0 is never a handle, whatever the empty memo holds")
+
+	for round := range 2000 {
+		k := uintptr(100 + round)
+		h.put(k, struct{}{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for range 20 {
+				h.has(k)
+			}
+		})
+		_, ok := h.take(k)
+		assert.True(t, ok)
+		wg.Wait()
+		if h.has(k) {
+			t.Fatalf("round %d: handle %d passes the check after its take", round, k)
+		}
+	}
+}

@@ -3,9 +3,10 @@ package nvidia
 /*
 #include "cu.h"
 
-// The copies are hot paths (a 4-byte read is budgeted against the raw driver): they
-// never call back into Go, and the Go memory a sync copy reads or writes is used only
-// for the duration of the call.
+// The copies and allocate + free are hot paths (each budgeted against the raw driver):
+// they never call back into Go, and the Go memory a sync copy reads or writes, or an
+// allocation's result is written to, is used only for the duration of the call (without
+// noescape, Malloc's result variable would be moved to the heap on every call).
 #cgo noescape cu_memcpy_htod
 #cgo nocallback cu_memcpy_htod
 #cgo noescape cu_memcpy_dtoh
@@ -13,6 +14,9 @@ package nvidia
 #cgo nocallback cu_memcpy_htod_async
 #cgo nocallback cu_memcpy_dtoh_async
 #cgo nocallback cu_memcpy_dtod_async
+#cgo noescape cu_mem_alloc
+#cgo nocallback cu_mem_alloc
+#cgo nocallback cu_mem_free
 
 static CUresult cu_mem_alloc(CUdeviceptr* p, size_t n) {
 	CUBEHIP_ENSURE();

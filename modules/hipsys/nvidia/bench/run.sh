@@ -45,7 +45,7 @@ done
 # The Go paths against the anchor's loops run in C in the same process, interleaved:
 # the comparison that one process's luck cannot tilt (bench_test.go's BenchmarkInterleaved).
 "$here/nvidia.test" -test.run '^$' -test.bench '^BenchmarkInterleaved$' -test.benchtime=1x >"$logs/interleaved.log" 2>&1 || rc=1
-grep '^BenchmarkInterleaved' "$logs/interleaved.log" | tr '\t' '\n' | sed 's/^ *//' | grep -- '-x$\|-us$'
+grep '^BenchmarkInterleaved' "$logs/interleaved.log" | tr '\t' '\n' | sed 's/^ *//' | grep -- '-x$\|-x-q[13]$\|-us$'
 
 if [ -x "$here/server.test" ]; then
 	export CUBEHIP_PLATFORM=nvidia
