@@ -58,6 +58,17 @@ func (k *Kernel) ID() KernelID {
 	return k.id
 }
 
+// writes reports whether k writes any of its buffers: a launch that writes none marks
+// nothing as written.
+func (k *Kernel) writes() bool {
+	for _, a := range k.IO {
+		if a != Read {
+			return true
+		}
+	}
+	return false
+}
+
 // kernelID hashes each part with its length in front, so that moving bytes between
 // source and entry cannot give two kernels one id.
 func kernelID(source, entry string, options []string) KernelID {

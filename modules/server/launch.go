@@ -69,6 +69,10 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args Args, id StreamID, mode
 	if grid.X == 0 || grid.Y == 0 || grid.Z == 0 {
 		return nil
 	}
+	if st := s.streams.Quick(id, args.Buffers); st != nil {
+		s.launchQuick(st, ck, k, grid, &args, id)
+		return nil
+	}
 	reads, written := s.splitIO(k, args.Buffers)
 	_ = s.streams.Launching(id, reads, written).Execute(func() error {
 		return s.launchChecked(ck, k, grid, &args, id)
@@ -180,10 +184,40 @@ func (s *Server) launchChecked(ck *compiled, k *Kernel, grid hipsys.Dim3, args *
 		return err
 	}
 	defer r.Close()
-	st := r.Stream()
+	return s.enqueueLaunch(r.Stream(), ck, k, grid, args)
+}
 
+// launchQuick is the launch of a command stream.Quick admitted: every step of the scope
+// and the resolve would have been a no-op but the cursors, which Quick and QuickDone
+// advance as they would. The outputs carry a failure as Execute leaves them: tainted
+// with the error, or, if the platform panics, claimed, so that a read fails rather than
+// return bytes nothing wrote.
+func (s *Server) launchQuick(st *stream.Stream, ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args, id StreamID) {
+	settled := false
+	defer func() {
+		if !settled {
+			_, written := s.splitIO(k, args.Buffers)
+			s.streams.Failures().Claim(written)
+			s.clearIO()
+		}
+	}()
+	err := s.enqueueLaunch(st, ck, k, grid, args)
+	st.QuickDone(k.writes())
+	settled = true
+	if err != nil {
+		_, written := s.splitIO(k, args.Buffers)
+		s.streams.FailedWriting(id, written, err)
+		s.clearIO()
+	}
+}
+
+// enqueueLaunch is the launch itself on st, its buffers resolved there: the info buffer
+// looked up or uploaded, every buffer's device address, the kernel launched with the
+// info pointer last, then the drop queue flushed if its policy asks.
+func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args) error {
 	var info hipsys.DevicePtr
 	var owned *memory.Handle // an info buffer the cache did not keep
+	var err error
 	if args.HasInfo || len(args.Info) > 0 {
 		if info, owned, err = s.infoBuffer(st, args.Info); err != nil {
 			return err
@@ -207,14 +241,21 @@ func (s *Server) launchChecked(ck *compiled, k *Kernel, grid hipsys.Dim3, args *
 		a.Ptr(info)
 	}
 	err = s.p.ModuleLaunchKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)
-	s.dropInfo(st, owned)
+	if owned != nil {
+		s.dropInfo(st, owned)
+	}
 	if err != nil {
-		return fmt.Errorf("server: launch %q: %w", k.Entry, err)
+		return launchError(k, err)
 	}
 	if ferr := st.FlushDropsIfDue(false); ferr != nil {
 		s.log.Warn("server: drop-queue flush after launch failed", "err", ferr)
 	}
 	return nil
+}
+
+//go:noinline
+func launchError(k *Kernel, err error) error {
+	return fmt.Errorf("server: launch %q: %w", k.Entry, err)
 }
 
 // infoBuffer is the device buffer holding words: reused from the stream's info cache

@@ -36,13 +36,15 @@ var (
 // [Stream.FlushDrops] is the guarded call. The queue belongs to its stream and is used
 // only by the goroutine driving that stream.
 type DropQueue struct {
-	policy  DropPolicy
+	// What ShouldFlush reads, after every launch, first and together.
+	count  int
+	bytes  uint64
+	policy DropPolicy
+
 	log     *slog.Logger
 	staged  []Releaser
 	pending []Releaser
 	fence   Fence
-	count   int
-	bytes   uint64
 }
 
 // NewDropQueue returns an empty queue with policy; log (nil: slog.Default()) hears about
