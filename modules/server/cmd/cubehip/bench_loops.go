@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -47,6 +48,58 @@ func (b *bencher) timed(what string, n int, f func(i int) error) (float64, error
 	}
 	fmt.Fprintf(b.out, " %10.3f µs\n", best)
 	return best, nil
+}
+
+// paired runs dev and raw in blocks of n calls, back to back, each side going first in
+// alternate rounds, and returns the median block time of each (µs per call) and the
+// median of the rounds' ratios dev/raw. Launch figures drift within a process by several
+// percent over a second or two on the H200, more than a 5% budget: a drift slower than
+// a pair of blocks cancels out of each ratio, so the median ratio is the comparison.
+func (b *bencher) paired(what string, n int, dev, raw func(i int) error) (d, r, ratio float64, err error) {
+	const rounds = 21
+	fmt.Fprintf(b.out, "  %-36s", what)
+	block := func(f func(int) error) (float64, error) {
+		t := time.Now()
+		for i := range n {
+			if err := f(i); err != nil {
+				return 0, err
+			}
+		}
+		return float64(time.Since(t).Nanoseconds()) / float64(n) / 1e3, nil
+	}
+	var ds, rs, xs []float64
+	for round := range rounds {
+		first, second := raw, dev
+		if round%2 == 1 {
+			first, second = dev, raw
+		}
+		a, err := block(first)
+		if err != nil {
+			fmt.Fprintln(b.out)
+			return 0, 0, 0, err
+		}
+		c, err := block(second)
+		if err != nil {
+			fmt.Fprintln(b.out)
+			return 0, 0, 0, err
+		}
+		if round%2 == 1 {
+			a, c = c, a
+		}
+		rs, ds, xs = append(rs, a), append(ds, c), append(xs, c/a)
+		if round%3 == 2 {
+			fmt.Fprint(b.out, ".")
+		}
+	}
+	d, r, ratio = median(ds), median(rs), median(xs)
+	fmt.Fprintf(b.out, " %8.3f µs against %.3f, x%.3f\n", d, r, ratio)
+	return d, r, ratio, nil
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 func (b *bencher) measure() ([]figure, error) {
@@ -146,17 +199,26 @@ func (b *bencher) measure() ([]figure, error) {
 		{"launch", nl, devLaunch, rawLaunch, "hipModuleLaunchKernel", within(5)},
 		{"read 4 B", ns, devRead, func(int) error { return p.MemcpyDtoH(four, rawPtr) }, "hipMemcpyDtoH", within(15)},
 	} {
-		raw, err := b.timed("raw "+l.name+" ("+l.rawName+")", l.n, l.raw)
+		// Blocks of a twentieth of the loop; every block ends synced, so the queue a
+		// block leaves is not the next one's to drain.
+		n := max(1, l.n/20)
+		dev, raw, ratio, err := b.paired(l.name+" vs "+l.rawName, n,
+			func(i int) error {
+				if i == n-1 {
+					defer d.Sync()
+				}
+				return l.dev(i)
+			},
+			func(i int) error {
+				if i == n-1 {
+					defer p.StreamSynchronize(sys)
+				}
+				return l.raw(i)
+			})
 		if err != nil {
 			return nil, err
 		}
-		_ = p.StreamSynchronize(sys)
-		dev, err := b.timed("device "+l.name+", streams", l.n, l.dev)
-		if err != nil {
-			return nil, err
-		}
-		_ = d.Sync()
-		figs = append(figs, figure{name: l.name + ", streams", unit: "µs", budget: l.budget, device: dev, raw: raw, rawFrom: "hipsys"})
+		figs = append(figs, figure{name: l.name + ", streams", unit: "µs", budget: l.budget, device: dev, raw: raw, ratio: ratio, rawFrom: "hipsys"})
 	}
 	f, err := b.replay(g, fn, sys, ns)
 	if err != nil {
