@@ -336,14 +336,14 @@ func BenchmarkLayers(b *testing.B) {
 		n           int
 		device, raw side
 	}{
-		{"launch", 4000,
+		{"launch", 2000,
 			side{func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, devSync},
 			side{func() error { return p.ModuleLaunchKernel(fn, one, one, 0, sys, nil) }, rawSync}},
-		{"read", 1000,
+		{"read", 500,
 			side{func() error { return d.ReadInto(four, small) }, devSync},
 			side{func() error { return p.MemcpyDtoH(four, ptr) }, rawSync}},
 	}
-	const rounds = 41
+	const rounds = 101
 	for _, pr := range pairs {
 		var dev, raw, ratio []float64
 		for r := range rounds {

@@ -410,10 +410,10 @@ func BenchmarkInterleaved(b *testing.B) {
 		goLoop func(n int) float64
 		cLoop  func(n int) float64
 	}{
-		{"launch", 4000,
+		{"launch", 2000,
 			func(n int) float64 { return timeGo(n, e.launch) },
 			func(n int) float64 { return cPerOp(n)(rawLaunchLoop(e.empty, e.st, n, false)) }},
-		{"launchsync", 1000,
+		{"launchsync", 500,
 			func(n int) float64 {
 				return timeGo(n, func() error {
 					if err := e.launch(); err != nil {
@@ -423,13 +423,13 @@ func BenchmarkInterleaved(b *testing.B) {
 				})
 			},
 			func(n int) float64 { return cPerOp(n)(rawLaunchLoop(e.empty, e.st, n, true)) }},
-		{"replay", 1000,
+		{"replay", 500,
 			func(n int) float64 { return timeGo(n, func() error { return p.GraphLaunch(e.exec, e.st) }) },
 			func(n int) float64 { return cPerOp(n)(rawGraphLoop(e.exec, e.st, n, nil)) }},
-		{"read", 1000,
+		{"read", 500,
 			func(n int) float64 { return timeGo(n, func() error { return p.MemcpyDtoH(buf, d) }) },
 			func(n int) float64 { return cPerOp(n)(rawReadLoop(d, n, nil)) }},
-		{"allocfree", 200,
+		{"allocfree", 100,
 			func(n int) float64 {
 				return timeGo(n, func() error {
 					m, err := p.Malloc(1 << 20)
@@ -441,7 +441,7 @@ func BenchmarkInterleaved(b *testing.B) {
 			},
 			func(n int) float64 { return cPerOp(n)(rawAllocLoop(1<<20, n)) }},
 	}
-	const rounds = 41
+	const rounds = 101
 	goT := make([][]float64, len(figures))
 	cT := make([][]float64, len(figures))
 	ratios := make([][]float64, len(figures))
