@@ -301,7 +301,9 @@ func steadyAllocs(t testing.TB, f, sync func()) float64 {
 // budget: so the two sides run in short blocks, back to back, each going first in
 // alternate rounds, and each figure is the median over rounds of a pair's ratio (x,
 // with its quartiles x-q1 and x-q3), which a drift slower than a pair leaves alone. Run
-// it with -test.benchtime=1x.
+// it with -test.benchtime=1x. launch-own holds the Device to the platform call it makes,
+// on its own function and stream; launch-driver holds that call to the raw one, so
+// launch-x ≈ launch-own-x × launch-driver-x splits the Device's Go cost from the driver's.
 func BenchmarkLayers(b *testing.B) {
 	d := benchDevice(b)
 	require.NoError(b, d.Compile(devEmpty))
@@ -331,14 +333,23 @@ func BenchmarkLayers(b *testing.B) {
 	type side struct {
 		op, sync func() error
 	}
+	// The same driver call on the Device's own function and stream, under its queue
+	// watch: what the Device adds is then its Go code alone, and what the raw pair
+	// differs by besides is the driver's (a function or stream of its own).
+	inner, dfn, dsys, err := server.LaunchTarget(d, devEmpty)
+	require.NoError(b, err)
+	innerLaunch := side{func() error { return inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil) }, devSync}
+	rawLaunch := side{func() error { return p.ModuleLaunchKernel(fn, one, one, 0, sys, nil) }, rawSync}
 	pairs := []struct {
 		name        string
 		n           int
 		device, raw side
 	}{
 		{"launch", 2000,
-			side{func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, devSync},
-			side{func() error { return p.ModuleLaunchKernel(fn, one, one, 0, sys, nil) }, rawSync}},
+			side{func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, devSync}, rawLaunch},
+		{"launch-own", 2000,
+			side{func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, devSync}, innerLaunch},
+		{"launch-driver", 2000, innerLaunch, rawLaunch},
 		{"read", 500,
 			side{func() error { return d.ReadInto(four, small) }, devSync},
 			side{func() error { return p.MemcpyDtoH(four, ptr) }, rawSync}},

@@ -53,8 +53,9 @@ func (s Stream) Launch(k *Kernel, grid hipsys.Dim3, args LaunchArgs) error {
 	if err != nil {
 		return err
 	}
-	err = d.srv.Launch(k, CubeCount{X: grid.X, Y: grid.Y, Z: grid.Z},
-		Args{Buffers: bs, Scalars: args.Scalars, Info: args.Info, HasInfo: args.HasInfo}, s.id, Execute)
+	count := CubeCount{X: grid.X, Y: grid.Y, Z: grid.Z}
+	a := Args{Buffers: bs, Scalars: args.Scalars, Info: args.Info, HasInfo: args.HasInfo}
+	err = d.srv.launchArgs(k, &count, &a, s.id, Execute)
 	clear(bs)
 	return err
 }

@@ -47,6 +47,12 @@ type launchScratch struct {
 // In steady state (kernel loaded, static count, info cached, all buffers on id's own
 // stream) it allocates nothing.
 func (s *Server) Launch(k *Kernel, count CubeCount, args Args, id StreamID, mode LaunchMode) error {
+	return s.launchArgs(k, &count, &args, id, mode)
+}
+
+// launchArgs is Launch with its count and arguments by reference: the Device builds them
+// on its own stack and hands them down, rather than copy fourteen words into the call.
+func (s *Server) launchArgs(k *Kernel, count *CubeCount, args *Args, id StreamID, mode LaunchMode) error {
 	if k == nil || len(args.Buffers) != len(k.IO) {
 		return s.malformedLaunch(k, args.Buffers, id, mode)
 	}
@@ -62,7 +68,7 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args Args, id StreamID, mode
 	grid := hipsys.Dim3{X: count.X, Y: count.Y, Z: count.Z}
 	if count.Dynamic != nil {
 		var ok bool
-		if grid, ok = s.dynamicGrid(k, count, args.Buffers, id); !ok {
+		if grid, ok = s.dynamicGrid(k, *count, args.Buffers, id); !ok {
 			return nil
 		}
 	}
@@ -70,12 +76,12 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args Args, id StreamID, mode
 		return nil
 	}
 	if st := s.streams.Quick(id, args.Buffers); st != nil {
-		s.launchQuick(st, ck, k, grid, &args, id)
+		s.launchQuick(st, ck, k, grid, args, id)
 		return nil
 	}
 	reads, written := s.splitIO(k, args.Buffers)
 	_ = s.streams.Launching(id, reads, written).Execute(func() error {
-		return s.launchChecked(ck, k, grid, &args, id)
+		return s.launchChecked(ck, k, grid, args, id)
 	})
 	// The scratch lists hold uncounted views; cleared so they pin nothing for the GC.
 	// (Not deferred: a deferred call is one more frame and its record, cache lines a
