@@ -202,6 +202,9 @@ func (s *Server) launchQuick(st *stream.Stream, ck *compiled, k *Kernel, grid hi
 	settled := false
 	defer func() {
 		if !settled {
+			// As the full path unwinds a panic: the resolve's close ends the command
+			// (no write mark), and the scope leaves the outputs claimed.
+			st.QuickDone(false)
 			_, written := s.splitIO(k, args.Buffers)
 			s.streams.Failures().Claim(written)
 			s.clearIO()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/server"
+	"github.com/cubehip/cubehip/modules/stream"
 )
 
 func TestInfoBufferCached(t *testing.T) {
@@ -96,4 +97,43 @@ func TestLaunchReleasedBindingsDoNotPanic(t *testing.T) {
 	_, err = e.read(0, view, 2)
 	assert.Error(t, err)
 	assert.NoError(t, e.srv.Check([]server.Binding{in}, 0))
+}
+
+// panicky is a platform whose next launch panics, as a driver binding with a bug might.
+type panicky struct {
+	hipsys.Platform
+	armed bool
+}
+
+func (p *panicky) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim3, sh uint32, s hipsys.Stream, a *hipsys.KernelArgs) error {
+	if p.armed {
+		p.armed = false
+		panic("driver binding bug")
+	}
+	return p.Platform.ModuleLaunchKernel(fn, grid, block, sh, s, a)
+}
+
+// TestLaunchPanicLeavesOutputsClaimed: a launch that panics inside the platform leaves
+// its outputs claimed (a read fails rather than return bytes nothing wrote) and its
+// inputs as they were, on the fast path (an empty failure store) as on the full one (a
+// failure elsewhere), and the stream keeps working.
+func TestLaunchPanicLeavesOutputsClaimed(t *testing.T) {
+	for _, fast := range []bool{true, false} {
+		pk := &panicky{}
+		e := newEnvOver(t, func(p hipsys.Platform) hipsys.Platform { pk.Platform = p; return pk })
+		in, out := e.floats(0, 1, 2, 3, 4), e.empty(0, 4)
+		if !fast {
+			failed := e.empty(0, 1)
+			e.srv.Streams().Taint(assert.AnError, failed)
+		}
+		pk.armed = true
+		assert.Panics(t, func() {
+			_ = e.srv.Launch(addOne, server.Static(1, 1, 1), server.Args{Buffers: []server.Binding{in, out}, Scalars: []server.Scalar{server.U32(4)}}, 0, server.Execute)
+		}, "fast=%v", fast)
+		assert.ErrorIs(t, e.srv.Check([]server.Binding{out}, 0), stream.ErrUnsettled, "fast=%v: the output is claimed", fast)
+		assert.NoError(t, e.srv.Check([]server.Binding{in}, 0), "fast=%v: the input is untouched", fast)
+
+		launch(t, e.srv, addOne, 4, 0, in, out)
+		assert.Equal(t, []float32{2, 3, 4, 5}, e.mustRead(0, out, 4), "fast=%v: a relaunch settles it", fast)
+	}
 }

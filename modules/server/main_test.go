@@ -75,11 +75,17 @@ type env struct {
 
 func newEnv(t testing.TB, opts ...stream.Option) *env {
 	t.Helper()
+	return newEnvOver(t, func(p hipsys.Platform) hipsys.Platform { return p }, opts...)
+}
+
+// newEnvOver is newEnv with the server over wrap(the fault injector).
+func newEnvOver(t testing.TB, wrap func(hipsys.Platform) hipsys.Platform, opts ...stream.Option) *env {
+	t.Helper()
 	p, err := hipsys.Open("cpu")
 	require.NoError(t, err)
 	f := faults.Wrap(p)
 	opts = append([]stream.Option{stream.WithGPUProps(smallProps)}, opts...)
-	srv, err := server.New(f, server.WithStreamOptions(opts...), server.WithLogger(slog.New(slog.DiscardHandler)))
+	srv, err := server.New(wrap(f), server.WithStreamOptions(opts...), server.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
 	e := &env{t: t, f: f, srv: srv}
 	t.Cleanup(func() {
