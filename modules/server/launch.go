@@ -38,6 +38,10 @@ type launchScratch struct {
 //     the launch and the outputs inherit its failure) and claims the outputs: the info
 //     buffer is looked up or uploaded, every buffer resolved, the kernel launched with
 //     the info pointer last. Success releases the outputs; failure taints them.
+//     Differs from the seed in cost only: when that scope would do nothing but advance
+//     the stream's cursors (no failure or claim anywhere, no foreign write marked, every
+//     buffer on stream id, no capture: stream.Quick), the launch skips it and advances
+//     them itself, with the same outcome on success, failure and panic.
 //
 // Launch returns an error only for a malformed call, which enqueues nothing: a nil
 // kernel, or a buffer list that does not match the kernel's IO (the outputs, and any
