@@ -107,9 +107,7 @@ func (s *Server) malformedLaunch(k *Kernel, buffers []Binding, id StreamID, mode
 	}
 	err := fmt.Errorf("%w: kernel %q declares %d buffers, launch gives %d", ErrInvalidArgument, k.Entry, len(k.IO), len(buffers))
 	if mode == Execute {
-		_, written := s.splitIO(k, buffers)
-		s.streams.FailedWriting(id, written, err)
-		s.clearIO()
+		s.failOutputs(k, buffers, id, err)
 	}
 	return err
 }
@@ -124,9 +122,7 @@ func (s *Server) loadForLaunch(k *Kernel, buffers []Binding, id StreamID, mode L
 		return ck
 	}
 	if mode == Execute {
-		_, written := s.splitIO(k, buffers)
-		s.streams.FailedWriting(id, written, err)
-		s.clearIO()
+		s.failOutputs(k, buffers, id, err)
 	} else {
 		s.prof.failure(err)
 	}
@@ -140,12 +136,18 @@ func (s *Server) loadForLaunch(k *Kernel, buffers []Binding, id StreamID, mode L
 func (s *Server) dynamicGrid(k *Kernel, count CubeCount, buffers []Binding, id StreamID) (hipsys.Dim3, bool) {
 	grid, err := s.resolveCount(count, id)
 	if err != nil {
-		_, written := s.splitIO(k, buffers)
-		s.streams.FailedWriting(id, written, err)
-		s.clearIO()
+		s.failOutputs(k, buffers, id, err)
 		return grid, false
 	}
 	return grid, true
+}
+
+// failOutputs is the seed's failed_writing for a launch that did not run: the buffers k
+// writes (by its IO) take err, and the failure hook runs.
+func (s *Server) failOutputs(k *Kernel, buffers []Binding, id StreamID, err error) {
+	_, written := s.splitIO(k, buffers)
+	s.streams.FailedWriting(id, written, err)
+	s.clearIO()
 }
 
 func (s *Server) clearIO() {
@@ -218,9 +220,7 @@ func (s *Server) launchQuick(st *stream.Stream, ck *compiled, k *Kernel, grid hi
 	st.QuickDone(k.writes())
 	settled = true
 	if err != nil {
-		_, written := s.splitIO(k, args.Buffers)
-		s.streams.FailedWriting(id, written, err)
-		s.clearIO()
+		s.failOutputs(k, args.Buffers, id, err)
 	}
 }
 
