@@ -48,6 +48,10 @@ type Options struct {
 	// and 3). Pinned memory is taken on the first copy and kept until Close.
 	StagingChunk uint64
 	StagingDepth int
+	// DirectLaunch issues every launch on the calling thread, as the platform's
+	// ModuleLaunchKernel, instead of through the platform's launch queue where it has
+	// one (nvidia): see Stream.Launch for what the queue changes.
+	DirectLaunch bool
 }
 
 // Device is the handle users hold on one device: a Server behind a mutex, with buffers,
@@ -89,8 +93,9 @@ type Device struct {
 	index   int
 	props   hipsys.DeviceProps
 	opts    Options
-	staging *stagingRing // the copy pipeline's pinned chunks; nil until the first copy
-	one     [1]Binding   // a copy's one-buffer write set
+	staging *stagingRing       // the copy pipeline's pinned chunks; nil until the first copy
+	queue   hipsys.LaunchQueue // the platform's launch queue, held until Close; nil if none
+	one     [1]Binding         // a copy's one-buffer write set
 }
 
 // Open opens device opts.Index of opts.Platform; Close releases it.
@@ -146,6 +151,16 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	}
 	d := &Device{srv: srv, p: watch, watch: watch, index: opts.Index, props: props, opts: opts, single: n == 1}
 	d.Stream = Stream{d: d}
+	if lq, ok := p.(hipsys.LaunchQueuer); ok && !opts.DirectLaunch {
+		// Held by another Device of this process on the same device: this one launches
+		// directly, which is only slower.
+		if q, err := lq.OpenLaunchQueue(opts.Index); err == nil {
+			d.queue = q
+			srv.queue = newQueuedLaunches(watchedQueue{LaunchQueue: q, w: watch})
+		} else {
+			srv.log.Debug("server: launching without a launch queue", "device", opts.Index, "err", err)
+		}
+	}
 	return d, nil
 }
 
@@ -183,6 +198,12 @@ func (d *Device) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	errs := []error{d.p.SetDevice(d.index)}
+	if d.queue != nil {
+		// Refusals still queued have no reader left: only the queue's own report.
+		d.srv.queue = nil
+		errs = append(errs, d.queue.Close())
+		d.queue = nil
+	}
 	errs = append(errs, d.p.DeviceSynchronize())
 	if d.staging != nil {
 		errs = append(errs, d.staging.release(d.p))
@@ -193,13 +214,24 @@ func (d *Device) Close() error {
 }
 
 // enter starts a call: it locks the goroutine to its OS thread and makes the device
-// current on it (with several devices: see single), and takes the device's mutex. On
-// success the caller ends with leave, or lets the mutex go with unlockToWait, waits, and
-// ends with exit. On failure nothing is held.
+// current on it (with several devices: see single), takes the device's mutex, and
+// settles the launch queue, so that the call sees the failures of every launch before
+// it (launchqueue.go). On success the caller ends with leave, or lets the mutex go with
+// unlockToWait, waits, and ends with exit. On failure nothing is held.
 //
 // The thread is locked first so that hipSetDevice, the server calls and any wait after
 // the mutex is let go all run on the one thread whose current device was set.
 func (d *Device) enter() error {
+	if err := d.enterLaunch(); err != nil {
+		return err
+	}
+	d.srv.settleQueue()
+	return nil
+}
+
+// enterLaunch is enter for a launch, which leaves the queue as it is: the launch either
+// takes the fast path, which needs no failure, or settles the queue itself.
+func (d *Device) enterLaunch() error {
 	if d == nil {
 		return fmt.Errorf("%w: nil device", ErrInvalidArgument)
 	}
@@ -258,5 +290,6 @@ func (d *Device) relock() error {
 		d.mu.Unlock()
 		return ErrClosed
 	}
+	d.srv.settleQueue() // other goroutines may have launched meanwhile
 	return nil
 }

@@ -50,6 +50,8 @@ func (b *DeviceBuffer) Release() error {
 	if d.closed {
 		return nil
 	}
+	// A queued launch's refusal is settled while its buffers are still live.
+	d.srv.settleQueue()
 	berr := b.b.Release()
 	herr := b.h.Release()
 	if berr != nil {

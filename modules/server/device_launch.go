@@ -45,7 +45,7 @@ func (d *Device) Compile(k *Kernel) error {
 // allocates nothing.
 func (s Stream) Launch(k *Kernel, grid hipsys.Dim3, args LaunchArgs) error {
 	d := s.d
-	if err := d.enter(); err != nil {
+	if err := d.enterLaunch(); err != nil {
 		return err
 	}
 	defer d.leave()
@@ -65,7 +65,7 @@ func (s Stream) Launch(k *Kernel, grid hipsys.Dim3, args LaunchArgs) error {
 // failure, or that cannot be read, leaves k's outputs carrying that failure.
 func (s Stream) LaunchDynamic(k *Kernel, count *DeviceBuffer, args LaunchArgs) error {
 	d := s.d
-	if err := d.enter(); err != nil {
+	if err := d.enterLaunch(); err != nil {
 		return err
 	}
 	defer d.leave()

@@ -71,6 +71,7 @@ func (s *Server) launchArgs(k *Kernel, count *CubeCount, args *Args, id StreamID
 	}
 	grid := hipsys.Dim3{X: count.X, Y: count.Y, Z: count.Z}
 	if count.Dynamic != nil {
+		s.settleQueue() // the count may come from a queued launch
 		var ok bool
 		if grid, ok = s.dynamicGrid(k, *count, args.Buffers, id); !ok {
 			return nil
@@ -83,6 +84,8 @@ func (s *Server) launchArgs(k *Kernel, count *CubeCount, args *Args, id StreamID
 		s.launchQuick(st, ck, k, grid, args, id)
 		return nil
 	}
+	// The scope reads the failures: those of queued launches first (launchqueue.go).
+	s.settleQueue()
 	reads, written := s.splitIO(k, args.Buffers)
 	_ = s.streams.Launching(id, reads, written).Execute(func() error {
 		return s.launchChecked(ck, k, grid, args, id)
@@ -196,7 +199,7 @@ func (s *Server) launchChecked(ck *compiled, k *Kernel, grid hipsys.Dim3, args *
 		return err
 	}
 	defer r.Close()
-	return s.enqueueLaunch(r.Stream(), ck, k, grid, args)
+	return s.enqueueLaunch(r.Stream(), ck, k, grid, args, id, false)
 }
 
 // launchQuick is the launch of a command stream.Quick admitted: every step of the scope
@@ -216,18 +219,22 @@ func (s *Server) launchQuick(st *stream.Stream, ck *compiled, k *Kernel, grid hi
 			s.clearIO()
 		}
 	}()
-	err := s.enqueueLaunch(st, ck, k, grid, args)
+	err := s.enqueueLaunch(st, ck, k, grid, args, id, true)
 	st.QuickDone(k.writes())
 	settled = true
 	if err != nil {
 		s.failOutputs(k, args.Buffers, id, err)
 	}
+	if s.queue != nil && len(s.queue.refused) > 0 {
+		s.applyRefused() // earlier launches', which came back with this one
+	}
 }
 
 // enqueueLaunch is the launch itself on st, its buffers resolved there: the info buffer
 // looked up or uploaded, every buffer's device address, the kernel launched with the
-// info pointer last, then the drop queue flushed if its policy asks.
-func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args) error {
+// info pointer last (through the launch queue on the fast path, when the Device has
+// one), then the drop queue flushed if its policy asks.
+func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args, id StreamID, quick bool) error {
 	var info hipsys.DevicePtr
 	var owned *memory.Handle // an info buffer the cache did not keep
 	var err error
@@ -253,7 +260,11 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 	if args.HasInfo || len(args.Info) > 0 {
 		a.Ptr(info)
 	}
-	err = s.p.ModuleLaunchKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)
+	if quick && s.queue != nil {
+		err = s.launchQueued(ck, k, grid, st.Sys, a, args.Buffers, id)
+	} else {
+		err = s.p.ModuleLaunchKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)
+	}
 	if owned != nil {
 		s.dropInfo(st, owned)
 	}

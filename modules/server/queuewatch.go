@@ -240,3 +240,20 @@ func (w *queueWatch) GraphLaunch(e hipsys.GraphExec, s hipsys.Stream) error {
 	q.end()
 	return err
 }
+
+// watchedQueue counts a launch queue's launches on their streams, as ModuleLaunchKernel
+// is counted. A queued launch is work on its stream from the moment it is queued: a
+// wait or a query settles the queue before the driver looks (hipsys.LaunchQueue), so
+// what it certifies includes the launch.
+type watchedQueue struct {
+	hipsys.LaunchQueue
+	w *queueWatch
+}
+
+func (q watchedQueue) Launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream,
+	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal) (uint64, []hipsys.LaunchRefusal, error) {
+	st := q.w.begin(s)
+	seq, refused, err := q.LaunchQueue.Launch(fn, grid, block, shmem, s, args, refused)
+	st.end()
+	return seq, refused, err
+}

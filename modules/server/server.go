@@ -61,7 +61,8 @@ type Server struct {
 	streams *stream.MultiStream
 	kernels *kernelCache
 	p       hipsys.Platform
-	launch  launchScratch // reused by every launch: the steady state allocates nothing
+	launch  launchScratch   // reused by every launch: the steady state allocates nothing
+	queue   *queuedLaunches // the Device's launch queue; nil: every launch on the caller's thread
 
 	log    *slog.Logger
 	props  hipsys.DeviceProps

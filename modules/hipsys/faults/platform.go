@@ -24,6 +24,9 @@ type Platform struct {
 
 	mu    sync.Mutex
 	rules [numCalls]*rule // nil where nothing is armed
+
+	queueMu sync.Mutex
+	queues  map[int]bool // devices whose emulated launch queue is held (queue.go)
 }
 
 // rule is one armed failure. kind says which of the three shapes it is.

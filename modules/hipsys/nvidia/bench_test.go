@@ -388,6 +388,9 @@ func BenchmarkInterleaved(b *testing.B) {
 	require.NoError(b, err)
 	defer p.Free(d)
 	buf := make([]byte, 4)
+	q, err := p.OpenLaunchQueue(0)
+	require.NoError(b, err)
+	defer func() { require.NoError(b, q.Close()) }()
 	timeGo := func(n int, op func() error) float64 {
 		start := time.Now()
 		for range n {
@@ -412,6 +415,19 @@ func BenchmarkInterleaved(b *testing.B) {
 	}{
 		{"launch", 2000,
 			func(n int) float64 { return timeGo(n, e.launch) },
+			func(n int) float64 { return cPerOp(n)(rawLaunchLoop(e.empty, e.st, n, false)) }},
+		// The same launches through the device's launch queue (queue.go): issued by the
+		// queue's C thread while this one only fills its ring.
+		{"launchq", 2000,
+			func(n int) float64 {
+				return timeGo(n, func() error {
+					_, ref, err := q.Launch(e.empty, one, one, 0, e.st, nil, nil)
+					if len(ref) > 0 {
+						return ref[0].Err
+					}
+					return err
+				})
+			},
 			func(n int) float64 { return cPerOp(n)(rawLaunchLoop(e.empty, e.st, n, false)) }},
 		{"launchsync", 500,
 			func(n int) float64 {

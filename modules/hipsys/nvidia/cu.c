@@ -6,6 +6,7 @@ struct cubehip_cu cubehip_cu;
 CUcontext cubehip_primary[CUBEHIP_MAX_DEVICES];
 __thread int cubehip_tls_dev;
 __thread CUcontext cubehip_tls_ctx;
+cubehip_queue* cubehip_queues[CUBEHIP_MAX_DEVICES];
 
 #include "nvrtc.h"
 

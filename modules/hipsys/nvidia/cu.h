@@ -75,12 +75,23 @@ extern __thread CUcontext cubehip_tls_ctx;
 #define CUBEHIP_TOO_MANY_ARGS (-1)
 #define CUBEHIP_MAX_ARGS 1024
 
-static inline CUresult cubehip_ensure(void) {
+#include "queue.h"
+
+// cubehip_ensure_ctx makes the thread's current device's primary context current.
+static inline CUresult cubehip_ensure_ctx(void) {
 	CUcontext want = cubehip_primary[cubehip_tls_dev];
 	if (__builtin_expect(cubehip_tls_ctx == want, 1)) return 0;
 	CUresult r = ((CUresult(*)(CUcontext))cubehip_cu.ctxSetCurrent)(want);
 	if (r == 0) cubehip_tls_ctx = want;
 	return r;
+}
+
+// cubehip_ensure is every trampoline's first step: the launches queued on the current
+// device are issued first (queue.h), then its context is made current.
+static inline CUresult cubehip_ensure(void) {
+	cubehip_queue* q = __atomic_load_n(&cubehip_queues[cubehip_tls_dev], __ATOMIC_ACQUIRE);
+	if (__builtin_expect(q != NULL, 0)) cubehip_q_settle(q);
+	return cubehip_ensure_ctx();
 }
 
 #define CUBEHIP_ENSURE() \

@@ -50,6 +50,9 @@ type Platform struct {
 	programs  handles[*program]
 	hosts     ranges
 
+	queueMu sync.Mutex
+	queues  map[int]*launchQueue // each device's launch queue, made on first use
+
 	rtcOnce sync.Once
 	rtc     *nvrtcLib
 	rtcErr  error

@@ -1,0 +1,126 @@
+// The launch queue's consumer thread and the waits on it (queue.h).
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <time.h>
+
+#include "cu.h"
+
+// How long the consumer spins on an empty ring before it parks: a launch loop's gaps
+// (the caller's bookkeeping, a few microseconds of its own work) stay well inside it, so
+// a flowing loop never pays a wake-up, and an idle queue costs no CPU past it.
+#define CUBEHIP_Q_SPIN_NS 100000
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static uint64_t now_ns(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+// wait_fill returns the tail once it is past head: after spinning, parked on cv, with
+// sleeping set first so that a producer that fills a slot after the check below sees it
+// and wakes the thread (queue.go's Launch stores tail, then reads sleeping; here sleeping
+// is stored, then tail read: with both sequentially consistent, one sees the other).
+static uint64_t wait_fill(cubehip_queue* q, uint64_t head) {
+	uint64_t start = 0;
+	for (unsigned i = 1;; i++) {
+		uint64_t tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+		if (tail != head) return tail;
+		cpu_relax();
+		if ((i & 255) == 0) {
+			uint64_t t = now_ns();
+			if (start == 0) start = t;
+			else if (t - start > CUBEHIP_Q_SPIN_NS) break;
+		}
+	}
+	uint64_t tail;
+	pthread_mutex_lock(&q->mu);
+	__atomic_store_n(&q->sleeping, 1, __ATOMIC_SEQ_CST);
+	while ((tail = __atomic_load_n(&q->tail, __ATOMIC_SEQ_CST)) == head)
+		pthread_cond_wait(&q->cv, &q->mu);
+	__atomic_store_n(&q->sleeping, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&q->mu);
+	return tail;
+}
+
+static void* consume(void* arg) {
+	cubehip_queue* q = arg;
+	cubehip_tls_dev = q->dev;
+	uint64_t head = 0, tail = 0;
+	for (;;) {
+		if (head == tail) tail = wait_fill(q, head);
+		cubehip_qslot* s = &q->ring[head % CUBEHIP_Q_SLOTS];
+		if (head + 1 != tail) {
+			// The next slot's lines travel from the producer's core while the driver works.
+			cubehip_qslot* next = &q->ring[(head + 1) % CUBEHIP_Q_SLOTS];
+			__builtin_prefetch(next);
+			__builtin_prefetch((char*)next + 64);
+		}
+		void* params[CUBEHIP_Q_ARGS];
+		for (int i = 0; i < s->n; i++) params[i] = s->buf + s->offs[i];
+		CUresult r = cubehip_ensure_ctx();
+		if (r == 0)
+			r = ((CUresult(*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+				unsigned, unsigned, CUstream, void**, void**))q->launch)((CUfunction)s->fn, s->grid[0],
+				s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2], s->shmem,
+				(CUstream)s->stream, s->n > 0 ? params : NULL, NULL);
+		if (r) {
+			q->status[head % CUBEHIP_Q_SLOTS] = r;
+			__atomic_add_fetch(&q->nfail, 1, __ATOMIC_RELEASE);
+		}
+		head++;
+		__atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
+	}
+}
+
+// cubehip_q_new starts device dev's queue, which issues launches through launch, and
+// publishes it in cubehip_queues; 0 or an errno. The queue and its thread last as long
+// as the process, as the driver's own threads do: parked, the thread costs nothing. The thread blocks every signal: it never runs Go code, and a signal meant for
+// the Go runtime is then delivered to one of the runtime's own threads.
+int cubehip_q_new(int dev, void* launch, cubehip_queue** out) {
+	cubehip_queue* q = NULL;
+	if (posix_memalign((void**)&q, 64, sizeof *q)) return ENOMEM;
+	memset(q, 0, sizeof *q);
+	q->dev = dev;
+	q->launch = launch;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int err = pthread_create(&q->thread, NULL, consume, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pthread_cond_destroy(&q->cv);
+		pthread_mutex_destroy(&q->mu);
+		free(q);
+		return err;
+	}
+	__atomic_store_n(&cubehip_queues[dev], q, __ATOMIC_RELEASE);
+	*out = q;
+	return 0;
+}
+
+void cubehip_q_wake(cubehip_queue* q) {
+	pthread_mutex_lock(&q->mu);
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
+void cubehip_q_drain(cubehip_queue* q) {
+	uint64_t target = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+	for (unsigned i = 1; __atomic_load_n(&q->head, __ATOMIC_ACQUIRE) < target; i++) {
+		cpu_relax();
+		if ((i & 1023) == 0) sched_yield();
+	}
+}

@@ -1,0 +1,304 @@
+package nvidia
+
+/*
+#include "cu.h"
+
+int cubehip_q_new(int dev, void* launch, cubehip_queue** out);
+void cubehip_q_wake(cubehip_queue* q);
+
+#cgo nocallback cubehip_q_wake
+#cgo noescape cu_q_direct
+#cgo nocallback cu_q_direct
+
+// A status no CUresult uses: the calling thread's current device is not the queue's, so
+// the launch cannot be issued on it directly.
+#define CUBEHIP_NOT_CURRENT (-2)
+
+// cu_q_direct issues a launch on the calling thread, as cu_launch does, but through the
+// queue's launch entry and without settling the queue (the caller found it empty and its
+// thread parked): the run of launches goes on.
+static CUresult cu_q_direct(cubehip_queue* q, uintptr_t f, unsigned gx, unsigned gy,
+		unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem, uintptr_t s,
+		const uint8_t* buf, const uint32_t* offs, int n) {
+	if (cubehip_tls_dev != q->dev) return CUBEHIP_NOT_CURRENT;
+	CUresult r = cubehip_ensure_ctx();
+	if (r) return r;
+	if (n > CUBEHIP_MAX_ARGS) return CUBEHIP_TOO_MANY_ARGS;
+	void* params[n > 0 ? n : 1];
+	for (int i = 0; i < n; i++) params[i] = (void*)(buf + offs[i]);
+	return ((CUresult(*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+		unsigned, unsigned, CUstream, void**, void**))q->launch)((CUfunction)f, gx, gy, gz,
+		bx, by, bz, shmem, (CUstream)s, n > 0 ? params : NULL, NULL);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// handoffRun is how many launches in a row, with no other call between them, go
+// straight to the driver on the caller's thread before the queue's parked thread is
+// woken to take the next ones. A launch followed by a sync or a read (a latency-bound
+// caller) never wakes it and pays nothing over ModuleLaunchKernel; a loop of launches
+// pays one wake-up (a futex, a few microseconds) and then runs at the driver's rate.
+const handoffRun = 2
+
+// handoffGap is how close two launches must follow each other for the second to count
+// as a loop: launches further apart (a caller with work of its own between them) go to
+// the driver directly however long their run, since each would otherwise pay a wake-up.
+const handoffGap = 20 * time.Microsecond
+
+// refillFree is how many slots a producer that found the ring full waits for, so that it
+// reads the consumer's index once per refillFree launches, not once per launch.
+const refillFree = 32
+
+// launchQueue is the Go side of a device's queue.h ring: the producer. It lives as long
+// as the process (the C thread parks when idle); holders take and give it back.
+type launchQueue struct {
+	mu      sync.Mutex // serializes producers: holders are serialized, settle is not
+	p       *Platform
+	q       *C.cubehip_queue
+	held    atomic.Bool
+	tail    uint64        // slots filled: the producer's copy of q.tail
+	head    uint64        // q.head as last read: slots the thread has issued, at least
+	checked uint64        // slots up to which refusals were collected
+	nfail   uint64        // refusals collected: q.nfail once all are
+	last    time.Time     // the last launch issued directly
+	gap     time.Duration // handoffGap (the tests widen it, to take the scheduler out)
+	slots   []C.cubehip_qslot
+}
+
+var (
+	_ hipsys.LaunchQueuer = (*Platform)(nil)
+	_ hipsys.LaunchQueue  = (*heldQueue)(nil)
+)
+
+// OpenLaunchQueue takes device's queue, starting its thread on first use.
+func (p *Platform) OpenLaunchQueue(device int) (hipsys.LaunchQueue, error) {
+	const call = "hipOpenLaunchQueue"
+	if device < 0 || device >= p.ndev {
+		return nil, hipsys.NewError(platformName, call, hipsys.ErrorInvalidDevice, fmt.Sprintf("device %d of %d", device, p.ndev))
+	}
+	q, err := p.launchQueue(device, C.cubehip_cu.launchKernel)
+	if err != nil {
+		return nil, err
+	}
+	return q.hold(call, device)
+}
+
+// launchQueue is device's queue, made on first use with launch as its driver entry (the
+// tests give a recording one).
+func (p *Platform) launchQueue(device int, launch unsafe.Pointer) (*launchQueue, error) {
+	p.queueMu.Lock()
+	defer p.queueMu.Unlock()
+	if p.queues == nil {
+		p.queues = map[int]*launchQueue{}
+	}
+	if q := p.queues[device]; q != nil {
+		return q, nil
+	}
+	var cq *C.cubehip_queue
+	if e := C.cubehip_q_new(C.int(device), launch, &cq); e != 0 {
+		return nil, hipsys.NewError(platformName, "hipOpenLaunchQueue", hipsys.ErrorOutOfMemory,
+			fmt.Sprintf("starting the launch thread: %v", errnoError(e)))
+	}
+	q := &launchQueue{p: p, q: cq, gap: handoffGap, slots: unsafe.Slice(&cq.ring[0], C.CUBEHIP_Q_SLOTS)}
+	p.queues[device] = q
+	return q, nil
+}
+
+func (q *launchQueue) hold(call string, device int) (*heldQueue, error) {
+	if !q.held.CompareAndSwap(false, true) {
+		return nil, hipsys.NewError(platformName, call, hipsys.ErrorContextAlreadyInUse,
+			fmt.Sprintf("the launch queue of device %d is held", device))
+	}
+	return &heldQueue{q: q}, nil
+}
+
+// heldQueue is one holder's handle on a queue: Close gives the queue back, and a closed
+// handle refuses every call rather than reach a queue someone else now holds.
+type heldQueue struct {
+	q      *launchQueue
+	closed bool
+}
+
+var errQueueClosed = errors.New("nvidia: launch queue closed")
+
+func (h *heldQueue) Depth() int { return C.CUBEHIP_Q_SLOTS }
+
+func (h *heldQueue) Launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream,
+	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal) (uint64, []hipsys.LaunchRefusal, error) {
+	if h.closed {
+		return 0, refused, hipsys.NewError(platformName, "hipModuleLaunchKernel", hipsys.ErrorInvalidHandle, errQueueClosed.Error())
+	}
+	return h.q.launch(fn, grid, block, shmem, s, args, refused)
+}
+
+func (h *heldQueue) Settle(refused []hipsys.LaunchRefusal) []hipsys.LaunchRefusal {
+	if h.closed {
+		return refused
+	}
+	return h.q.settle(refused)
+}
+
+func (h *heldQueue) Close() error {
+	if h.closed {
+		return nil
+	}
+	refused := h.q.settle(nil)
+	h.closed = true
+	h.q.held.Store(false)
+	errs := make([]error, len(refused))
+	for i, r := range refused {
+		errs[i] = fmt.Errorf("queued launch %d: %w", r.Seq, r.Err)
+	}
+	return errors.Join(errs...)
+}
+
+func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream,
+	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal) (uint64, []hipsys.LaunchRefusal, error) {
+	const call = "hipModuleLaunchKernel"
+	p := q.p
+	if !p.functions.has(uintptr(fn)) {
+		return 0, refused, hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
+	}
+	if err := p.checkStream(call, s); err != nil {
+		return 0, refused, err
+	}
+	var buf []byte
+	var offs []uint32
+	if args != nil {
+		buf, offs = args.Buffer(), args.Offsets()
+	}
+	if len(offs) > C.CUBEHIP_Q_ARGS || len(buf) > C.CUBEHIP_Q_BYTES {
+		// Too big for a slot: issued here, after everything queued (the trampoline settles).
+		return 0, refused, p.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	cq := q.q
+	if atomic.LoadUint32((*uint32)(unsafe.Pointer(&cq.sleeping))) != 0 &&
+		atomic.LoadUint64((*uint64)(unsafe.Pointer(&cq.head))) == q.tail &&
+		atomic.LoadUint64((*uint64)(unsafe.Pointer(&cq.nfail))) == q.nfail && q.direct() {
+		// The thread is parked, has issued everything and every refusal was returned
+		// (hipsys.LaunchQueue: a launch issued directly comes after them all), and this
+		// launch does not continue a loop: it goes to the driver here, as
+		// ModuleLaunchKernel would, unless this thread's current device is another.
+		var bp *byte
+		var op *uint32
+		if len(offs) > 0 {
+			bp, op = &buf[0], &offs[0]
+		}
+		// SAFETY: as ModuleLaunchKernel: Go memory without pointers, read during the call.
+		r := C.cu_q_direct(cq, C.uintptr_t(fn), C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
+			C.uint(block.X), C.uint(block.Y), C.uint(block.Z), C.uint(shmem), C.uintptr_t(s),
+			(*C.uint8_t)(unsafe.Pointer(bp)), (*C.uint32_t)(unsafe.Pointer(op)), C.int(len(offs)))
+		if r != C.CUBEHIP_NOT_CURRENT {
+			return 0, refused, cuError(call, int32(r))
+		}
+	}
+	if q.tail-q.head == C.CUBEHIP_Q_SLOTS {
+		refused = q.makeRoom(refused)
+	}
+	slot := &q.slots[q.tail%C.CUBEHIP_Q_SLOTS]
+	slot.fn, slot.stream = C.uintptr_t(fn), C.uintptr_t(s)
+	slot.grid = [3]C.uint{C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z)}
+	slot.block = [3]C.uint{C.uint(block.X), C.uint(block.Y), C.uint(block.Z)}
+	slot.shmem = C.uint(shmem)
+	slot.n = C.ushort(len(offs))
+	for i, o := range offs {
+		slot.offs[i] = C.ushort(o)
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&slot.buf[0])), len(buf)), buf)
+	q.tail++
+	// Tail first, then sleeping: queue.c's wait_fill does the opposite, so either the
+	// thread sees this slot before it parks or this sees it parked and wakes it.
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&cq.tail)), q.tail)
+	if atomic.LoadUint32((*uint32)(unsafe.Pointer(&cq.sleeping))) != 0 {
+		C.cubehip_q_wake(cq)
+	}
+	return q.tail, refused, nil
+}
+
+// direct says whether a launch that finds the thread parked is issued on the caller's
+// thread: unless it is the handoffRun+1-th in a run of launches (no other call between
+// them, queue.h's settle breaks runs) that follow each other within handoffGap.
+func (q *launchQueue) direct() bool {
+	run := atomic.AddUint32((*uint32)(unsafe.Pointer(&q.q.run)), 1)
+	now := time.Now()
+	loop := run > handoffRun && now.Sub(q.last) < q.gap
+	q.last = now
+	return !loop
+}
+
+// makeRoom waits until refillFree slots are free, collecting the refusals of the launches
+// issued meanwhile before their slots are reused.
+func (q *launchQueue) makeRoom(refused []hipsys.LaunchRefusal) []hipsys.LaunchRefusal {
+	for spins := 0; ; spins++ {
+		nfail := q.loadIssued()
+		if q.tail-q.head <= C.CUBEHIP_Q_SLOTS-refillFree {
+			return q.collect(nfail, refused)
+		}
+		if spins > 64 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// loadIssued reads the thread's indices into q.head and returns its refusal count, read
+// after: every slot below q.head then has its final status, and the count includes every
+// refusal among them (and perhaps some beyond, which a later collect finds).
+func (q *launchQueue) loadIssued() uint64 {
+	q.head = atomic.LoadUint64((*uint64)(unsafe.Pointer(&q.q.head)))
+	return atomic.LoadUint64((*uint64)(unsafe.Pointer(&q.q.nfail)))
+}
+
+// collect appends the refusals of the slots issued since the last collect (below
+// q.head), each of which the thread flagged in q.status. nfail, from loadIssued, says
+// whether any refusal is still uncollected; the scan runs only then, and counts what it
+// finds, since nfail may include refusals past q.head that the next scan will find.
+func (q *launchQueue) collect(nfail uint64, refused []hipsys.LaunchRefusal) []hipsys.LaunchRefusal {
+	if nfail != q.nfail {
+		for seq := q.checked; seq < q.head; seq++ {
+			st := &q.q.status[seq%C.CUBEHIP_Q_SLOTS]
+			if *st != 0 {
+				refused = append(refused, hipsys.LaunchRefusal{Seq: seq + 1, Err: cuError("hipModuleLaunchKernel", int32(*st))})
+				*st = 0
+				q.nfail++
+			}
+		}
+	}
+	q.checked = q.head
+	return refused
+}
+
+// settle waits until the thread has issued every slot filled so far and collects their
+// refusals. A queue with nothing filled since the last settle reads nothing the thread
+// writes.
+func (q *launchQueue) settle(refused []hipsys.LaunchRefusal) []hipsys.LaunchRefusal {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.checked == q.tail {
+		return refused
+	}
+	for spins := 0; ; spins++ {
+		nfail := q.loadIssued()
+		if q.head == q.tail {
+			return q.collect(nfail, refused)
+		}
+		if spins > 64 {
+			runtime.Gosched()
+		}
+	}
+}
+
+func errnoError(e C.int) error { return fmt.Errorf("errno %d", int(e)) }

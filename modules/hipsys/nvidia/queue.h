@@ -1,0 +1,70 @@
+// The launch queue: a ring of launch descriptors that Go fills without a cgo call and a
+// C thread of the queue's own empties into cuLaunchKernel, so that while launches flow
+// the caller's thread never waits for the driver. queue.go says when a launch takes it.
+//
+// One producer at a time (queue.go holds a mutex) and one consumer (the queue's thread).
+// Each side writes its own cache line of indices and reads the other's only when its
+// cached copy says the ring is empty (consumer) or full (producer): a launch moves the
+// slot's lines between the cores, and nothing else.
+#ifndef CUBEHIP_QUEUE_H
+#define CUBEHIP_QUEUE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+// A slot is four cache lines; a launch with up to 48 bytes of arguments (a kernel with
+// a few buffers and scalars) touches the first two. A launch that does not fit is
+// issued on the caller's thread instead, after the queue is drained.
+#define CUBEHIP_Q_SLOTS 256
+#define CUBEHIP_Q_ARGS 16
+#define CUBEHIP_Q_BYTES 176
+
+typedef struct {
+	uintptr_t fn, stream;
+	unsigned grid[3], block[3];
+	unsigned shmem;
+	unsigned short n;
+	unsigned short offs[CUBEHIP_Q_ARGS];
+	uint8_t buf[CUBEHIP_Q_BYTES] __attribute__((aligned(16)));
+} cubehip_qslot;
+
+_Static_assert(sizeof(cubehip_qslot) == 256, "cubehip_qslot is four cache lines");
+
+typedef struct {
+	// Written by the producer.
+	uint64_t tail __attribute__((aligned(64))); // slots filled
+	uint32_t run;                                // launches in a row with no other call between (queue.go)
+
+	// Written by the consumer.
+	uint64_t head __attribute__((aligned(64))); // slots issued
+	uint64_t nfail;                              // launches the driver refused, ever
+
+	// Written by the consumer when it parks and wakes: its own line, which the producer
+	// reads on every launch and which stays in its cache while launches flow.
+	uint32_t sleeping __attribute__((aligned(64))); // parked on cv; a producer that fills a slot wakes it
+
+	// Set at creation.
+	void* launch __attribute__((aligned(64))); // cuLaunchKernel's entry (a recording one in tests)
+	int dev;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int status[CUBEHIP_Q_SLOTS]; // the refusal of the launch in each slot, 0 when issued
+	cubehip_qslot ring[CUBEHIP_Q_SLOTS] __attribute__((aligned(64)));
+} cubehip_queue;
+
+// The queue of each device, or NULL until its first queued launch.
+extern cubehip_queue* cubehip_queues[];
+
+// cubehip_q_drain waits until every launch filled into q so far has been issued.
+void cubehip_q_drain(cubehip_queue* q);
+
+// cubehip_q_settle is what every other driver call does first (cu.h's CUBEHIP_ENSURE): a
+// launch queued before it is issued before it, as if the caller had made it, so no call
+// can overtake a queued launch on any stream; and the run of launches is broken.
+static inline void cubehip_q_settle(cubehip_queue* q) {
+	if (__atomic_load_n(&q->run, __ATOMIC_RELAXED)) __atomic_store_n(&q->run, 0, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&q->head, __ATOMIC_ACQUIRE) != __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE)) cubehip_q_drain(q);
+}
+
+#endif

@@ -1,0 +1,270 @@
+package nvidia
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/stretchr/testify/require"
+)
+
+// The queue tests drive a real queue (queue.c's thread, its ring, the waits) over the
+// recording launch entry of fakedriver.go, on device fakeDev, which no machine has: they
+// need no driver and leave a real device's queue alone.
+const fakeDev = 63
+
+var fake struct {
+	once sync.Once
+	p    *Platform
+	q    *launchQueue
+	err  error
+}
+
+// Function handles the fake queue accepts; refused is the one fakeReset refuses.
+const (
+	fnA     = uintptr(0xa000)
+	fnB     = uintptr(0xb000)
+	refused = uintptr(0xdead)
+)
+
+// fakeQueue is the fake device's queue, held for the test, recording from empty.
+func fakeQueue(t *testing.T, refuse uintptr, delayUS uint) (*launchQueue, hipsys.LaunchQueue) {
+	t.Helper()
+	fake.once.Do(func() {
+		p := &Platform{ndev: fakeDev + 1}
+		for _, fn := range []uintptr{fnA, fnB, refused} {
+			p.functions.put(fn, 0)
+		}
+		fake.p = p
+		fake.q, fake.err = p.launchQueue(fakeDev, fakeLaunchEntry())
+	})
+	require.NoError(t, fake.err)
+	h, err := fake.q.hold("test", fakeDev)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Close() })
+	h.Settle(nil)
+	fakeReset(refuse, delayUS)
+	return fake.q, h
+}
+
+func argsOf(v uint64) *hipsys.KernelArgs { return new(hipsys.KernelArgs).U64(v).U32(7) }
+
+func TestQueueIssuesInOrderWithTheirArguments(t *testing.T) {
+	_, h := fakeQueue(t, 0, 0)
+	const n = 3000 // past the ring's 256 slots many times
+	for i := range n {
+		seq, ref, err := h.Launch(hipsys.Function(fnA), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 32, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		require.NoError(t, err)
+		require.Empty(t, ref)
+		require.Equal(t, uint64(i+1), seq-firstSeq(t, h, seq, i), "seqs count up by one")
+	}
+	require.Empty(t, h.Settle(nil))
+	calls := fakeCalls()
+	require.Len(t, calls, n)
+	self := fakeSelf()
+	for i, c := range calls {
+		require.Equal(t, fnA, c.fn)
+		require.Equal(t, uint64(i), c.arg, "launch %d reached the driver out of order or with another's arguments", i)
+		require.NotEqual(t, self, c.thread, "this thread's device is not the queue's: every launch goes through the queue's thread")
+	}
+}
+
+var seqBase = map[hipsys.LaunchQueue]uint64{}
+
+// firstSeq is the seq before a test's first launch (the queue is shared across tests).
+func firstSeq(t *testing.T, h hipsys.LaunchQueue, seq uint64, i int) uint64 {
+	if i == 0 {
+		seqBase[h] = seq - 1
+	}
+	return seqBase[h]
+}
+
+func TestQueueReturnsEachRefusalOnce(t *testing.T) {
+	_, h := fakeQueue(t, refused, 0)
+	const n = 1000
+	want := map[uint64]bool{}
+	var got []hipsys.LaunchRefusal
+	for i := range n {
+		fn := fnA
+		if i%97 == 5 {
+			fn = refused
+		}
+		seq, ref, err := h.Launch(hipsys.Function(fn), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		require.NoError(t, err, "a queued launch's refusal comes later")
+		if fn == refused {
+			want[seq] = true
+		}
+		for _, r := range ref {
+			require.Less(t, seq-r.Seq, uint64(h.Depth())+1, "a refusal comes back within Depth launches")
+		}
+		got = append(got, ref...)
+	}
+	got = h.Settle(got)
+	seen := map[uint64]bool{}
+	for _, r := range got {
+		require.True(t, want[r.Seq], "launch %d was not refused", r.Seq)
+		require.False(t, seen[r.Seq], "launch %d's refusal came back twice", r.Seq)
+		seen[r.Seq] = true
+		var he *hipsys.Error
+		require.ErrorAs(t, r.Err, &he)
+		require.Equal(t, hipsys.ErrorInvalidValue, he.Status)
+		require.Equal(t, "hipModuleLaunchKernel", he.Call)
+	}
+	require.Len(t, seen, len(want))
+	require.Empty(t, h.Settle(nil), "settled: nothing more to return")
+}
+
+func TestQueueIsSettledByEveryOtherCall(t *testing.T) {
+	_, h := fakeQueue(t, 0, 300)
+	for i := range 10 {
+		_, _, err := h.Launch(hipsys.Function(fnA), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		require.NoError(t, err)
+	}
+	require.Less(t, len(fakeCalls()), 10, "a 300 µs launch each: not all issued yet")
+	// Another goroutine's call on the device, as any trampoline begins.
+	done := make(chan int)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		old := fakeSwapTLSDev(fakeDev)
+		fakeSettle()
+		fakeSwapTLSDev(old)
+		done <- len(fakeCalls())
+	}()
+	require.Equal(t, 10, <-done, "the call waited for every launch queued before it")
+}
+
+func TestQueueIssuesDirectlyUnlessLaunchesLoop(t *testing.T) {
+	q, h := fakeQueue(t, 0, 0)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	old := fakeSwapTLSDev(fakeDev)
+	defer fakeSwapTLSDev(old)
+	self := fakeSelf()
+	launch := func(i int) {
+		_, _, err := h.Launch(hipsys.Function(fnB), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		require.NoError(t, err)
+	}
+	waitParked := func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for !q.parked() {
+			require.True(t, time.Now().Before(deadline), "the queue's thread never parked")
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+	waitParked()
+	fakeSettle() // as a sync would: the run starts here
+	// A pause of this thread between two launches must not make them look far apart.
+	q.gap = time.Hour
+	defer func() { q.gap = handoffGap }()
+	// A loop: the first handoffRun launches go to the driver here, then the thread takes over.
+	for i := range 50 {
+		launch(i)
+	}
+	h.Settle(nil)
+	calls := fakeCalls()
+	require.Len(t, calls, 50)
+	for i, c := range calls {
+		require.Equal(t, uint64(i), c.arg)
+		require.Equal(t, i < handoffRun, c.thread == self, "launch %d: issued on the caller's thread only before the loop is seen", i)
+	}
+	// Launch then another call, again and again (launch, sync): always on the caller's thread.
+	waitParked()
+	fakeReset(0, 0)
+	fakeSettle()
+	for i := range 10 {
+		launch(i)
+		fakeSettle()
+	}
+	for i, c := range fakeCalls() {
+		require.Equal(t, self, c.thread, "launch %d of a launch-and-sync loop went through the queue", i)
+	}
+	// Launches far apart, with no call between: each directly.
+	q.gap = handoffGap
+	fakeReset(0, 0)
+	for i := range 5 {
+		launch(i)
+		time.Sleep(2 * handoffGap)
+	}
+	for i, c := range fakeCalls() {
+		require.Equal(t, self, c.thread, "launch %d, %v after the last, went through the queue", i, 2*handoffGap)
+	}
+}
+
+func TestQueueHasOneHolder(t *testing.T) {
+	q, h := fakeQueue(t, 0, 0)
+	_, err := q.hold("test", fakeDev)
+	var he *hipsys.Error
+	require.ErrorAs(t, err, &he)
+	require.Equal(t, hipsys.ErrorContextAlreadyInUse, he.Status)
+	require.NoError(t, h.Close())
+	require.NoError(t, h.Close(), "a second Close is a no-op")
+	_, _, err = h.Launch(hipsys.Function(fnA), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, nil, nil)
+	require.ErrorAs(t, err, &he, "a closed handle launches nothing")
+	h2, err := q.hold("test", fakeDev)
+	require.NoError(t, err, "given back by Close")
+	require.NoError(t, h2.Close())
+}
+
+func TestQueueChecksHandlesFirst(t *testing.T) {
+	_, h := fakeQueue(t, 0, 0)
+	_, _, err := h.Launch(hipsys.Function(0x1234), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, nil, nil)
+	var he *hipsys.Error
+	require.ErrorAs(t, err, &he)
+	require.Equal(t, hipsys.ErrorInvalidHandle, he.Status)
+	_, _, err = h.Launch(hipsys.Function(fnA), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.Stream(0x999), nil, nil)
+	require.ErrorAs(t, err, &he)
+	require.Equal(t, hipsys.ErrorInvalidHandle, he.Status)
+	require.Empty(t, h.Settle(nil))
+	require.Empty(t, fakeCalls(), "nothing reached the driver")
+}
+
+func TestQueueRefusesRefusalsCloseReportsThem(t *testing.T) {
+	q, h := fakeQueue(t, refused, 0)
+	_, _, err := h.Launch(hipsys.Function(refused), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, nil, nil)
+	require.NoError(t, err)
+	err = h.Close()
+	require.ErrorContains(t, err, "hipErrorInvalidValue", "Close returns what was not yet returned")
+	h2, err := q.hold("test", fakeDev)
+	require.NoError(t, err)
+	require.Empty(t, h2.Settle(nil), "the next holder does not inherit it")
+	require.NoError(t, h2.Close())
+}
+
+func TestQueueConcurrentSettles(t *testing.T) {
+	_, h := fakeQueue(t, 0, 0)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			old := fakeSwapTLSDev(fakeDev)
+			defer fakeSwapTLSDev(old)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					fakeSettle()
+				}
+			}
+		}()
+	}
+	for i := range 2000 {
+		_, _, err := h.Launch(hipsys.Function(fnA), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		require.NoError(t, err)
+	}
+	close(stop)
+	wg.Wait()
+	h.Settle(nil)
+	calls := fakeCalls()
+	require.Len(t, calls, 2000)
+	for i, c := range calls {
+		require.Equal(t, uint64(i), c.arg)
+	}
+}

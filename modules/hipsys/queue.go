@@ -1,0 +1,51 @@
+package hipsys
+
+// LaunchQueuer is a Platform that can issue kernel launches from a thread of its own. It
+// is optional (the nvidia platform has it; the layers above check with a type
+// assertion and launch with ModuleLaunchKernel otherwise): it is how a launch loop runs
+// at the driver's own rate when the caller's thread has bookkeeping of its own to do.
+type LaunchQueuer interface {
+	// OpenLaunchQueue takes device's launch queue. One holder at a time: a second open
+	// before Close is hipErrorContextAlreadyInUse.
+	OpenLaunchQueue(device int) (LaunchQueue, error)
+}
+
+// A LaunchQueue hands launches to a platform thread that issues them in order. Every
+// other call of the platform, on any OS thread, first waits for the launches queued on
+// its current device to be issued, so a queued launch is never overtaken: a copy, a sync
+// or an event record that follows it in the program follows it on the device. What a
+// queue changes is when a refusal is known: the driver's error for a queued launch comes
+// back from a later Launch or Settle, numbered by the launch's seq.
+//
+// A LaunchQueue is for its one holder, which serializes its calls.
+type LaunchQueue interface {
+	// Launch is ModuleLaunchKernel through the queue. What the platform checks before
+	// the driver (the function and stream handles, the argument count) is returned at
+	// once and queues nothing. A launch queued gets seq > 0, counting from 1 in queue
+	// order; seq 0 means it was issued on the caller's thread (the queue's thread was
+	// idle, or the launch does not fit a slot) and err is the driver's answer; a launch
+	// is issued directly only once every earlier refusal has been returned.
+	//
+	// The refusals of earlier queued launches found while making room are appended to
+	// refused and returned: a launch's refusal comes back no later than from the Launch
+	// that queues the Depth()-th launch after it, or from the next Settle.
+	Launch(fn Function, grid, block Dim3, sharedMemBytes uint32, stream Stream, args *KernelArgs,
+		refused []LaunchRefusal) (seq uint64, _ []LaunchRefusal, err error)
+
+	// Settle waits until every launch queued so far is issued and appends the refusals
+	// not yet returned.
+	Settle(refused []LaunchRefusal) []LaunchRefusal
+
+	// Depth is the most launches the queue holds at once.
+	Depth() int
+
+	// Close settles the queue, returning the refusals not yet returned as one error,
+	// and gives it up; the queue's thread stays, idle, for the next holder.
+	Close() error
+}
+
+// LaunchRefusal is the driver's error for the queued launch numbered Seq.
+type LaunchRefusal struct {
+	Seq uint64
+	Err error
+}
