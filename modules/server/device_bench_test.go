@@ -304,6 +304,7 @@ func steadyAllocs(t testing.TB, f, sync func()) float64 {
 // it with -test.benchtime=1x. launch-own holds the Device to the platform call it makes,
 // on its own function and stream; launch-driver holds that call to the raw one, so
 // launch-x ≈ launch-own-x × launch-driver-x splits the Device's Go cost from the driver's.
+// On nvidia, launch-c holds the Device to the anchor's loop run in C: the budget itself.
 func BenchmarkLayers(b *testing.B) {
 	d := benchDevice(b)
 	require.NoError(b, d.Compile(devEmpty))
@@ -332,27 +333,51 @@ func BenchmarkLayers(b *testing.B) {
 	devSync := func() error { return d.Sync() }
 	type side struct {
 		op, sync func() error
+		block    func(n int) float64 // instead of op and sync: n launches and a sync, µs per launch
 	}
 	// The same driver call on the Device's own function and stream, under its queue
 	// watch: what the Device adds is then its Go code alone, and what the raw pair
 	// differs by besides is the driver's (a function or stream of its own).
 	inner, dfn, dsys, err := server.LaunchTarget(d, devEmpty)
 	require.NoError(b, err)
-	innerLaunch := side{func() error { return inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil) }, devSync}
-	rawLaunch := side{func() error { return p.ModuleLaunchKernel(fn, one, one, 0, sys, nil) }, rawSync}
+	innerLaunch := side{op: func() error { return inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil) }, sync: devSync}
+	rawLaunch := side{op: func() error { return p.ModuleLaunchKernel(fn, one, one, 0, sys, nil) }, sync: rawSync}
 	pairs := []struct {
 		name        string
 		n           int
 		device, raw side
 	}{
 		{"launch", 2000,
-			side{func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, devSync}, rawLaunch},
+			side{op: func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, sync: devSync}, rawLaunch},
 		{"launch-own", 2000,
-			side{func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, devSync}, innerLaunch},
+			side{op: func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, sync: devSync}, innerLaunch},
 		{"launch-driver", 2000, innerLaunch, rawLaunch},
 		{"read", 500,
-			side{func() error { return d.ReadInto(four, small) }, devSync},
-			side{func() error { return p.MemcpyDtoH(four, ptr) }, rawSync}},
+			side{op: func() error { return d.ReadInto(four, small) }, sync: devSync},
+			side{op: func() error { return p.MemcpyDtoH(four, ptr) }, sync: rawSync}},
+	}
+	// The Device against the anchor's loop in C, on the Device's own function and
+	// stream: the budget's comparison, in one process (nvidia only: the loop is its).
+	if c, ok := p.(interface {
+		RawLaunchLoop(hipsys.Function, hipsys.Stream, int) (time.Duration, error)
+	}); ok {
+		pairs = append(pairs, struct {
+			name        string
+			n           int
+			device, raw side
+		}{"launch-c", 1000, // under syncEvery: one sync per block, as the C loop
+			side{op: func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, sync: devSync},
+			side{block: func(n int) float64 {
+				t, err := c.RawLaunchLoop(dfn, dsys, n)
+				require.NoError(b, err)
+				return float64(t.Nanoseconds()) / float64(n) / 1e3
+			}}})
+	}
+	run := func(n int, s side) float64 {
+		if s.block != nil {
+			return s.block(n)
+		}
+		return loop(n, s.op, s.sync)
 	}
 	const rounds = 101
 	for _, pr := range pairs {
@@ -360,11 +385,11 @@ func BenchmarkLayers(b *testing.B) {
 		for r := range rounds {
 			var dt, rt float64
 			if r%2 == 0 {
-				rt = loop(pr.n, pr.raw.op, pr.raw.sync)
-				dt = loop(pr.n, pr.device.op, pr.device.sync)
+				rt = run(pr.n, pr.raw)
+				dt = run(pr.n, pr.device)
 			} else {
-				dt = loop(pr.n, pr.device.op, pr.device.sync)
-				rt = loop(pr.n, pr.raw.op, pr.raw.sync)
+				dt = run(pr.n, pr.device)
+				rt = run(pr.n, pr.raw)
 			}
 			dev, raw, ratio = append(dev, dt), append(raw, rt), append(ratio, dt/rt)
 		}

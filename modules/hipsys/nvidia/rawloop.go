@@ -62,6 +62,7 @@ import "C"
 
 import (
 	"errors"
+	"time"
 	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -77,6 +78,22 @@ func rawLaunchLoop(fn hipsys.Function, s hipsys.Stream, n int, sync bool) (float
 		y = 1
 	}
 	return rawResult(C.raw_launch_loop(C.uintptr_t(fn), C.uintptr_t(s), C.int(n), y))
+}
+
+// RawLaunchLoop is the anchor's launch loop run in C in this process: n launches of fn
+// (a grid and block of one, no arguments) on s with cuLaunchKernel, then a sync, timed
+// in C. It is the raw driver's rate, for benchmarks that hold a launch path to it in one
+// process (cubehip bench, the server's BenchmarkLayers), where two processes' figures
+// differ by more than the budgets.
+func (p *Platform) RawLaunchLoop(fn hipsys.Function, s hipsys.Stream, n int) (time.Duration, error) {
+	if !p.functions.has(uintptr(fn)) {
+		return 0, hipsys.NewError(platformName, "hipModuleLaunchKernel", hipsys.ErrorInvalidHandle, "raw launch loop")
+	}
+	if err := p.checkStream("hipModuleLaunchKernel", s); err != nil {
+		return 0, err
+	}
+	us, err := rawLaunchLoop(fn, s, n, false)
+	return time.Duration(us * 1e3), err
 }
 
 // rawGraphLoop replays e n times on s; see rawLaunchLoop. starts, when not nil (len n),

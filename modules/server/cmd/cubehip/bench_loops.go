@@ -220,6 +220,32 @@ func (b *bencher) measure() ([]figure, error) {
 		}
 		figs = append(figs, figure{name: l.name + ", streams", unit: "µs", budget: l.budget, device: dev, raw: raw, ratio: ratio, rawFrom: "hipsys"})
 	}
+	// On nvidia, the Device's launches against the anchor's own loop, in C in this
+	// process (nvidia.Platform.RawLaunchLoop), on the Device's kind of kernel: the
+	// budget's comparison without two processes' difference in it.
+	if c, ok := p.(interface {
+		RawLaunchLoop(hipsys.Function, hipsys.Stream, int) (time.Duration, error)
+	}); ok {
+		n := 1000 // under the Device loop's sync interval: one sync per block on each side
+		dev, raw, ratio, err := b.paired("launch vs the anchor's loop in C", n,
+			func(i int) error {
+				if i == n-1 {
+					defer d.Sync()
+				}
+				return d.Launch(emptyK, one, server.LaunchArgs{})
+			},
+			func(i int) error {
+				if i > 0 {
+					return nil
+				}
+				_, err := c.RawLaunchLoop(fn, sys, n)
+				return err
+			})
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, figure{name: "launch, C loop", unit: "µs", budget: within(5), device: dev, raw: raw, ratio: ratio, rawFrom: "C loop"})
+	}
 	f, err := b.replay(g, fn, sys, ns)
 	if err != nil {
 		return nil, err
