@@ -88,8 +88,8 @@ static void* consume(void* arg) {
 	}
 }
 
-// cubehip_q_new starts device dev's queue, which issues launches through launch, and
-// publishes it in cubehip_queues; 0 or an errno. The queue and its thread last as long
+// cubehip_q_new starts device dev's queue, which issues launches through launch; 0 or
+// an errno. The queue and its thread last as long
 // as the process, as the driver's own threads do: parked, the thread costs nothing. The thread blocks every signal: it never runs Go code, and a signal meant for
 // the Go runtime is then delivered to one of the runtime's own threads.
 int cubehip_q_new(int dev, void* launch, cubehip_queue** out) {
@@ -111,9 +111,16 @@ int cubehip_q_new(int dev, void* launch, cubehip_queue** out) {
 		free(q);
 		return err;
 	}
-	__atomic_store_n(&cubehip_queues[dev], q, __ATOMIC_RELEASE);
 	*out = q;
 	return 0;
+}
+
+// cubehip_q_publish makes q the queue its device's calls settle (queue.h), or, with on
+// 0, no queue: a queue is published while it is held, so that with none held a call
+// reads one pointer and nothing more. The holder unpublishes a settled queue, so a call
+// that read the pointer just before finds nothing to wait for.
+void cubehip_q_publish(cubehip_queue* q, int on) {
+	__atomic_store_n(&cubehip_queues[q->dev], on ? q : NULL, __ATOMIC_RELEASE);
 }
 
 void cubehip_q_wake(cubehip_queue* q) {

@@ -5,6 +5,7 @@ package nvidia
 
 int cubehip_q_new(int dev, void* launch, cubehip_queue** out);
 void cubehip_q_wake(cubehip_queue* q);
+void cubehip_q_publish(cubehip_queue* q, int on);
 
 #cgo nocallback cubehip_q_wake
 #cgo noescape cu_q_direct
@@ -121,6 +122,7 @@ func (q *launchQueue) hold(call string, device int) (*heldQueue, error) {
 		return nil, hipsys.NewError(platformName, call, hipsys.ErrorContextAlreadyInUse,
 			fmt.Sprintf("the launch queue of device %d is held", device))
 	}
+	C.cubehip_q_publish(q.q, 1)
 	return &heldQueue{q: q}, nil
 }
 
@@ -156,6 +158,7 @@ func (h *heldQueue) Close() error {
 	}
 	refused := h.q.settle(nil)
 	h.closed = true
+	C.cubehip_q_publish(h.q.q, 0)
 	h.q.held.Store(false)
 	errs := make([]error, len(refused))
 	for i, r := range refused {

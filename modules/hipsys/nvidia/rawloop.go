@@ -96,6 +96,13 @@ func (p *Platform) RawLaunchLoop(fn hipsys.Function, s hipsys.Stream, n int) (ti
 	return time.Duration(us * 1e3), err
 }
 
+// RawReadLoop is the anchor's read loop run in C in this process: n blocking 4-byte
+// copies from d into C memory with cuMemcpyDtoH, timed in C; see RawLaunchLoop.
+func (p *Platform) RawReadLoop(d hipsys.DevicePtr, n int) (time.Duration, error) {
+	us, err := rawReadLoop(d, n, nil)
+	return time.Duration(us * 1e3), err
+}
+
 // rawGraphLoop replays e n times on s; see rawLaunchLoop. starts, when not nil (len n),
 // receives each iteration's start time in µs.
 func rawGraphLoop(e hipsys.GraphExec, s hipsys.Stream, n int, starts []float64) (float64, error) {

@@ -28,6 +28,12 @@ type figure struct {
 	ratio   float64
 	rawFrom string
 	budget  func(device, raw float64) (ok bool, rule string)
+	// twin names the figure that holds the same work to the anchor's loop run in C in
+	// this process. Where the raw figure came from the anchor's own process, the twin
+	// is the one judged: the same C loop runs several percent faster or slower from one
+	// process to the next on the H200, so a comparison across processes measures the
+	// processes as much as the Device.
+	twin string
 }
 
 // runBench measures the Device budgets on the default device, each beside the same work
@@ -82,6 +88,13 @@ func printFigures(out io.Writer, figs []figure, cpu bool) error {
 			fmt.Fprintf(out, "%-22s %9.3f %-4s %14s %-7s  needs the anchor (scripts/gpu-test.sh builds it)\n", f.name, f.device, short(f.unit), "-", "")
 			continue
 		}
+		if f.twin != "" && f.rawFrom == "anchor" {
+			if tw := find(figs, f.twin); tw != nil {
+				fmt.Fprintf(out, "%-22s %9.3f %-4s %9.3f %-4s %-7s  another process (%+.1f%%): judged by %q, whose C loop ran %+.1f%% from the anchor's\n",
+					f.name, f.device, short(f.unit), f.raw, short(f.unit), f.rawFrom, 100*(f.device/f.raw-1), f.twin, 100*(tw.raw/f.raw-1))
+				continue
+			}
+		}
 		dev := f.device
 		if f.ratio > 0 {
 			dev = f.ratio * f.raw // the device figure the paired ratio implies
@@ -104,6 +117,15 @@ func printFigures(out io.Writer, figs []figure, cpu bool) error {
 			// The cpu device's raw copies are plain memcpy and its raw launches a
 			// queue push: the budgets are a GPU's, held against its driver.
 			fmt.Fprintln(out, "(the budgets are set for a GPU against its driver; the cpu device's raw calls are host memcpy and queue pushes)")
+		}
+	}
+	return nil
+}
+
+func find(figs []figure, name string) *figure {
+	for i := range figs {
+		if figs[i].name == name {
+			return &figs[i]
 		}
 	}
 	return nil

@@ -220,11 +220,12 @@ func (b *bencher) measure() ([]figure, error) {
 		}
 		figs = append(figs, figure{name: l.name + ", streams", unit: "µs", budget: l.budget, device: dev, raw: raw, ratio: ratio, rawFrom: "hipsys"})
 	}
-	// On nvidia, the Device's launches against the anchor's own loop, in C in this
-	// process (nvidia.Platform.RawLaunchLoop), on the Device's kind of kernel: the
-	// budget's comparison without two processes' difference in it.
+	// On nvidia, the Device's launches and reads against the anchor's own loops, in C
+	// in this process (nvidia.Platform.RawLaunchLoop, RawReadLoop): the budgets'
+	// comparisons without two processes' difference in them.
 	if c, ok := p.(interface {
 		RawLaunchLoop(hipsys.Function, hipsys.Stream, int) (time.Duration, error)
+		RawReadLoop(hipsys.DevicePtr, int) (time.Duration, error)
 	}); ok {
 		n := 1000 // under the Device loop's sync interval: one sync per block on each side
 		dev, raw, ratio, err := b.paired("launch vs the anchor's loop in C", n,
@@ -245,6 +246,28 @@ func (b *bencher) measure() ([]figure, error) {
 			return nil, err
 		}
 		figs = append(figs, figure{name: "launch, C loop", unit: "µs", budget: within(5), device: dev, raw: raw, ratio: ratio, rawFrom: "C loop"})
+		n = max(1, ns/20)
+		dev, raw, ratio, err = b.paired("read 4 B vs the anchor's loop in C", n,
+			func(int) error { return d.ReadInto(four, small) },
+			func(i int) error {
+				if i > 0 {
+					return nil
+				}
+				_, err := c.RawReadLoop(rawPtr, n)
+				return err
+			})
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, figure{name: "read 4 B, C loop", unit: "µs", budget: within(15), device: dev, raw: raw, ratio: ratio, rawFrom: "C loop"})
+		for i := range figs {
+			switch figs[i].name {
+			case "launch, one stream":
+				figs[i].twin = "launch, C loop"
+			case "read 4 B, one stream":
+				figs[i].twin = "read 4 B, C loop"
+			}
+		}
 	}
 	f, err := b.replay(g, fn, sys, ns)
 	if err != nil {

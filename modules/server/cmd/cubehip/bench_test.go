@@ -1,0 +1,26 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A figure held to the anchor's other process is shown, not judged, when its in-process
+// twin exists; the twin carries the verdict, and a miss there is counted.
+func TestPrintFiguresJudgesTheTwin(t *testing.T) {
+	figs := []figure{
+		{name: "launch, one stream", unit: "µs", device: 4.2, raw: 3.8, rawFrom: "anchor", budget: within(5), twin: "launch, C loop"},
+		{name: "launch, C loop", unit: "µs", device: 4.3, raw: 4.29, ratio: 1.002, rawFrom: "C loop", budget: within(5)},
+		{name: "read 4 B, one stream", unit: "µs", device: 9, raw: 7.6, rawFrom: "anchor", budget: within(15), twin: "missing twin"},
+	}
+	var out bytes.Buffer
+	require.NoError(t, printFigures(&out, figs, false))
+	s := out.String()
+	assert.Contains(t, s, `judged by "launch, C loop", whose C loop ran +12.9% from the anchor's`)
+	assert.Contains(t, s, "within 5% of raw (0.2%): ok")
+	assert.Contains(t, s, "within 15% of raw (18.4%): MISSED", "without its twin a figure is judged as before")
+	assert.Contains(t, s, "1 budget(s) missed")
+}
