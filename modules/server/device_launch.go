@@ -42,7 +42,10 @@ func (d *Device) Compile(k *Kernel) error {
 // the Server. A grid with a zero dimension enqueues nothing and changes nothing.
 //
 // In steady state (k compiled, the buffers on this stream, the info cached) a launch
-// allocates nothing.
+// allocates nothing. On a platform with a launch queue (nvidia; Options.DirectLaunch
+// turns it off), such a launch may be issued by the queue's thread after Launch returns:
+// the Device's next call of any other kind waits for it first, and applies a refusal to
+// the buffers as the seed would have at once (launchqueue.go).
 func (s Stream) Launch(k *Kernel, grid hipsys.Dim3, args LaunchArgs) error {
 	d := s.d
 	if err := d.enterLaunch(); err != nil {

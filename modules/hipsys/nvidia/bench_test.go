@@ -2,6 +2,7 @@ package nvidia
 
 import (
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -447,7 +448,7 @@ func BenchmarkInterleaved(b *testing.B) {
 		{"read", 500,
 			func(n int) float64 { return timeGo(n, func() error { return p.MemcpyDtoH(buf, d) }) },
 			func(n int) float64 { return cPerOp(n)(rawReadLoop(d, n, nil)) }},
-		{"allocfree", 100,
+		{"allocfree", 200, // the driver's alloc+free varies more from call to call than a launch: longer blocks
 			func(n int) float64 {
 				return timeGo(n, func() error {
 					m, err := p.Malloc(1 << 20)
@@ -486,5 +487,65 @@ func BenchmarkInterleaved(b *testing.B) {
 		b.ReportMetric(ratios[i][rounds/2], f.name+"-x")
 		b.ReportMetric(ratios[i][rounds/4], f.name+"-x-q1")
 		b.ReportMetric(ratios[i][3*rounds/4], f.name+"-x-q3")
+	}
+}
+
+// BenchmarkAllocFreeSplit places alloc+free's gap to the C loop: each variant paired
+// with the C loop as BenchmarkInterleaved pairs them. go is the platform's Malloc and
+// Free; locked the same with the goroutine locked to its thread; cgo1 one cgo call per
+// alloc+free into the C loop (the two driver calls with one transition and no Go between
+// them). go ≈ cgo1 puts the gap in the transitions; cgo1 ≈ 1 in the second transition.
+func BenchmarkAllocFreeSplit(b *testing.B) {
+	e := setupBench(b)
+	p := e.p
+	const n, rounds = 200, 101
+	goLoop := func() float64 {
+		start := time.Now()
+		for range n {
+			m, err := p.Malloc(1 << 20)
+			require.NoError(b, err)
+			require.NoError(b, p.Free(m))
+		}
+		return float64(time.Since(start).Nanoseconds()) / 1e3 / n
+	}
+	variants := []struct {
+		name string
+		f    func() float64
+	}{
+		{"go", goLoop},
+		{"locked", func() float64 {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			return goLoop()
+		}},
+		{"cgo1", func() float64 {
+			start := time.Now()
+			for range n {
+				_, err := rawAllocLoop(1<<20, 1)
+				require.NoError(b, err)
+			}
+			return float64(time.Since(start).Nanoseconds()) / 1e3 / n
+		}},
+	}
+	cLoop := func() float64 {
+		us, err := rawAllocLoop(1<<20, n)
+		require.NoError(b, err)
+		return us / n
+	}
+	for _, v := range variants {
+		var xs []float64
+		for r := range rounds {
+			var g, c float64
+			if r%2 == 0 {
+				c, g = cLoop(), v.f()
+			} else {
+				g, c = v.f(), cLoop()
+			}
+			xs = append(xs, g/c)
+		}
+		slices.Sort(xs)
+		b.ReportMetric(xs[rounds/2], v.name+"-x")
+		b.ReportMetric(xs[rounds/4], v.name+"-x-q1")
+		b.ReportMetric(xs[3*rounds/4], v.name+"-x-q3")
 	}
 }
