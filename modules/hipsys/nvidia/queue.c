@@ -84,7 +84,18 @@ static void* consume(void* arg) {
 		// this thread a coherence round trip, which the driver's next locked instruction
 		// waits for. A waiter (drain, settle) needs only the last store, which comes
 		// before this thread looks for more work.
-		if (head == tail || (head & 15) == 0) __atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
+		if (head == tail || (head & 15) == 0) {
+			// Sequentially consistent, then waitfor read: cubehip_q_wait stores waitfor
+			// and then reads head, so either it sees this head or this sees it waiting.
+			__atomic_store_n(&q->head, head, __ATOMIC_SEQ_CST);
+			uint64_t w = __atomic_load_n(&q->waitfor, __ATOMIC_SEQ_CST);
+			if (w && head >= w) {
+				pthread_mutex_lock(&q->mu);
+				__atomic_store_n(&q->waitfor, 0, __ATOMIC_SEQ_CST);
+				pthread_cond_broadcast(&q->room);
+				pthread_mutex_unlock(&q->mu);
+			}
+		}
 	}
 }
 
@@ -100,12 +111,14 @@ int cubehip_q_new(int dev, void* launch, cubehip_queue** out) {
 	q->launch = launch;
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
+	pthread_cond_init(&q->room, NULL);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int err = pthread_create(&q->thread, NULL, consume, q);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
+		pthread_cond_destroy(&q->room);
 		pthread_cond_destroy(&q->cv);
 		pthread_mutex_destroy(&q->mu);
 		free(q);
@@ -129,10 +142,21 @@ void cubehip_q_wake(cubehip_queue* q) {
 	pthread_mutex_unlock(&q->mu);
 }
 
-void cubehip_q_drain(cubehip_queue* q) {
-	uint64_t target = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
-	for (unsigned i = 1; __atomic_load_n(&q->head, __ATOMIC_ACQUIRE) < target; i++) {
+void cubehip_q_wait(cubehip_queue* q, uint64_t target) {
+	// A launch or two's worth of spinning: a drain that finds the last launch in the
+	// driver returns without a sleep and a wake-up.
+	for (unsigned i = 0; i < 2048; i++) {
+		if (__atomic_load_n(&q->head, __ATOMIC_ACQUIRE) >= target) return;
 		cpu_relax();
-		if ((i & 1023) == 0) sched_yield();
 	}
+	pthread_mutex_lock(&q->mu);
+	while (__atomic_load_n(&q->head, __ATOMIC_SEQ_CST) < target) {
+		uint64_t w = __atomic_load_n(&q->waitfor, __ATOMIC_SEQ_CST);
+		if (w == 0 || w > target) __atomic_store_n(&q->waitfor, target, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&q->head, __ATOMIC_SEQ_CST) >= target) break;
+		pthread_cond_wait(&q->room, &q->mu);
+	}
+	pthread_mutex_unlock(&q->mu);
 }
+
+void cubehip_q_drain(cubehip_queue* q) { cubehip_q_wait(q, __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE)); }

@@ -43,18 +43,28 @@ typedef struct {
 	// reads on every launch and which stays in its cache while launches flow.
 	uint32_t sleeping __attribute__((aligned(64))); // parked on cv; a producer that fills a slot wakes it
 
+	// The least head a thread blocked in cubehip_q_wait waits for (0: none), written
+	// under mu by the waiters and by the consumer, which wakes them on room.
+	uint64_t waitfor __attribute__((aligned(64)));
+
 	// Set at creation.
 	void* launch __attribute__((aligned(64))); // cuLaunchKernel's entry (a recording one in tests)
 	int dev;
 	pthread_t thread;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv;   // the consumer parks on it
+	pthread_cond_t room; // waiters for head park on it
 	int status[CUBEHIP_Q_SLOTS]; // the refusal of the launch in each slot, 0 when issued
 	cubehip_qslot ring[CUBEHIP_Q_SLOTS] __attribute__((aligned(64)));
 } cubehip_queue;
 
 // The queue of each device, or NULL until its first queued launch.
 extern cubehip_queue* cubehip_queues[];
+
+// cubehip_q_wait returns once the consumer has issued the launches below target: after
+// a short spin, blocked, so that a producer waiting for room or a call waiting for the
+// queue to drain leaves its core (and the consumer's, if they share one) to the work.
+void cubehip_q_wait(cubehip_queue* q, uint64_t target);
 
 // cubehip_q_drain waits until every launch filled into q so far has been issued.
 void cubehip_q_drain(cubehip_queue* q);

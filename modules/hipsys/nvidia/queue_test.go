@@ -268,3 +268,28 @@ func TestQueueConcurrentSettles(t *testing.T) {
 		require.Equal(t, uint64(i), c.arg)
 	}
 }
+
+// A producer that outruns the driver waits for room (blocked in C, queue.c's
+// cubehip_q_wait) and loses nothing: 600 launches of 20 µs each through a 256-slot ring.
+func TestQueueWaitsForRoom(t *testing.T) {
+	q, h := fakeQueue(t, refused, 20)
+	var got []hipsys.LaunchRefusal
+	for i := range 600 {
+		fn := fnA
+		if i == 3 || i == 400 {
+			fn = refused
+		}
+		_, ref, err := h.Launch(hipsys.Function(fn), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		require.NoError(t, err)
+		require.LessOrEqual(t, q.tail-q.head, uint64(h.Depth()), "never more than the ring in flight")
+		got = append(got, ref...)
+	}
+	require.NotEmpty(t, got, "the first refusal came back from a launch that needed its slot")
+	got = h.Settle(got)
+	require.Len(t, got, 2)
+	calls := fakeCalls()
+	require.Len(t, calls, 600)
+	for i, c := range calls {
+		require.Equal(t, uint64(i), c.arg)
+	}
+}
