@@ -7,7 +7,9 @@ package nvidia
 // calls it.
 
 /*
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <unistd.h>
 #include "cu.h"
@@ -51,6 +53,8 @@ static void fake_settle(void) {
 	cubehip_queue* q = __atomic_load_n(&cubehip_queues[cubehip_tls_dev], __ATOMIC_ACQUIRE);
 	if (q) cubehip_q_settle(q);
 }
+static int queue_cpu(cubehip_queue* q) { return __atomic_load_n(&q->cpu, __ATOMIC_RELAXED); }
+static int self_cpu(void) { return sched_getcpu(); }
 static uint32_t fake_sleeping(cubehip_queue* q) { return __atomic_load_n(&q->sleeping, __ATOMIC_SEQ_CST); }
 */
 import "C"
@@ -85,3 +89,7 @@ func fakeSelf() uintptr             { return uintptr(C.fake_self()) }
 func fakeSwapTLSDev(d int) int      { return int(C.fake_swap_tls_dev(C.int(d))) }
 func fakeSettle()                   { C.fake_settle() }
 func (q *launchQueue) parked() bool { return C.fake_sleeping(q.q) != 0 }
+
+// cpus are the CPU the queue's thread last woke on and the calling thread's, for the
+// placement diagnostics of the benchmarks.
+func (q *launchQueue) cpus() (queue, self int) { return int(C.queue_cpu(q.q)), int(C.self_cpu()) }

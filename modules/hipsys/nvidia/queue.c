@@ -1,4 +1,5 @@
 // The launch queue's consumer thread and the waits on it (queue.h).
+#define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ static uint64_t wait_fill(cubehip_queue* q, uint64_t head) {
 		pthread_cond_wait(&q->cv, &q->mu);
 	__atomic_store_n(&q->sleeping, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&q->mu);
+	__atomic_store_n(&q->cpu, sched_getcpu(), __ATOMIC_RELAXED);
 	return tail;
 }
 

@@ -42,6 +42,7 @@ typedef struct {
 	// Written by the consumer when it parks and wakes: its own line, which the producer
 	// reads on every launch and which stays in its cache while launches flow.
 	uint32_t sleeping __attribute__((aligned(64))); // parked on cv; a producer that fills a slot wakes it
+	int cpu;                                         // the CPU the thread last woke on (diagnostics)
 
 	// The least head a thread blocked in cubehip_q_wait waits for (0: none), written
 	// under mu by the waiters and by the consumer, which wakes them on room.
