@@ -46,9 +46,14 @@ static uint64_t wait_fill(cubehip_queue* q, uint64_t head) {
 	}
 	uint64_t tail;
 	pthread_mutex_lock(&q->mu);
+	__atomic_add_fetch(&q->parks, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&q->sleeping, 1, __ATOMIC_SEQ_CST);
-	while ((tail = __atomic_load_n(&q->tail, __ATOMIC_SEQ_CST)) == head)
+	while ((tail = __atomic_load_n(&q->tail, __ATOMIC_SEQ_CST)) == head && !q->kick)
 		pthread_cond_wait(&q->cv, &q->mu);
+	// Kicked, the thread comes back with nothing to do yet and spins for it (the
+	// caller's loop below), while the producer goes on launching directly until it
+	// sees the thread awake: the wake-up's latency is hidden, not waited for.
+	q->kick = 0;
 	__atomic_store_n(&q->sleeping, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&q->mu);
 	__atomic_store_n(&q->cpu, sched_getcpu(), __ATOMIC_RELAXED);
@@ -60,7 +65,7 @@ static void* consume(void* arg) {
 	cubehip_tls_dev = q->dev;
 	uint64_t head = 0, tail = 0;
 	for (;;) {
-		if (head == tail) tail = wait_fill(q, head);
+		while (head == tail) tail = wait_fill(q, head);
 		cubehip_qslot* s = &q->ring[head % CUBEHIP_Q_SLOTS];
 		if (head + 1 != tail) {
 			// The next slot's lines travel from the producer's core while the driver works.
@@ -136,6 +141,13 @@ int cubehip_q_new(int dev, void* launch, cubehip_queue** out) {
 // that read the pointer just before finds nothing to wait for.
 void cubehip_q_publish(cubehip_queue* q, int on) {
 	__atomic_store_n(&cubehip_queues[q->dev], on ? q : NULL, __ATOMIC_RELEASE);
+}
+
+void cubehip_q_kick(cubehip_queue* q) {
+	pthread_mutex_lock(&q->mu);
+	q->kick = 1;
+	pthread_cond_signal(&q->cv);
+	pthread_mutex_unlock(&q->mu);
 }
 
 void cubehip_q_wake(cubehip_queue* q) {

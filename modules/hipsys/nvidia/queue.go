@@ -5,10 +5,12 @@ package nvidia
 
 int cubehip_q_new(int dev, void* launch, cubehip_queue** out);
 void cubehip_q_wake(cubehip_queue* q);
+void cubehip_q_kick(cubehip_queue* q);
 void cubehip_q_publish(cubehip_queue* q, int on);
 void cubehip_q_wait(cubehip_queue* q, uint64_t target);
 
 #cgo nocallback cubehip_q_wake
+#cgo nocallback cubehip_q_kick
 #cgo nocallback cubehip_q_wait
 #cgo noescape cu_q_direct
 #cgo nocallback cu_q_direct
@@ -50,8 +52,10 @@ import (
 // handoffRun is how many launches in a row, with no other call between them, go
 // straight to the driver on the caller's thread before the queue's parked thread is
 // woken to take the next ones. A launch followed by a sync or a read (a latency-bound
-// caller) never wakes it and pays nothing over ModuleLaunchKernel; a loop of launches
-// pays one wake-up (a futex, a few microseconds) and then runs at the driver's rate.
+// caller) never wakes it and pays nothing over ModuleLaunchKernel. A loop of launches
+// kicks the thread awake (one futex call) and goes on launching directly until the
+// thread is seen running, then queues: the wake-up's latency, tens of microseconds on a
+// virtual machine's idle CPU, is never waited for.
 const handoffRun = 2
 
 // handoffGap is how close two launches must follow each other for the second to count
@@ -76,6 +80,7 @@ type launchQueue struct {
 	head    uint64        // q.head as last read: slots the thread has issued, at least
 	checked uint64        // slots up to which refusals were collected
 	nfail   uint64        // refusals collected: q.nfail once all are
+	kicked  uint32        // q.parks when the thread was last kicked: one kick per park
 	last    time.Time     // the last launch issued directly
 	gap     time.Duration // handoffGap (the tests widen it, to take the scheduler out)
 	slots   []C.cubehip_qslot
@@ -194,11 +199,18 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 	cq := q.q
 	if atomic.LoadUint32((*uint32)(unsafe.Pointer(&cq.sleeping))) != 0 &&
 		atomic.LoadUint64((*uint64)(unsafe.Pointer(&cq.head))) == q.tail &&
-		atomic.LoadUint64((*uint64)(unsafe.Pointer(&cq.nfail))) == q.nfail && q.direct() {
+		atomic.LoadUint64((*uint64)(unsafe.Pointer(&cq.nfail))) == q.nfail {
 		// The thread is parked, has issued everything and every refusal was returned
-		// (hipsys.LaunchQueue: a launch issued directly comes after them all), and this
-		// launch does not continue a loop: it goes to the driver here, as
-		// ModuleLaunchKernel would, unless this thread's current device is another.
+		// (hipsys.LaunchQueue: a launch issued directly comes after them all): the launch
+		// goes to the driver here, as ModuleLaunchKernel would, unless this thread's
+		// current device is another. If it continues a loop, the thread is kicked awake
+		// to take the launches that follow once it runs.
+		if q.loop() {
+			if parks := atomic.LoadUint32((*uint32)(unsafe.Pointer(&cq.parks))); parks != q.kicked {
+				q.kicked = parks
+				C.cubehip_q_kick(cq)
+			}
+		}
 		var bp *byte
 		var op *uint32
 		if len(offs) > 0 {
@@ -235,15 +247,15 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 	return q.tail, refused, nil
 }
 
-// direct says whether a launch that finds the thread parked is issued on the caller's
-// thread: unless it is the handoffRun+1-th in a run of launches (no other call between
-// them, queue.h's settle breaks runs) that follow each other within handoffGap.
-func (q *launchQueue) direct() bool {
+// loop says whether a launch that finds the thread parked continues a loop: it is past
+// the handoffRun-th of a run of launches (no other call between them; queue.h's settle
+// breaks runs) that follow each other within handoffGap.
+func (q *launchQueue) loop() bool {
 	run := atomic.AddUint32((*uint32)(unsafe.Pointer(&q.q.run)), 1)
 	now := time.Now()
 	loop := run > handoffRun && now.Sub(q.last) < q.gap
 	q.last = now
-	return !loop
+	return loop
 }
 
 // makeRoom waits until refillFree slots are free, collecting the refusals of the

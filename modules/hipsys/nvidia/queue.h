@@ -42,6 +42,8 @@ typedef struct {
 	// Written by the consumer when it parks and wakes: its own line, which the producer
 	// reads on every launch and which stays in its cache while launches flow.
 	uint32_t sleeping __attribute__((aligned(64))); // parked on cv; a producer that fills a slot wakes it
+	uint32_t parks;                                  // times the thread has parked
+	uint32_t kick;                                   // set under mu: wake with nothing to do yet (queue.go)
 	int cpu;                                         // the CPU the thread last woke on (diagnostics)
 
 	// The least head a thread blocked in cubehip_q_wait waits for (0: none), written

@@ -159,17 +159,42 @@ func TestQueueIssuesDirectlyUnlessLaunchesLoop(t *testing.T) {
 	// A pause of this thread between two launches must not make them look far apart.
 	q.gap = time.Hour
 	defer func() { q.gap = handoffGap }()
-	// A loop: the first handoffRun launches go to the driver here, then the thread takes over.
-	for i := range 50 {
-		launch(i)
+	// A loop: the first handoffRun launches go to the driver here; the next kicks the
+	// thread awake and they go on here until it runs, and from then on through it.
+	// Launches of some 50 µs (a usleep), so that the wake-up takes a few, not thousands.
+	fakeReset(0, 1)
+	deadline := time.Now().Add(5 * time.Second)
+	n := 0
+	for ; ; n++ {
+		launch(n)
+		if n > handoffRun && !q.parked() && n%64 == 0 {
+			// Awake: the launches that follow go through it. A few more, then stop.
+			for range 20 {
+				n++
+				launch(n)
+			}
+			n++
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the thread was never woken")
 	}
 	h.Settle(nil)
 	calls := fakeCalls()
-	require.Len(t, calls, 50)
+	require.Len(t, calls, n)
+	through := -1 // the first launch the thread issued
 	for i, c := range calls {
-		require.Equal(t, uint64(i), c.arg)
-		require.Equal(t, i < handoffRun, c.thread == self, "launch %d: issued on the caller's thread only before the loop is seen", i)
+		require.Equal(t, uint64(i), c.arg, "in order across the handoff")
+		if i < handoffRun {
+			require.Equal(t, self, c.thread, "launch %d: before the loop is seen, on the caller's thread", i)
+		}
+		if c.thread != self && through < 0 {
+			through = i
+		}
+		if through >= 0 {
+			require.NotEqual(t, self, c.thread, "launch %d: once the thread took over, every launch of the loop goes through it", i)
+		}
 	}
+	require.Greater(t, through, handoffRun-1, "the thread took over, after the first launches")
 	// Launch then another call, again and again (launch, sync): always on the caller's thread.
 	waitParked()
 	fakeReset(0, 0)
