@@ -197,15 +197,19 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	cq := q.q
-	if atomic.LoadUint32((*uint32)(unsafe.Pointer(&cq.sleeping))) != 0 &&
+	run := atomic.AddUint32((*uint32)(unsafe.Pointer(&cq.run)), 1)
+	parked := atomic.LoadUint32((*uint32)(unsafe.Pointer(&cq.sleeping))) != 0
+	if (parked || run <= handoffRun) &&
 		atomic.LoadUint64((*uint64)(unsafe.Pointer(&cq.head))) == q.tail &&
 		atomic.LoadUint64((*uint64)(unsafe.Pointer(&cq.nfail))) == q.nfail {
-		// The thread is parked, has issued everything and every refusal was returned
-		// (hipsys.LaunchQueue: a launch issued directly comes after them all): the launch
-		// goes to the driver here, as ModuleLaunchKernel would, unless this thread's
-		// current device is another. If it continues a loop, the thread is kicked awake
-		// to take the launches that follow once it runs.
-		if q.loop() {
+		// The thread has issued everything and every refusal was returned
+		// (hipsys.LaunchQueue: a launch issued directly comes after them all), and it is
+		// parked, or this launch starts a run (a launch between syncs, reads or writes,
+		// even while the thread still spins from a loop before): the launch goes to the
+		// driver here, as ModuleLaunchKernel would, unless this thread's current device
+		// is another. If it continues a loop, the parked thread is kicked awake to take
+		// the launches that follow once it runs.
+		if parked && q.loop(run) {
 			if parks := atomic.LoadUint32((*uint32)(unsafe.Pointer(&cq.parks))); parks != q.kicked {
 				q.kicked = parks
 				C.cubehip_q_kick(cq)
@@ -250,8 +254,7 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 // loop says whether a launch that finds the thread parked continues a loop: it is past
 // the handoffRun-th of a run of launches (no other call between them; queue.h's settle
 // breaks runs) that follow each other within handoffGap.
-func (q *launchQueue) loop() bool {
-	run := atomic.AddUint32((*uint32)(unsafe.Pointer(&q.q.run)), 1)
+func (q *launchQueue) loop(run uint32) bool {
 	now := time.Now()
 	loop := run > handoffRun && now.Sub(q.last) < q.gap
 	q.last = now

@@ -195,8 +195,8 @@ func TestQueueIssuesDirectlyUnlessLaunchesLoop(t *testing.T) {
 		}
 	}
 	require.Greater(t, through, handoffRun-1, "the thread took over, after the first launches")
-	// Launch then another call, again and again (launch, sync): always on the caller's thread.
-	waitParked()
+	// Launch then another call, again and again (launch, sync): always on the caller's
+	// thread, the queue's parked or still spinning from the loop just before.
 	fakeReset(0, 0)
 	fakeSettle()
 	for i := range 10 {
