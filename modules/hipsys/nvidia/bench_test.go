@@ -611,3 +611,56 @@ func BenchmarkQueuePlacement(b *testing.B) {
 		b.Logf("round %d: queue %.3f µs (thread on cpu %d, caller on %d), direct %.3f, C loop %.3f", r, tq, qcpu, self, td, us/n)
 	}
 }
+
+// BenchmarkDirectConditions holds ModuleLaunchKernel to the C loop on the same thread in
+// long blocks (20 000 launches), under the conditions BenchmarkQueuePlacement's direct
+// launches ran in and BenchmarkInterleaved's did not: the goroutine locked to its thread,
+// the device's launch queue held (every trampoline then checks it). Median of 6 pairs.
+func BenchmarkDirectConditions(b *testing.B) {
+	e := setupBench(b)
+	p := e.p
+	const n, rounds = 20000, 6
+	for _, c := range []struct {
+		name         string
+		locked, held bool
+	}{{"plain", false, false}, {"locked", true, false}, {"held", false, true}, {"both", true, true}} {
+		var xs []float64
+		for r := range rounds {
+			func() {
+				if c.locked {
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+				}
+				if c.held {
+					h, err := p.OpenLaunchQueue(0)
+					require.NoError(b, err)
+					defer h.Close()
+				}
+				goBlock := func() float64 {
+					start := time.Now()
+					for range n {
+						require.NoError(b, e.launch())
+					}
+					require.NoError(b, p.StreamSynchronize(e.st))
+					return float64(time.Since(start).Nanoseconds()) / 1e3 / n
+				}
+				cBlock := func() float64 {
+					us, err := rawLaunchLoop(e.empty, e.st, n, false)
+					require.NoError(b, err)
+					return us / n
+				}
+				var g, cl float64
+				if r%2 == 0 {
+					cl, g = cBlock(), goBlock()
+				} else {
+					g, cl = goBlock(), cBlock()
+				}
+				xs = append(xs, g/cl)
+			}()
+		}
+		slices.Sort(xs)
+		b.ReportMetric(xs[rounds/2], c.name+"-x")
+		b.ReportMetric(xs[0], c.name+"-x-min")
+		b.ReportMetric(xs[rounds-1], c.name+"-x-max")
+	}
+}
