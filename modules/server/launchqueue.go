@@ -26,7 +26,13 @@ type queuedLaunches struct {
 	recs []queuedLaunch // by seq, modulo twice the queue's depth: see record
 	last uint64         // the latest seq recorded
 
-	refused []hipsys.LaunchRefusal // scratch of settle and launch
+	refused []hipsys.LaunchRefusal // returned by the queue, not yet applied (applyRefused empties it)
+
+	// direct is the launch the queue issued on the caller's thread (seq 0) when
+	// refusals of earlier ones came back with it: it too may have read what they never
+	// wrote. Valid while hasDirect.
+	direct    queuedLaunch
+	hasDirect bool
 }
 
 type queuedLaunch struct {
@@ -43,10 +49,13 @@ func newQueuedLaunches(q hipsys.LaunchQueue) *queuedLaunches {
 // Depth() after it (or from a settle, which only comes sooner), so a ring of twice the
 // depth still holds every record from the refused launch to the latest when it does.
 func (ql *queuedLaunches) record(seq uint64, k *Kernel, bufs []Binding, id StreamID) {
-	r := &ql.recs[seq%uint64(len(ql.recs))]
+	ql.recs[seq%uint64(len(ql.recs))].set(k, bufs, id)
+	ql.last = seq
+}
+
+func (r *queuedLaunch) set(k *Kernel, bufs []Binding, id StreamID) {
 	r.k, r.id = k, id
 	r.bufs = append(r.bufs[:0], bufs...)
-	ql.last = seq
 }
 
 // launchQueued hands a launch to the queue: the launch of enqueueLaunch when it is on the
@@ -54,10 +63,13 @@ func (ql *queuedLaunches) record(seq uint64, k *Kernel, bufs []Binding, id Strea
 // fast path's command has ended (launchQuick).
 func (s *Server) launchQueued(ck *compiled, k *Kernel, grid hipsys.Dim3, sys hipsys.Stream, a *hipsys.KernelArgs, bufs []Binding, id StreamID) error {
 	ql := s.queue
-	seq, refused, err := ql.q.Launch(ck.fn, grid, k.Block, k.SharedMem, sys, a, ql.refused[:0])
+	seq, refused, err := ql.q.Launch(ck.fn, grid, k.Block, k.SharedMem, sys, a, ql.refused)
 	ql.refused = refused
 	if seq != 0 {
 		ql.record(seq, k, bufs, id)
+	} else if len(refused) > 0 {
+		ql.direct.set(k, bufs, id)
+		ql.hasDirect = true
 	}
 	return err
 }
@@ -69,7 +81,7 @@ func (s *Server) settleQueue() {
 		return
 	}
 	ql := s.queue
-	ql.refused = ql.q.Settle(ql.refused[:0])
+	ql.refused = ql.q.Settle(ql.refused)
 	s.applyRefused()
 }
 
@@ -94,8 +106,7 @@ func (s *Server) applyRefused() {
 	}
 	failed := map[memory.ID]failure{}
 	var order []Binding // the failed buffers, first failure first, for the taint below
-	for seq := ql.refused[0].Seq; seq <= ql.last; seq++ {
-		r := &ql.recs[seq%uint64(len(ql.recs))]
+	replay := func(r *queuedLaunch, refusal error) {
 		var err error
 		for i, b := range r.bufs {
 			if i < len(r.k.IO) && r.k.IO[i] == Write {
@@ -106,10 +117,8 @@ func (s *Server) applyRefused() {
 				break
 			}
 		}
-		if err == nil {
-			if e, ok := refusal[seq]; ok {
-				err = launchError(r.k, e)
-			}
+		if err == nil && refusal != nil {
+			err = launchError(r.k, refusal)
 		}
 		for i, b := range r.bufs {
 			if i < len(r.k.IO) && r.k.IO[i] == Read {
@@ -124,6 +133,13 @@ func (s *Server) applyRefused() {
 				delete(failed, b.ID())
 			}
 		}
+	}
+	for seq := ql.refused[0].Seq; seq <= ql.last; seq++ {
+		replay(&ql.recs[seq%uint64(len(ql.recs))], refusal[seq])
+	}
+	if ql.hasDirect {
+		replay(&ql.direct, nil) // after every queued one: it came after them all
+		ql.hasDirect = false
 	}
 	for _, b := range order {
 		if f, ok := failed[b.ID()]; ok {

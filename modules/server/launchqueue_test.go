@@ -79,3 +79,74 @@ func TestQueuedRefusalSeenByTheNextCall(t *testing.T) {
 	assert.Error(t, err, "the window held a failure")
 	assert.Equal(t, []float32{2, 3}, readFloats(t, d.Stream, k))
 }
+
+// scriptedQueue is a launch queue over the test platform that does what the nvidia one
+// may: it holds a refusal back (refuse), and issues a later launch on the caller's
+// thread (seq 0) with that refusal returned beside it (directNext).
+type scriptedQueue struct {
+	p                  hipsys.Platform
+	seq                uint64
+	refuse, directNext bool
+	pending            []hipsys.LaunchRefusal
+}
+
+func (q *scriptedQueue) Launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream,
+	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal) (uint64, []hipsys.LaunchRefusal, error) {
+	if q.directNext {
+		q.directNext = false
+		refused = append(refused, q.pending...)
+		q.pending = nil
+		return 0, refused, q.p.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
+	}
+	q.seq++
+	if q.refuse {
+		q.refuse = false
+		q.pending = append(q.pending, hipsys.LaunchRefusal{Seq: q.seq, Err: &hipsys.Error{Platform: "test", Call: "hipModuleLaunchKernel", Status: hipsys.ErrorLaunchOutOfResources}})
+		return q.seq, refused, nil
+	}
+	return q.seq, refused, q.p.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
+}
+
+func (q *scriptedQueue) Settle(refused []hipsys.LaunchRefusal) []hipsys.LaunchRefusal {
+	refused = append(refused, q.pending...)
+	q.pending = nil
+	return refused
+}
+
+func (q *scriptedQueue) Depth() int   { return 4 }
+func (q *scriptedQueue) Close() error { return nil }
+
+type scriptedPlatform struct {
+	hipsys.Platform
+	q *scriptedQueue
+}
+
+func (p *scriptedPlatform) OpenLaunchQueue(int) (hipsys.LaunchQueue, error) { return p.q, nil }
+
+// A launch issued directly that comes back with the refusal of a queued one before it is
+// held to that refusal too: it read what the refused launch never wrote.
+func TestDirectLaunchAfterAQueuedRefusal(t *testing.T) {
+	inner, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	q := &scriptedQueue{p: inner}
+	d, err := server.OpenPlatform(&scriptedPlatform{Platform: inner, q: q}, server.Options{})
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, d.Close()) }()
+	a := upload(t, d.Stream, 1, 2)
+	x := upload(t, d.Stream, 0, 0)
+	y := upload(t, d.Stream, 0, 0)
+	scale := func(in, out *server.DeviceBuffer) {
+		require.NoError(t, d.Launch(devScale, grid(2), server.LaunchArgs{
+			Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(2)}}))
+	}
+	scale(a, y) // compiled and warm
+	q.refuse = true
+	scale(a, x) // queued, refused
+	q.directNext = true
+	scale(x, y) // issued directly, the refusal returned with it
+	_, err = d.Read(x)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchOutOfResources)
+	_, err = d.Read(y)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchOutOfResources, "y was computed from x")
+	assert.Equal(t, []float32{1, 2}, readFloats(t, d.Stream, a))
+}

@@ -191,7 +191,12 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 		buf, offs = args.Buffer(), args.Offsets()
 	}
 	if len(offs) > C.CUBEHIP_Q_ARGS || len(buf) > C.CUBEHIP_Q_BYTES {
-		// Too big for a slot: issued here, after everything queued (the trampoline settles).
+		// Too big for a slot: issued here, after everything queued, and after the
+		// refusals among those are collected, as for any launch issued directly.
+		refused = q.settle(refused)
+		if issued, err := q.direct(fn, grid, block, shmem, s, buf, offs); issued {
+			return 0, refused, err
+		}
 		return 0, refused, p.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
 	}
 	q.mu.Lock()
@@ -215,17 +220,8 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 				C.cubehip_q_kick(cq)
 			}
 		}
-		var bp *byte
-		var op *uint32
-		if len(offs) > 0 {
-			bp, op = &buf[0], &offs[0]
-		}
-		// SAFETY: as ModuleLaunchKernel: Go memory without pointers, read during the call.
-		r := C.cu_q_direct(cq, C.uintptr_t(fn), C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
-			C.uint(block.X), C.uint(block.Y), C.uint(block.Z), C.uint(shmem), C.uintptr_t(s),
-			(*C.uint8_t)(unsafe.Pointer(bp)), (*C.uint32_t)(unsafe.Pointer(op)), C.int(len(offs)))
-		if r != C.CUBEHIP_NOT_CURRENT {
-			return 0, refused, cuError(call, int32(r))
+		if issued, err := q.direct(fn, grid, block, shmem, s, buf, offs); issued {
+			return 0, refused, err
 		}
 	}
 	if q.tail-q.head == C.CUBEHIP_Q_SLOTS {
@@ -249,6 +245,24 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 		C.cubehip_q_wake(cq)
 	}
 	return q.tail, refused, nil
+}
+
+// direct issues a launch on the calling thread through the queue's driver entry; not
+// issued when the thread's current device is not the queue's.
+func (q *launchQueue) direct(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream, buf []byte, offs []uint32) (issued bool, err error) {
+	var bp *byte
+	var op *uint32
+	if len(offs) > 0 {
+		bp, op = &buf[0], &offs[0]
+	}
+	// SAFETY: as ModuleLaunchKernel: Go memory without pointers, read during the call.
+	r := C.cu_q_direct(q.q, C.uintptr_t(fn), C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
+		C.uint(block.X), C.uint(block.Y), C.uint(block.Z), C.uint(shmem), C.uintptr_t(s),
+		(*C.uint8_t)(unsafe.Pointer(bp)), (*C.uint32_t)(unsafe.Pointer(op)), C.int(len(offs)))
+	if r == C.CUBEHIP_NOT_CURRENT {
+		return false, nil
+	}
+	return true, cuError("hipModuleLaunchKernel", int32(r))
 }
 
 // loop says whether a launch that finds the thread parked continues a loop: it is past

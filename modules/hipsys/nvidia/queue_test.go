@@ -318,3 +318,41 @@ func TestQueueWaitsForRoom(t *testing.T) {
 		require.Equal(t, uint64(i), c.arg)
 	}
 }
+
+// A launch too big for a slot is issued on the caller's thread, after the queue is
+// settled and with the refusals of the launches before it: a launch issued directly
+// comes after every refusal has been returned, so its caller can tell whether it read
+// what a refused launch never wrote.
+func TestQueueTooBigForASlot(t *testing.T) {
+	_, h := fakeQueue(t, refused, 0)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for i := range 5 { // this thread's device is not the queue's: all queued
+		fn := fnA
+		if i == 3 {
+			fn = refused
+		}
+		_, _, err := h.Launch(hipsys.Function(fn), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		require.NoError(t, err)
+	}
+	old := fakeSwapTLSDev(fakeDev)
+	defer fakeSwapTLSDev(old)
+	big := new(hipsys.KernelArgs).U64(5)
+	for range 20 {
+		big.U32(1)
+	}
+	seq, ref, err := h.Launch(hipsys.Function(fnB), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, big, nil)
+	require.NoError(t, err)
+	require.Zero(t, seq, "issued directly")
+	calls := fakeCalls()
+	require.Len(t, calls, 6)
+	require.Equal(t, fnB, calls[5].fn)
+	require.Equal(t, uint64(5), calls[5].arg)
+	require.Equal(t, fakeSelf(), calls[5].thread)
+	var seqs []uint64
+	for _, r := range ref {
+		seqs = append(seqs, r.Seq)
+	}
+	require.Len(t, seqs, 1, "the refusal before it came back with it")
+	require.Empty(t, h.Settle(nil))
+}
