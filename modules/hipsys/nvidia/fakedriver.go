@@ -14,10 +14,14 @@ package nvidia
 #include <unistd.h>
 #include "cu.h"
 
+#include <stdlib.h>
+
+// The recording, allocated by the first fake_reset: a binary that never runs the queue
+// tests carries a few pointers, not the log.
 #define FAKE_MAX 8192
-static uintptr_t fake_fn[FAKE_MAX];
-static uint64_t fake_arg[FAKE_MAX];
-static uintptr_t fake_thread[FAKE_MAX];
+static uintptr_t* fake_fn;
+static uint64_t* fake_arg;
+static uintptr_t* fake_thread;
 static int fake_n;
 static uintptr_t fake_refuse; // launches of this function are refused (CUDA_ERROR_INVALID_VALUE)
 static unsigned fake_delay_us;
@@ -26,7 +30,7 @@ static CUresult fake_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 		unsigned by, unsigned bz, unsigned shmem, CUstream s, void** params, void** extra) {
 	if (fake_delay_us) usleep(fake_delay_us);
 	int i = __atomic_fetch_add(&fake_n, 1, __ATOMIC_SEQ_CST);
-	if (i < FAKE_MAX) {
+	if (fake_fn && i < FAKE_MAX) {
 		fake_fn[i] = (uintptr_t)f;
 		fake_arg[i] = params ? *(uint64_t*)params[0] : 0;
 		fake_thread[i] = (uintptr_t)pthread_self();
@@ -36,6 +40,11 @@ static CUresult fake_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 
 static void* fake_launch_entry(void) { return (void*)fake_launch; }
 static void fake_reset(uintptr_t refuse, unsigned delay_us) {
+	if (!fake_fn) {
+		fake_fn = calloc(FAKE_MAX, sizeof *fake_fn);
+		fake_arg = calloc(FAKE_MAX, sizeof *fake_arg);
+		fake_thread = calloc(FAKE_MAX, sizeof *fake_thread);
+	}
 	__atomic_store_n(&fake_n, 0, __ATOMIC_SEQ_CST);
 	fake_refuse = refuse;
 	fake_delay_us = delay_us;
