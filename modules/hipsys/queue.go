@@ -17,6 +17,12 @@ type LaunchQueuer interface {
 // queue changes is when a refusal is known: the driver's error for a queued launch comes
 // back from a later Launch or Settle, numbered by the launch's seq.
 //
+// The price of that order: a queued launch the driver holds up (a stream's queue full
+// behind a wait for an event not yet recorded) holds up every later call on the device,
+// from any thread, until it is issued, where without the queue it would hold up only
+// its own caller. Work that is ordered by events recorded before their waits, as the
+// server's is, never meets that.
+//
 // A LaunchQueue is for its one holder, which serializes its calls.
 type LaunchQueue interface {
 	// Launch is ModuleLaunchKernel through the queue. What the platform checks before
