@@ -1,5 +1,10 @@
 package hipsys
 
+import (
+	"errors"
+	"fmt"
+)
+
 // LaunchQueuer is a Platform that can issue kernel launches from a thread of its own. It
 // is optional (the nvidia platform has it; the layers above check with a type
 // assertion and launch with ModuleLaunchKernel otherwise): it is how a launch loop runs
@@ -54,4 +59,14 @@ type LaunchQueue interface {
 type LaunchRefusal struct {
 	Seq uint64
 	Err error
+}
+
+// RefusalsError joins refusals into one error, each naming its launch ("queued launch 3:
+// ..."); nil when there are none. What a LaunchQueue's Close returns.
+func RefusalsError(refused []LaunchRefusal) error {
+	errs := make([]error, len(refused))
+	for i, r := range refused {
+		errs[i] = fmt.Errorf("queued launch %d: %w", r.Seq, r.Err)
+	}
+	return errors.Join(errs...)
 }

@@ -125,9 +125,5 @@ func (q *emulatedQueue) Close() error {
 	q.w.queueMu.Lock()
 	delete(q.w.queues, q.device)
 	q.w.queueMu.Unlock()
-	errs := make([]error, len(refused))
-	for i, r := range refused {
-		errs[i] = fmt.Errorf("queued launch %d: %w", r.Seq, r.Err)
-	}
-	return errors.Join(errs...)
+	return hipsys.RefusalsError(refused)
 }

@@ -168,11 +168,7 @@ func (h *heldQueue) Close() error {
 	h.closed = true
 	C.cubehip_q_publish(h.q.q, 0)
 	h.q.held.Store(false)
-	errs := make([]error, len(refused))
-	for i, r := range refused {
-		errs[i] = fmt.Errorf("queued launch %d: %w", r.Seq, r.Err)
-	}
-	return errors.Join(errs...)
+	return hipsys.RefusalsError(refused)
 }
 
 func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream,
