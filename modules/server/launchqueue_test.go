@@ -31,10 +31,7 @@ func TestQueuedRefusalLeavesWhatTheSeedWould(t *testing.T) {
 				y := upload(t, d.Stream, 0, 0)
 				z := upload(t, d.Stream, 5, 5)
 				w := upload(t, d.Stream, 0, 0)
-				scale := func(in, out *server.DeviceBuffer) {
-					require.NoError(t, d.Launch(devScale, grid(2), server.LaunchArgs{
-						Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(2)}}))
-				}
+				scale := scaler(t, d)
 				scale(a, w) // compiled and warm: the fault hits a launch
 				require.NoError(t, d.Sync())
 
@@ -60,6 +57,14 @@ func TestQueuedRefusalLeavesWhatTheSeedWould(t *testing.T) {
 				assert.Equal(t, []float32{2, 4}, readFloats(t, d.Stream, y))
 			})
 		}
+	}
+}
+
+// scaler launches out = 2 × in over two floats on d's stream 0.
+func scaler(t *testing.T, d *server.Device) func(in, out *server.DeviceBuffer) {
+	return func(in, out *server.DeviceBuffer) {
+		require.NoError(t, d.Launch(devScale, grid(2), server.LaunchArgs{
+			Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(2)}}))
 	}
 }
 
@@ -135,10 +140,7 @@ func TestDirectLaunchAfterAQueuedRefusal(t *testing.T) {
 	a := upload(t, d.Stream, 1, 2)
 	x := upload(t, d.Stream, 0, 0)
 	y := upload(t, d.Stream, 0, 0)
-	scale := func(in, out *server.DeviceBuffer) {
-		require.NoError(t, d.Launch(devScale, grid(2), server.LaunchArgs{
-			Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(2)}}))
-	}
+	scale := scaler(t, d)
 	scale(a, y) // compiled and warm
 	q.refuse = true
 	scale(a, x) // queued, refused

@@ -51,6 +51,22 @@ func fakeQueue(t *testing.T, refuse uintptr, delayUS uint) (*launchQueue, hipsys
 
 func argsOf(v uint64) *hipsys.KernelArgs { return new(hipsys.KernelArgs).U64(v).U32(7) }
 
+// launchOne queues fn over one thread on the null stream with args.
+func launchOne(h hipsys.LaunchQueue, fn uintptr, args *hipsys.KernelArgs) (uint64, []hipsys.LaunchRefusal, error) {
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	return h.Launch(hipsys.Function(fn), one, one, 0, hipsys.NullStream, args, nil)
+}
+
+// requireInOrder checks that the driver saw n launches, carrying 0 .. n-1 in order.
+func requireInOrder(t *testing.T, n int) {
+	t.Helper()
+	calls := fakeCalls()
+	require.Len(t, calls, n)
+	for i, c := range calls {
+		require.Equal(t, uint64(i), c.arg, "launch %d reached the driver out of order or with another's arguments", i)
+	}
+}
+
 func TestQueueIssuesInOrderWithTheirArguments(t *testing.T) {
 	_, h := fakeQueue(t, 0, 0)
 	const n = 3000 // past the ring's 256 slots many times
@@ -91,7 +107,7 @@ func TestQueueReturnsEachRefusalOnce(t *testing.T) {
 		if i%97 == 5 {
 			fn = refused
 		}
-		seq, ref, err := h.Launch(hipsys.Function(fn), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		seq, ref, err := launchOne(h, fn, argsOf(uint64(i)))
 		require.NoError(t, err, "a queued launch's refusal comes later")
 		if fn == refused {
 			want[seq] = true
@@ -119,7 +135,7 @@ func TestQueueReturnsEachRefusalOnce(t *testing.T) {
 func TestQueueIsSettledByEveryOtherCall(t *testing.T) {
 	_, h := fakeQueue(t, 0, 300)
 	for i := range 10 {
-		_, _, err := h.Launch(hipsys.Function(fnA), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		_, _, err := launchOne(h, fnA, argsOf(uint64(i)))
 		require.NoError(t, err)
 	}
 	require.Less(t, len(fakeCalls()), 10, "a 300 µs launch each: not all issued yet")
@@ -144,7 +160,7 @@ func TestQueueIssuesDirectlyUnlessLaunchesLoop(t *testing.T) {
 	defer fakeSwapTLSDev(old)
 	self := fakeSelf()
 	launch := func(i int) {
-		_, _, err := h.Launch(hipsys.Function(fnB), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		_, _, err := launchOne(h, fnB, argsOf(uint64(i)))
 		require.NoError(t, err)
 	}
 	waitParked := func() {
@@ -226,7 +242,7 @@ func TestQueueHasOneHolder(t *testing.T) {
 	require.Equal(t, hipsys.ErrorContextAlreadyInUse, he.Status)
 	require.NoError(t, h.Close())
 	require.NoError(t, h.Close(), "a second Close is a no-op")
-	_, _, err = h.Launch(hipsys.Function(fnA), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, nil, nil)
+	_, _, err = launchOne(h, fnA, nil)
 	require.ErrorAs(t, err, &he, "a closed handle launches nothing")
 	h2, err := q.hold("test", fakeDev)
 	require.NoError(t, err, "given back by Close")
@@ -235,7 +251,7 @@ func TestQueueHasOneHolder(t *testing.T) {
 
 func TestQueueChecksHandlesFirst(t *testing.T) {
 	_, h := fakeQueue(t, 0, 0)
-	_, _, err := h.Launch(hipsys.Function(0x1234), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, nil, nil)
+	_, _, err := launchOne(h, 0x1234, nil)
 	var he *hipsys.Error
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, hipsys.ErrorInvalidHandle, he.Status)
@@ -248,7 +264,7 @@ func TestQueueChecksHandlesFirst(t *testing.T) {
 
 func TestQueueRefusesRefusalsCloseReportsThem(t *testing.T) {
 	q, h := fakeQueue(t, refused, 0)
-	_, _, err := h.Launch(hipsys.Function(refused), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, nil, nil)
+	_, _, err := launchOne(h, refused, nil)
 	require.NoError(t, err)
 	err = h.Close()
 	require.ErrorContains(t, err, "hipErrorInvalidValue", "Close returns what was not yet returned")
@@ -281,17 +297,13 @@ func TestQueueConcurrentSettles(t *testing.T) {
 		}()
 	}
 	for i := range 2000 {
-		_, _, err := h.Launch(hipsys.Function(fnA), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		_, _, err := launchOne(h, fnA, argsOf(uint64(i)))
 		require.NoError(t, err)
 	}
 	close(stop)
 	wg.Wait()
 	h.Settle(nil)
-	calls := fakeCalls()
-	require.Len(t, calls, 2000)
-	for i, c := range calls {
-		require.Equal(t, uint64(i), c.arg)
-	}
+	requireInOrder(t, 2000)
 }
 
 // A producer that outruns the driver waits for room (blocked in C, queue.c's
@@ -304,7 +316,7 @@ func TestQueueWaitsForRoom(t *testing.T) {
 		if i == 3 || i == 400 {
 			fn = refused
 		}
-		_, ref, err := h.Launch(hipsys.Function(fn), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		_, ref, err := launchOne(h, fn, argsOf(uint64(i)))
 		require.NoError(t, err)
 		require.LessOrEqual(t, q.tail-q.head, uint64(h.Depth()), "never more than the ring in flight")
 		got = append(got, ref...)
@@ -312,11 +324,7 @@ func TestQueueWaitsForRoom(t *testing.T) {
 	require.NotEmpty(t, got, "the first refusal came back from a launch that needed its slot")
 	got = h.Settle(got)
 	require.Len(t, got, 2)
-	calls := fakeCalls()
-	require.Len(t, calls, 600)
-	for i, c := range calls {
-		require.Equal(t, uint64(i), c.arg)
-	}
+	requireInOrder(t, 600)
 }
 
 // A launch too big for a slot is issued on the caller's thread, after the queue is
@@ -332,7 +340,7 @@ func TestQueueTooBigForASlot(t *testing.T) {
 		if i == 3 {
 			fn = refused
 		}
-		_, _, err := h.Launch(hipsys.Function(fn), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, argsOf(uint64(i)), nil)
+		_, _, err := launchOne(h, fn, argsOf(uint64(i)))
 		require.NoError(t, err)
 	}
 	old := fakeSwapTLSDev(fakeDev)
@@ -341,7 +349,7 @@ func TestQueueTooBigForASlot(t *testing.T) {
 	for range 20 {
 		big.U32(1)
 	}
-	seq, ref, err := h.Launch(hipsys.Function(fnB), hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 1, Y: 1, Z: 1}, 0, hipsys.NullStream, big, nil)
+	seq, ref, err := launchOne(h, fnB, big)
 	require.NoError(t, err)
 	require.Zero(t, seq, "issued directly")
 	calls := fakeCalls()
