@@ -458,7 +458,7 @@ func BenchmarkInterleaved(b *testing.B) {
 					return p.Free(m)
 				})
 			},
-			func(n int) float64 { return cPerOp(n)(rawAllocLoop(1<<20, n)) }},
+			func(n int) float64 { return cPerOp(n)(rawAllocLoop(1<<20, n, nil)) }},
 	}
 	const rounds = 101
 	// Two orders. Each figure's rounds back to back, as every other paired benchmark
@@ -547,14 +547,14 @@ func BenchmarkAllocFreeSplit(b *testing.B) {
 		{"cgo1", func() float64 {
 			start := time.Now()
 			for range n {
-				_, err := rawAllocLoop(1<<20, 1)
+				_, err := rawAllocLoop(1<<20, 1, nil)
 				require.NoError(b, err)
 			}
 			return float64(time.Since(start).Nanoseconds()) / 1e3 / n
 		}},
 	}
 	cLoop := func() float64 {
-		us, err := rawAllocLoop(1<<20, n)
+		us, err := rawAllocLoop(1<<20, n, nil)
 		require.NoError(b, err)
 		return us / n
 	}
@@ -662,5 +662,105 @@ func BenchmarkDirectConditions(b *testing.B) {
 		b.ReportMetric(xs[rounds/2], c.name+"-x")
 		b.ReportMetric(xs[0], c.name+"-x-min")
 		b.ReportMetric(xs[rounds-1], c.name+"-x-max")
+	}
+}
+
+// BenchmarkSpread times every operation of BenchmarkInterleaved's launch, read and
+// alloc+free blocks, on both sides (the Go path and the C loop, paired as there), to
+// tell a gap spread over every call from one made of a few slow calls. Per round, for
+// each side: the median operation and the mean; <fig>-med-x and <fig>-mean-x are the
+// medians over rounds of Go ÷ C for each, and <fig>-go-tail / -c-tail the share of a
+// block's time spent beyond twice the median operation, in percent. With
+// CUBEHIP_SPREAD_AFTERQ set, a launch queue is held for 2000 launches first (as
+// BenchmarkInterleaved's launchq figure does before alloc+free runs there).
+func BenchmarkSpread(b *testing.B) {
+	e := setupBench(b)
+	p := e.p
+	if os.Getenv("CUBEHIP_SPREAD_AFTERQ") != "" {
+		q, err := p.OpenLaunchQueue(0)
+		require.NoError(b, err)
+		for range 2000 {
+			_, ref, err := q.Launch(e.empty, one, one, 0, e.st, nil, nil)
+			require.NoError(b, err)
+			require.Empty(b, ref)
+		}
+		require.NoError(b, q.Close())
+		require.NoError(b, p.StreamSynchronize(e.st))
+	}
+	d, err := p.Malloc(4)
+	require.NoError(b, err)
+	defer p.Free(d)
+	buf := make([]byte, 4)
+	timeGo := func(starts []float64, op func() error) {
+		base := time.Now()
+		for i := range starts {
+			starts[i] = float64(time.Since(base).Nanoseconds()) / 1e3
+			if err := op(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		require.NoError(b, p.StreamSynchronize(e.st))
+	}
+	allocFree := func() error {
+		m, err := p.Malloc(1 << 20)
+		if err != nil {
+			return err
+		}
+		return p.Free(m)
+	}
+	figures := []struct {
+		name  string
+		n     int
+		goOps func(starts []float64)
+		cOps  func(starts []float64) error
+	}{
+		{"launch", 2000, func(s []float64) { timeGo(s, e.launch) },
+			func(s []float64) error { _, err := rawLaunchLoopTimed(e.empty, e.st, len(s), false, s); return err }},
+		{"read", 500, func(s []float64) { timeGo(s, func() error { return p.MemcpyDtoH(buf, d) }) },
+			func(s []float64) error { _, err := rawReadLoop(d, len(s), s); return err }},
+		{"allocfree", 200, func(s []float64) { timeGo(s, allocFree) },
+			func(s []float64) error { _, err := rawAllocLoop(1<<20, len(s), s); return err }},
+	}
+	// stats gives a block's median operation, its mean, and the share of its time
+	// beyond twice the median (percent), from the operations' start times.
+	stats := func(starts []float64) (med, mean, tail float64) {
+		ops := make([]float64, len(starts)-1)
+		for i := range ops {
+			ops[i] = starts[i+1] - starts[i]
+		}
+		total := starts[len(starts)-1] - starts[0]
+		slices.Sort(ops)
+		med = ops[len(ops)/2]
+		for _, o := range ops {
+			if o > 2*med {
+				tail += o - med
+			}
+		}
+		return med, total / float64(len(ops)), 100 * tail / total
+	}
+	const rounds = 101
+	for _, f := range figures {
+		var medX, meanX, goTail, cTail []float64
+		gs, cs := make([]float64, f.n), make([]float64, f.n)
+		for r := range rounds {
+			if r%2 == 0 {
+				require.NoError(b, f.cOps(cs))
+				f.goOps(gs)
+			} else {
+				f.goOps(gs)
+				require.NoError(b, f.cOps(cs))
+			}
+			gMed, gMean, gTail := stats(gs)
+			cMed, cMean, cT := stats(cs)
+			medX, meanX = append(medX, gMed/cMed), append(meanX, gMean/cMean)
+			goTail, cTail = append(goTail, gTail), append(cTail, cT)
+		}
+		for _, v := range [][]float64{medX, meanX, goTail, cTail} {
+			slices.Sort(v)
+		}
+		b.ReportMetric(medX[rounds/2], f.name+"-med-x")
+		b.ReportMetric(meanX[rounds/2], f.name+"-mean-x")
+		b.ReportMetric(goTail[rounds/2], f.name+"-go-tail")
+		b.ReportMetric(cTail[rounds/2], f.name+"-c-tail")
 	}
 }

@@ -14,10 +14,12 @@ static double raw_now_us(void) {
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
-static double raw_launch_loop(uintptr_t f, uintptr_t s, int n, int sync) {
+// it, when not NULL, receives each iteration's start time (µs) for the spread.
+static double raw_launch_loop(uintptr_t f, uintptr_t s, int n, int sync, double* it) {
 	if (cubehip_ensure()) return -1;
 	double t = raw_now_us();
 	for (int i = 0; i < n; i++) {
+		if (it) it[i] = raw_now_us();
 		if (CUFN(launchKernel, CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
 			unsigned, unsigned, CUstream, void**, void**)((CUfunction)f, 1, 1, 1, 1, 1, 1, 0,
 			(CUstream)s, NULL, NULL)) return -1;
@@ -26,7 +28,6 @@ static double raw_launch_loop(uintptr_t f, uintptr_t s, int n, int sync) {
 	if (CUFN(streamSynchronize, CUstream)((CUstream)s)) return -1;
 	return raw_now_us() - t;
 }
-// it, when not NULL, receives each iteration's start time (µs) for the spread.
 static double raw_graph_loop(uintptr_t e, uintptr_t s, int n, double* it) {
 	if (cubehip_ensure()) return -1;
 	double t = raw_now_us();
@@ -47,10 +48,11 @@ static double raw_read_loop(CUdeviceptr d, int n, double* it) {
 	}
 	return raw_now_us() - t;
 }
-static double raw_alloc_loop(size_t size, int n) {
+static double raw_alloc_loop(size_t size, int n, double* it) {
 	if (cubehip_ensure()) return -1;
 	double t = raw_now_us();
 	for (int i = 0; i < n; i++) {
+		if (it) it[i] = raw_now_us();
 		CUdeviceptr d;
 		if (CUFN(memAlloc, CUdeviceptr*, size_t)(&d, size)) return -1;
 		if (CUFN(memFree, CUdeviceptr)(d)) return -1;
@@ -73,11 +75,17 @@ var errRawLoop = errors.New("nvidia: raw benchmark loop failed")
 // rawLaunchLoop launches fn n times on s (syncing after each when sync is set) and
 // returns the microseconds the loop took, measured in C.
 func rawLaunchLoop(fn hipsys.Function, s hipsys.Stream, n int, sync bool) (float64, error) {
+	return rawLaunchLoopTimed(fn, s, n, sync, nil)
+}
+
+// rawLaunchLoopTimed is rawLaunchLoop with each launch's start time (µs) in starts
+// (len n) when not nil.
+func rawLaunchLoopTimed(fn hipsys.Function, s hipsys.Stream, n int, sync bool, starts []float64) (float64, error) {
 	y := C.int(0)
 	if sync {
 		y = 1
 	}
-	return rawResult(C.raw_launch_loop(C.uintptr_t(fn), C.uintptr_t(s), C.int(n), y))
+	return rawResult(C.raw_launch_loop(C.uintptr_t(fn), C.uintptr_t(s), C.int(n), y, cFloats(starts)))
 }
 
 // RawLaunchLoop is the anchor's launch loop run in C in this process: n launches of fn
@@ -114,9 +122,9 @@ func rawReadLoop(d hipsys.DevicePtr, n int, starts []float64) (float64, error) {
 	return rawResult(C.raw_read_loop(C.CUdeviceptr(d), C.int(n), cFloats(starts)))
 }
 
-// rawAllocLoop allocates and frees size bytes n times; see rawLaunchLoop.
-func rawAllocLoop(size uint64, n int) (float64, error) {
-	return rawResult(C.raw_alloc_loop(C.size_t(size), C.int(n)))
+// rawAllocLoop allocates and frees size bytes n times; see rawGraphLoop.
+func rawAllocLoop(size uint64, n int, starts []float64) (float64, error) {
+	return rawResult(C.raw_alloc_loop(C.size_t(size), C.int(n), cFloats(starts)))
 }
 
 // cFloats passes a Go slice that C fills during the call and does not keep.
