@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -385,9 +386,11 @@ func BenchmarkRawRead4(b *testing.B) {
 func BenchmarkInterleaved(b *testing.B) {
 	e := setupBench(b)
 	p := e.p
-	d, err := p.Malloc(4)
-	require.NoError(b, err)
-	defer p.Free(d)
+	// The read figure's 4 bytes are allocated for its blocks only, as the anchor
+	// allocates them after its alloc+free loop: with another allocation live, the
+	// driver's alloc+free charges any time between two calls two to three times over
+	// (BenchmarkGaps), a regime the anchor does not measure.
+	var d hipsys.DevicePtr
 	buf := make([]byte, 4)
 	timeGo := func(n int, op func() error) float64 {
 		start := time.Now()
@@ -463,11 +466,14 @@ func BenchmarkInterleaved(b *testing.B) {
 	const rounds = 101
 	// Two orders. Each figure's rounds back to back, as every other paired benchmark
 	// here runs them: the figures. Then every figure once per round, in turn, the order
-	// this benchmark used first: reported as <name>-mixed-x, for the record, since
-	// alloc+free's ratio came out several points higher that way than alone
-	// (BenchmarkAllocFreeSplit), for reasons not pinned down: its driver calls follow
-	// other figures' blocks there, and not the same ones on both sides.
+	// this benchmark used first: reported as <name>-mixed-x, for the record.
 	pair := func(r int, f int) (g, c float64) {
+		if figures[f].name == "read" { // d, around the pair
+			var err error
+			d, err = p.Malloc(4)
+			require.NoError(b, err)
+			defer func() { require.NoError(b, p.Free(d)) }()
+		}
 		if r%2 == 0 {
 			c = figures[f].cLoop(figures[f].n)
 			g = figures[f].goLoop(figures[f].n)
@@ -516,66 +522,6 @@ func BenchmarkInterleaved(b *testing.B) {
 	})
 }
 
-// BenchmarkAllocFreeSplit places alloc+free's gap to the C loop: each variant paired
-// with the C loop as BenchmarkInterleaved pairs them. go is the platform's Malloc and
-// Free; locked the same with the goroutine locked to its thread; cgo1 one cgo call per
-// alloc+free into the C loop (the two driver calls with one transition and no Go between
-// them). go ≈ cgo1 puts the gap in the transitions; cgo1 ≈ 1 in the second transition.
-func BenchmarkAllocFreeSplit(b *testing.B) {
-	e := setupBench(b)
-	p := e.p
-	const n, rounds = 200, 101
-	goLoop := func() float64 {
-		start := time.Now()
-		for range n {
-			m, err := p.Malloc(1 << 20)
-			require.NoError(b, err)
-			require.NoError(b, p.Free(m))
-		}
-		return float64(time.Since(start).Nanoseconds()) / 1e3 / n
-	}
-	variants := []struct {
-		name string
-		f    func() float64
-	}{
-		{"go", goLoop},
-		{"locked", func() float64 {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			return goLoop()
-		}},
-		{"cgo1", func() float64 {
-			start := time.Now()
-			for range n {
-				_, err := rawAllocLoop(1<<20, 1, nil)
-				require.NoError(b, err)
-			}
-			return float64(time.Since(start).Nanoseconds()) / 1e3 / n
-		}},
-	}
-	cLoop := func() float64 {
-		us, err := rawAllocLoop(1<<20, n, nil)
-		require.NoError(b, err)
-		return us / n
-	}
-	for _, v := range variants {
-		var xs []float64
-		for r := range rounds {
-			var g, c float64
-			if r%2 == 0 {
-				c, g = cLoop(), v.f()
-			} else {
-				g, c = v.f(), cLoop()
-			}
-			xs = append(xs, g/c)
-		}
-		slices.Sort(xs)
-		b.ReportMetric(xs[rounds/2], v.name+"-x")
-		b.ReportMetric(xs[rounds/4], v.name+"-x-q1")
-		b.ReportMetric(xs[3*rounds/4], v.name+"-x-q3")
-	}
-}
-
 // BenchmarkQueuePlacement logs, block by block, 20 000 launches through the launch queue
 // beside the same through ModuleLaunchKernel and the C loop, with the CPUs the caller and
 // the queue's thread ran on: whether the queue's spread between blocks follows where its
@@ -593,75 +539,24 @@ func BenchmarkQueuePlacement(b *testing.B) {
 	for r := range 8 {
 		start := time.Now()
 		for range n {
-			_, ref, err := h.Launch(e.empty, one, one, 0, e.st, nil, nil)
-			require.NoError(b, err)
-			require.Empty(b, ref)
+			if _, ref, err := h.Launch(e.empty, one, one, 0, e.st, nil, nil); err != nil || len(ref) > 0 {
+				b.Fatal(err, ref)
+			}
 		}
 		qcpu, self := q.cpus()
 		require.NoError(b, p.StreamSynchronize(e.st))
 		tq := float64(time.Since(start).Nanoseconds()) / 1e3 / n
 		start = time.Now()
 		for range n {
-			require.NoError(b, e.launch())
+			if err := e.launch(); err != nil {
+				b.Fatal(err)
+			}
 		}
 		require.NoError(b, p.StreamSynchronize(e.st))
 		td := float64(time.Since(start).Nanoseconds()) / 1e3 / n
 		us, err := rawLaunchLoop(e.empty, e.st, n, false)
 		require.NoError(b, err)
 		b.Logf("round %d: queue %.3f µs (thread on cpu %d, caller on %d), direct %.3f, C loop %.3f", r, tq, qcpu, self, td, us/n)
-	}
-}
-
-// BenchmarkDirectConditions holds ModuleLaunchKernel to the C loop on the same thread in
-// long blocks (20 000 launches), under the conditions BenchmarkQueuePlacement's direct
-// launches ran in and BenchmarkInterleaved's did not: the goroutine locked to its thread,
-// the device's launch queue held (every trampoline then checks it). Median of 6 pairs.
-func BenchmarkDirectConditions(b *testing.B) {
-	e := setupBench(b)
-	p := e.p
-	const n, rounds = 20000, 6
-	for _, c := range []struct {
-		name         string
-		locked, held bool
-	}{{"plain", false, false}, {"locked", true, false}, {"held", false, true}, {"both", true, true}} {
-		var xs []float64
-		for r := range rounds {
-			func() {
-				if c.locked {
-					runtime.LockOSThread()
-					defer runtime.UnlockOSThread()
-				}
-				if c.held {
-					h, err := p.OpenLaunchQueue(0)
-					require.NoError(b, err)
-					defer h.Close()
-				}
-				goBlock := func() float64 {
-					start := time.Now()
-					for range n {
-						require.NoError(b, e.launch())
-					}
-					require.NoError(b, p.StreamSynchronize(e.st))
-					return float64(time.Since(start).Nanoseconds()) / 1e3 / n
-				}
-				cBlock := func() float64 {
-					us, err := rawLaunchLoop(e.empty, e.st, n, false)
-					require.NoError(b, err)
-					return us / n
-				}
-				var g, cl float64
-				if r%2 == 0 {
-					cl, g = cBlock(), goBlock()
-				} else {
-					g, cl = goBlock(), cBlock()
-				}
-				xs = append(xs, g/cl)
-			}()
-		}
-		slices.Sort(xs)
-		b.ReportMetric(xs[rounds/2], c.name+"-x")
-		b.ReportMetric(xs[0], c.name+"-x-min")
-		b.ReportMetric(xs[rounds-1], c.name+"-x-max")
 	}
 }
 
@@ -687,9 +582,7 @@ func BenchmarkSpread(b *testing.B) {
 		require.NoError(b, q.Close())
 		require.NoError(b, p.StreamSynchronize(e.st))
 	}
-	d, err := p.Malloc(4)
-	require.NoError(b, err)
-	defer p.Free(d)
+	var d hipsys.DevicePtr // live for the read figure only, as in BenchmarkInterleaved
 	buf := make([]byte, 4)
 	timeGo := func(starts []float64, op func() error) {
 		base := time.Now()
@@ -740,6 +633,12 @@ func BenchmarkSpread(b *testing.B) {
 	}
 	const rounds = 101
 	for _, f := range figures {
+		if f.name == "read" {
+			var err error
+			d, err = p.Malloc(4)
+			require.NoError(b, err)
+			defer p.Free(d)
+		}
 		var medX, meanX, goTail, cTail []float64
 		gs, cs := make([]float64, f.n), make([]float64, f.n)
 		for r := range rounds {
@@ -762,5 +661,127 @@ func BenchmarkSpread(b *testing.B) {
 		b.ReportMetric(meanX[rounds/2], f.name+"-mean-x")
 		b.ReportMetric(goTail[rounds/2], f.name+"-go-tail")
 		b.ReportMetric(cTail[rounds/2], f.name+"-c-tail")
+	}
+}
+
+// BenchmarkGaps pairs variants of the alloc+free and launch loops with the plain C loop
+// (as BenchmarkInterleaved pairs them, 101 rounds, median ratio) to place what a call
+// from Go adds: go is the platform's calls with a plain error check, go-require the same
+// checked with require.NoError (testify's Helper call costs 0.1-0.2 µs: never in a timed
+// loop), c-gapN the C loop idling N ns after each driver call, c-touchN writing N KiB,
+// c-ensure running the trampolines' first step before each call, cgo1 one cgo call per
+// alloc+free. The c- variants price the Go path's transition in the driver's own terms:
+// a launch or alloc+free pays for any time between calls more than that time itself,
+// several times over once another allocation is live (CUBEHIP_GAPS_HOLD). CUBEHIP_GAPS_ORDER=launch runs the launch figure first, and
+// CUBEHIP_GAPS_PAUSE_MS sleeps that long between the figures; CUBEHIP_GAPS_ONLY=name
+// runs one figure; CUBEHIP_GAPS_HOLD=n keeps an allocation of n bytes live throughout.
+func BenchmarkGaps(b *testing.B) {
+	e := setupBench(b)
+	p := e.p
+	if n, _ := strconv.Atoi(os.Getenv("CUBEHIP_GAPS_HOLD")); n > 0 {
+		d, err := p.Malloc(uint64(n))
+		require.NoError(b, err)
+		defer p.Free(d)
+	}
+	const rounds = 101
+	type variant struct {
+		name string
+		f    func(n int) float64
+	}
+	timed := func(n int, body func()) float64 {
+		start := time.Now()
+		for range n {
+			body()
+		}
+		require.NoError(b, p.StreamSynchronize(e.st))
+		return float64(time.Since(start).Nanoseconds()) / 1e3 / float64(n)
+	}
+	cOnly := func(us float64, err error) float64 {
+		require.NoError(b, err)
+		return us
+	}
+	allocProbe := func(pr probe) func(n int) float64 {
+		return func(n int) float64 { return cOnly(rawAllocProbe(1<<20, n, pr)) / float64(n) }
+	}
+	launchProbe := func(pr probe) func(n int) float64 {
+		return func(n int) float64 { return cOnly(rawLaunchProbe(e.empty, e.st, n, pr)) / float64(n) }
+	}
+	type figure struct {
+		name     string
+		n        int
+		c        func(n int) float64
+		variants []variant
+	}
+	figures := []figure{
+		{"allocfree", 200, allocProbe(probe{}), []variant{
+			{"go", func(n int) float64 {
+				return timed(n, func() {
+					m, err := p.Malloc(1 << 20)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := p.Free(m); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}},
+			{"go-require", func(n int) float64 {
+				return timed(n, func() {
+					m, err := p.Malloc(1 << 20)
+					require.NoError(b, err)
+					require.NoError(b, p.Free(m))
+				})
+			}},
+			{"cgo1", func(n int) float64 {
+				return timed(n, func() { cOnly(rawAllocProbe(1<<20, 1, probe{ensure: true})) })
+			}},
+			{"c-ensure", allocProbe(probe{ensure: true})},
+			{"c-gap50", allocProbe(probe{gapNs: 50})},
+			{"c-gap100", allocProbe(probe{gapNs: 100})},
+			{"c-gap300", allocProbe(probe{gapNs: 300})},
+			{"c-touch16", allocProbe(probe{touchKB: 16})},
+			{"c-touch256", allocProbe(probe{touchKB: 256})},
+		}},
+		{"launch", 2000, launchProbe(probe{}), []variant{
+			{"go", func(n int) float64 {
+				return timed(n, func() {
+					if err := e.launch(); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}},
+			{"go-require", func(n int) float64 { return timed(n, func() { require.NoError(b, e.launch()) }) }},
+			{"c-ensure", launchProbe(probe{ensure: true})},
+			{"c-gap50", launchProbe(probe{gapNs: 50})},
+			{"c-gap100", launchProbe(probe{gapNs: 100})},
+			{"c-touch16", launchProbe(probe{touchKB: 16})},
+			{"c-touch256", launchProbe(probe{touchKB: 256})},
+		}},
+	}
+	if os.Getenv("CUBEHIP_GAPS_ORDER") == "launch" {
+		slices.Reverse(figures)
+	}
+	pause, _ := strconv.Atoi(os.Getenv("CUBEHIP_GAPS_PAUSE_MS"))
+	if only := os.Getenv("CUBEHIP_GAPS_ONLY"); only != "" {
+		figures = slices.DeleteFunc(figures, func(f figure) bool { return f.name != only })
+	}
+	for i, f := range figures {
+		if i > 0 {
+			time.Sleep(time.Duration(pause) * time.Millisecond)
+		}
+		for _, v := range f.variants {
+			var xs []float64
+			for r := range rounds {
+				var g, c float64
+				if r%2 == 0 {
+					c, g = f.c(f.n), v.f(f.n)
+				} else {
+					g, c = v.f(f.n), f.c(f.n)
+				}
+				xs = append(xs, g/c)
+			}
+			slices.Sort(xs)
+			b.ReportMetric(xs[rounds/2], f.name+"-"+v.name+"-x")
+		}
 	}
 }

@@ -59,6 +59,46 @@ static double raw_alloc_loop(size_t size, int n, double* it) {
 	}
 	return raw_now_us() - t;
 }
+// The probes: the loops above with what a call from Go puts between two driver calls,
+// one thing at a time, for BenchmarkGaps. gap_ns spins that long after each driver call
+// (time, touching nothing); touch_kb writes that much memory after each (the caches a
+// Go runtime's transition and bookkeeping evict, without the time); ensure runs the
+// trampolines' cubehip_ensure before each call (the settle hook and the context check).
+static unsigned char raw_touch_buf[1 << 20];
+static void raw_between(int gap_ns, int touch_kb) {
+	if (gap_ns > 0) {
+		double until = raw_now_us() + gap_ns / 1e3;
+		while (raw_now_us() < until) {}
+	}
+	for (int i = 0; i < touch_kb * 1024; i += 64) raw_touch_buf[i]++;
+}
+static double raw_alloc_probe(size_t size, int n, int gap_ns, int touch_kb, int ensure) {
+	if (cubehip_ensure()) return -1;
+	double t = raw_now_us();
+	for (int i = 0; i < n; i++) {
+		CUdeviceptr d;
+		if (ensure && cubehip_ensure()) return -1;
+		if (CUFN(memAlloc, CUdeviceptr*, size_t)(&d, size)) return -1;
+		raw_between(gap_ns, touch_kb);
+		if (ensure && cubehip_ensure()) return -1;
+		if (CUFN(memFree, CUdeviceptr)(d)) return -1;
+		raw_between(gap_ns, touch_kb);
+	}
+	return raw_now_us() - t;
+}
+static double raw_launch_probe(uintptr_t f, uintptr_t s, int n, int gap_ns, int touch_kb, int ensure) {
+	if (cubehip_ensure()) return -1;
+	double t = raw_now_us();
+	for (int i = 0; i < n; i++) {
+		if (ensure && cubehip_ensure()) return -1;
+		if (CUFN(launchKernel, CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+			unsigned, unsigned, CUstream, void**, void**)((CUfunction)f, 1, 1, 1, 1, 1, 1, 0,
+			(CUstream)s, NULL, NULL)) return -1;
+		raw_between(gap_ns, touch_kb);
+	}
+	if (CUFN(streamSynchronize, CUstream)((CUstream)s)) return -1;
+	return raw_now_us() - t;
+}
 */
 import "C"
 
@@ -140,4 +180,27 @@ func rawResult(us C.double) (float64, error) {
 		return 0, errRawLoop
 	}
 	return float64(us), nil
+}
+
+// probe is what a probe loop puts between two driver calls; see raw_between.
+type probe struct {
+	gapNs, touchKB int
+	ensure         bool
+}
+
+func (p probe) cEnsure() C.int {
+	if p.ensure {
+		return 1
+	}
+	return 0
+}
+
+// rawAllocProbe is rawAllocLoop with p between the calls.
+func rawAllocProbe(size uint64, n int, p probe) (float64, error) {
+	return rawResult(C.raw_alloc_probe(C.size_t(size), C.int(n), C.int(p.gapNs), C.int(p.touchKB), p.cEnsure()))
+}
+
+// rawLaunchProbe is rawLaunchLoop with p after each launch.
+func rawLaunchProbe(fn hipsys.Function, s hipsys.Stream, n int, p probe) (float64, error) {
+	return rawResult(C.raw_launch_probe(C.uintptr_t(fn), C.uintptr_t(s), C.int(n), C.int(p.gapNs), C.int(p.touchKB), p.cEnsure()))
 }
