@@ -105,6 +105,19 @@ var one = hipsys.Dim3{X: 1, Y: 1, Z: 1}
 
 func (e benchEnv) launch() error { return e.p.ModuleLaunchKernel(e.empty, one, one, 0, e.st, nil) }
 
+// inTurn runs round r of a pair of blocks: the C side first in even rounds, the Go side
+// in odd ones, so that neither always follows the other and a drift slower than a pair
+// cancels out of the pair's ratio.
+func inTurn(r int, goSide, cSide func()) {
+	if r%2 == 0 {
+		cSide()
+		goSide()
+		return
+	}
+	goSide()
+	cSide()
+}
+
 // perOp reports the elapsed time per operation in microseconds.
 func perOp(b *testing.B, start time.Time, unit string) {
 	b.ReportMetric(float64(time.Since(start).Nanoseconds())/1e3/float64(b.N), unit)
@@ -474,13 +487,8 @@ func BenchmarkInterleaved(b *testing.B) {
 			require.NoError(b, err)
 			defer func() { require.NoError(b, p.Free(d)) }()
 		}
-		if r%2 == 0 {
-			c = figures[f].cLoop(figures[f].n)
-			g = figures[f].goLoop(figures[f].n)
-		} else {
-			g = figures[f].goLoop(figures[f].n)
-			c = figures[f].cLoop(figures[f].n)
-		}
+		fig := figures[f]
+		inTurn(r, func() { g = fig.goLoop(fig.n) }, func() { c = fig.cLoop(fig.n) })
 		return g, c
 	}
 	report := func(suffix string, order func(visit func(r, f int))) {
@@ -642,13 +650,7 @@ func BenchmarkSpread(b *testing.B) {
 		var medX, meanX, goTail, cTail []float64
 		gs, cs := make([]float64, f.n), make([]float64, f.n)
 		for r := range rounds {
-			if r%2 == 0 {
-				require.NoError(b, f.cOps(cs))
-				f.goOps(gs)
-			} else {
-				f.goOps(gs)
-				require.NoError(b, f.cOps(cs))
-			}
+			inTurn(r, func() { f.goOps(gs) }, func() { require.NoError(b, f.cOps(cs)) })
 			gMed, gMean, gTail := stats(gs)
 			cMed, cMean, cT := stats(cs)
 			medX, meanX = append(medX, gMed/cMed), append(meanX, gMean/cMean)
@@ -773,11 +775,7 @@ func BenchmarkGaps(b *testing.B) {
 			var xs []float64
 			for r := range rounds {
 				var g, c float64
-				if r%2 == 0 {
-					c, g = f.c(f.n), v.f(f.n)
-				} else {
-					g, c = v.f(f.n), f.c(f.n)
-				}
+				inTurn(r, func() { g = v.f(f.n) }, func() { c = f.c(f.n) })
 				xs = append(xs, g/c)
 			}
 			slices.Sort(xs)

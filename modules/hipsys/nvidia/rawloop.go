@@ -1,6 +1,7 @@
 package nvidia
 
 /*
+#include <stdlib.h>
 #include <time.h>
 #include "cu.h"
 
@@ -64,16 +65,23 @@ static double raw_alloc_loop(size_t size, int n, double* it) {
 // (time, touching nothing); touch_kb writes that much memory after each (the caches a
 // Go runtime's transition and bookkeeping evict, without the time); ensure runs the
 // trampolines' cubehip_ensure before each call (the settle hook and the context check).
-static unsigned char raw_touch_buf[1 << 20];
+// The memory touched: allocated by the first probe that touches any, so that a program
+// that never runs one carries a pointer, not a megabyte.
+#define RAW_TOUCH_MAX (1 << 20)
+static unsigned char* raw_touch_buf;
 static void raw_between(int gap_ns, int touch_kb) {
 	if (gap_ns > 0) {
 		double until = raw_now_us() + gap_ns / 1e3;
 		while (raw_now_us() < until) {}
 	}
-	for (int i = 0; i < touch_kb * 1024; i += 64) raw_touch_buf[i]++;
+	for (int i = 0; i < touch_kb * 1024 && i < RAW_TOUCH_MAX; i += 64) raw_touch_buf[i]++;
+}
+static int raw_probe_ready(int touch_kb) {
+	if (touch_kb > 0 && !raw_touch_buf) raw_touch_buf = calloc(1, RAW_TOUCH_MAX);
+	return touch_kb <= 0 || raw_touch_buf != NULL;
 }
 static double raw_alloc_probe(size_t size, int n, int gap_ns, int touch_kb, int ensure) {
-	if (cubehip_ensure()) return -1;
+	if (!raw_probe_ready(touch_kb) || cubehip_ensure()) return -1;
 	double t = raw_now_us();
 	for (int i = 0; i < n; i++) {
 		CUdeviceptr d;
@@ -87,7 +95,7 @@ static double raw_alloc_probe(size_t size, int n, int gap_ns, int touch_kb, int 
 	return raw_now_us() - t;
 }
 static double raw_launch_probe(uintptr_t f, uintptr_t s, int n, int gap_ns, int touch_kb, int ensure) {
-	if (cubehip_ensure()) return -1;
+	if (!raw_probe_ready(touch_kb) || cubehip_ensure()) return -1;
 	double t = raw_now_us();
 	for (int i = 0; i < n; i++) {
 		if (ensure && cubehip_ensure()) return -1;
