@@ -674,8 +674,11 @@ func BenchmarkSpread(b *testing.B) {
 // c-ensure running the trampolines' first step before each call, cgo1 one cgo call per
 // alloc+free. The c- variants price the Go path's transition in the driver's own terms:
 // a launch or alloc+free pays for any time between calls more than that time itself,
-// several times over once another allocation is live (CUBEHIP_GAPS_HOLD). CUBEHIP_GAPS_ORDER=launch runs the launch figure first, and
-// CUBEHIP_GAPS_PAUSE_MS sleeps that long between the figures; CUBEHIP_GAPS_ONLY=name
+// several times over once another allocation is live (CUBEHIP_GAPS_HOLD). Each C
+// variant that idles or touches reports the ns it really spent between calls
+// (<variant>-between-ns: a spin ends on the first clock read past its gap), and
+// clock-ns is one clock read's cost. CUBEHIP_GAPS_ORDER=launch runs the launch figure
+// first, and CUBEHIP_GAPS_PAUSE_MS sleeps that long between the figures; CUBEHIP_GAPS_ONLY=name
 // runs one figure; CUBEHIP_GAPS_HOLD=n keeps an allocation of n bytes live throughout.
 func BenchmarkGaps(b *testing.B) {
 	e := setupBench(b)
@@ -702,12 +705,28 @@ func BenchmarkGaps(b *testing.B) {
 		require.NoError(b, err)
 		return us
 	}
+	// between sums, per variant, the ns each probe really spent between two calls.
+	between := map[probe][]float64{}
+	record := func(pr probe, calls int) {
+		if pr.gapNs > 0 || pr.touchKB > 0 {
+			between[pr] = append(between[pr], rawBetween()*1e3/float64(calls))
+		}
+	}
 	allocProbe := func(pr probe) func(n int) float64 {
-		return func(n int) float64 { return cOnly(rawAllocProbe(1<<20, n, pr)) / float64(n) }
+		return func(n int) float64 {
+			us := cOnly(rawAllocProbe(1<<20, n, pr))
+			record(pr, 2*n)
+			return us / float64(n)
+		}
 	}
 	launchProbe := func(pr probe) func(n int) float64 {
-		return func(n int) float64 { return cOnly(rawLaunchProbe(e.empty, e.st, n, pr)) / float64(n) }
+		return func(n int) float64 {
+			us := cOnly(rawLaunchProbe(e.empty, e.st, n, pr))
+			record(pr, n)
+			return us / float64(n)
+		}
 	}
+	b.ReportMetric(rawClockNs(), "clock-ns")
 	type figure struct {
 		name     string
 		n        int
@@ -780,6 +799,11 @@ func BenchmarkGaps(b *testing.B) {
 			}
 			slices.Sort(xs)
 			b.ReportMetric(xs[rounds/2], f.name+"-"+v.name+"-x")
+			for pr, ns := range between {
+				slices.Sort(ns)
+				b.ReportMetric(ns[len(ns)/2], f.name+"-"+v.name+"-between-ns")
+				delete(between, pr)
+			}
 		}
 	}
 }

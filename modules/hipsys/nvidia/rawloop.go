@@ -69,12 +69,28 @@ static double raw_alloc_loop(size_t size, int n, double* it) {
 // that never runs one carries a pointer, not a megabyte.
 #define RAW_TOUCH_MAX (1 << 20)
 static unsigned char* raw_touch_buf;
+// raw_between_us sums the time raw_between took since the probe began (what the
+// variant really put between calls: a spin ends on the first clock read past its gap).
+static double raw_between_us;
 static void raw_between(int gap_ns, int touch_kb) {
+	if (gap_ns <= 0 && touch_kb <= 0) return;
+	double t0 = raw_now_us(), t1 = t0;
 	if (gap_ns > 0) {
-		double until = raw_now_us() + gap_ns / 1e3;
-		while (raw_now_us() < until) {}
+		double until = t0 + gap_ns / 1e3;
+		while ((t1 = raw_now_us()) < until) {}
 	}
-	for (int i = 0; i < touch_kb * 1024 && i < RAW_TOUCH_MAX; i += 64) raw_touch_buf[i]++;
+	if (touch_kb > 0) {
+		for (int i = 0; i < touch_kb * 1024 && i < RAW_TOUCH_MAX; i += 64) raw_touch_buf[i]++;
+		t1 = raw_now_us();
+	}
+	raw_between_us += t1 - t0;
+}
+static double raw_between_total(void) { return raw_between_us; }
+// raw_clock_ns is one clock read's cost, for the gaps' true length.
+static double raw_clock_ns(void) {
+	double t = raw_now_us();
+	for (int i = 0; i < 9999; i++) raw_now_us();
+	return (raw_now_us() - t) * 1e3 / 10000;
 }
 static int raw_probe_ready(int touch_kb) {
 	if (touch_kb > 0 && !raw_touch_buf) raw_touch_buf = calloc(1, RAW_TOUCH_MAX);
@@ -82,6 +98,7 @@ static int raw_probe_ready(int touch_kb) {
 }
 static double raw_alloc_probe(size_t size, int n, int gap_ns, int touch_kb, int ensure) {
 	if (!raw_probe_ready(touch_kb) || cubehip_ensure()) return -1;
+	raw_between_us = 0;
 	double t = raw_now_us();
 	for (int i = 0; i < n; i++) {
 		CUdeviceptr d;
@@ -96,6 +113,7 @@ static double raw_alloc_probe(size_t size, int n, int gap_ns, int touch_kb, int 
 }
 static double raw_launch_probe(uintptr_t f, uintptr_t s, int n, int gap_ns, int touch_kb, int ensure) {
 	if (!raw_probe_ready(touch_kb) || cubehip_ensure()) return -1;
+	raw_between_us = 0;
 	double t = raw_now_us();
 	for (int i = 0; i < n; i++) {
 		if (ensure && cubehip_ensure()) return -1;
@@ -202,6 +220,12 @@ func (p probe) cEnsure() C.int {
 	}
 	return 0
 }
+
+// rawBetween is the time the last probe spent between driver calls, in µs.
+func rawBetween() float64 { return float64(C.raw_between_total()) }
+
+// rawClockNs is what one read of the probes' clock costs, in ns.
+func rawClockNs() float64 { return float64(C.raw_clock_ns()) }
 
 // rawAllocProbe is rawAllocLoop with p between the calls.
 func rawAllocProbe(size uint64, n int, p probe) (float64, error) {
