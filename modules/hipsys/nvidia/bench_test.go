@@ -401,8 +401,9 @@ func BenchmarkInterleaved(b *testing.B) {
 	p := e.p
 	// The read figure's 4 bytes are allocated for its blocks only, as the anchor
 	// allocates them after its alloc+free loop: with another allocation live, the
-	// driver's alloc+free charges any time between two calls two to three times over
-	// (BenchmarkGaps), a regime the anchor does not measure.
+	// driver keeps the 1 MiB mapping and an alloc+free takes 4 µs instead of 60, a
+	// regime the anchor does not measure, where Go's transitions weigh 15 times more
+	// (BenchmarkGaps, CUBEHIP_GAPS_HOLD).
 	var d hipsys.DevicePtr
 	buf := make([]byte, 4)
 	timeGo := func(n int, op func() error) float64 {
@@ -673,13 +674,12 @@ func BenchmarkSpread(b *testing.B) {
 // loop), c-gapN the C loop idling N ns after each driver call, c-touchN writing N KiB,
 // c-ensure running the trampolines' first step before each call, cgo1 one cgo call per
 // alloc+free. The c- variants price the Go path's transition in the driver's own terms:
-// a launch or alloc+free pays for any time between calls more than that time itself,
-// several times over once another allocation is live (CUBEHIP_GAPS_HOLD). Each C
-// variant that idles or touches reports the ns it really spent between calls
-// (<variant>-between-ns: a spin ends on the first clock read past its gap), and
-// clock-ns is one clock read's cost. CUBEHIP_GAPS_ORDER=launch runs the launch figure
-// first, and CUBEHIP_GAPS_PAUSE_MS sleeps that long between the figures; CUBEHIP_GAPS_ONLY=name
-// runs one figure; CUBEHIP_GAPS_HOLD=n keeps an allocation of n bytes live throughout.
+// what a C caller pausing that long between calls loses. Each reports the ns it really
+// spent between calls (<variant>-between-ns: a spin ends on the first clock read past
+// its gap, and the read before it, clock-ns, is not counted). CUBEHIP_GAPS_ORDER=launch
+// runs the launch figure first, CUBEHIP_GAPS_PAUSE_MS sleeps that long between the
+// figures, CUBEHIP_GAPS_ONLY=name runs one figure, and CUBEHIP_GAPS_HOLD=n keeps an
+// allocation of n bytes live throughout.
 func BenchmarkGaps(b *testing.B) {
 	e := setupBench(b)
 	p := e.p
