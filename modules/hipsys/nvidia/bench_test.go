@@ -105,6 +105,29 @@ var one = hipsys.Dim3{X: 1, Y: 1, Z: 1}
 
 func (e benchEnv) launch() error { return e.p.ModuleLaunchKernel(e.empty, one, one, 0, e.st, nil) }
 
+// allocFree allocates and frees 1 MiB, the anchor's alloc+free.
+func (e benchEnv) allocFree() error {
+	m, err := e.p.Malloc(1 << 20)
+	if err != nil {
+		return err
+	}
+	return e.p.Free(m)
+}
+
+// block runs op n times, then syncs the stream, and returns the µs per op: a Go side of
+// the paired benchmarks. Errors are checked with an if: a testify check in the loop
+// costs more than the differences measured (BenchmarkGaps, go-require).
+func (e benchEnv) block(b *testing.B, n int, op func() error) float64 {
+	start := time.Now()
+	for range n {
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	require.NoError(b, e.p.StreamSynchronize(e.st))
+	return float64(time.Since(start).Nanoseconds()) / 1e3 / float64(n)
+}
+
 // inTurn runs round r of a pair of blocks: the C side first in even rounds, the Go side
 // in odd ones, so that neither always follows the other and a drift slower than a pair
 // cancels out of the pair's ratio.
@@ -406,16 +429,6 @@ func BenchmarkInterleaved(b *testing.B) {
 	// (BenchmarkGaps, CUBEHIP_GAPS_HOLD).
 	var d hipsys.DevicePtr
 	buf := make([]byte, 4)
-	timeGo := func(n int, op func() error) float64 {
-		start := time.Now()
-		for range n {
-			if err := op(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		require.NoError(b, p.StreamSynchronize(e.st))
-		return float64(time.Since(start).Nanoseconds()) / 1e3 / float64(n)
-	}
 	cPerOp := func(n int) func(us float64, err error) float64 {
 		return func(us float64, err error) float64 {
 			require.NoError(b, err)
@@ -429,7 +442,7 @@ func BenchmarkInterleaved(b *testing.B) {
 		cLoop  func(n int) float64
 	}{
 		{"launch", 2000,
-			func(n int) float64 { return timeGo(n, e.launch) },
+			func(n int) float64 { return e.block(b, n, e.launch) },
 			func(n int) float64 { return cPerOp(n)(rawLaunchLoop(e.empty, e.st, n, false)) }},
 		// The same launches through the device's launch queue (queue.go): issued by the
 		// queue's C thread while this one only fills its ring. Held for its blocks only:
@@ -440,7 +453,7 @@ func BenchmarkInterleaved(b *testing.B) {
 				q, err := p.OpenLaunchQueue(0)
 				require.NoError(b, err)
 				defer func() { require.NoError(b, q.Close()) }()
-				return timeGo(n, func() error {
+				return e.block(b, n, func() error {
 					_, ref, err := q.Launch(e.empty, one, one, 0, e.st, nil, nil)
 					if len(ref) > 0 {
 						return ref[0].Err
@@ -451,7 +464,7 @@ func BenchmarkInterleaved(b *testing.B) {
 			func(n int) float64 { return cPerOp(n)(rawLaunchLoop(e.empty, e.st, n, false)) }},
 		{"launchsync", 500,
 			func(n int) float64 {
-				return timeGo(n, func() error {
+				return e.block(b, n, func() error {
 					if err := e.launch(); err != nil {
 						return err
 					}
@@ -460,21 +473,13 @@ func BenchmarkInterleaved(b *testing.B) {
 			},
 			func(n int) float64 { return cPerOp(n)(rawLaunchLoop(e.empty, e.st, n, true)) }},
 		{"replay", 500,
-			func(n int) float64 { return timeGo(n, func() error { return p.GraphLaunch(e.exec, e.st) }) },
+			func(n int) float64 { return e.block(b, n, func() error { return p.GraphLaunch(e.exec, e.st) }) },
 			func(n int) float64 { return cPerOp(n)(rawGraphLoop(e.exec, e.st, n, nil)) }},
 		{"read", 500,
-			func(n int) float64 { return timeGo(n, func() error { return p.MemcpyDtoH(buf, d) }) },
+			func(n int) float64 { return e.block(b, n, func() error { return p.MemcpyDtoH(buf, d) }) },
 			func(n int) float64 { return cPerOp(n)(rawReadLoop(d, n, nil)) }},
 		{"allocfree", 200, // the driver's alloc+free varies more from call to call than a launch: longer blocks
-			func(n int) float64 {
-				return timeGo(n, func() error {
-					m, err := p.Malloc(1 << 20)
-					if err != nil {
-						return err
-					}
-					return p.Free(m)
-				})
-			},
+			func(n int) float64 { return e.block(b, n, e.allocFree) },
 			func(n int) float64 { return cPerOp(n)(rawAllocLoop(1<<20, n, nil)) }},
 	}
 	const rounds = 101
@@ -603,13 +608,6 @@ func BenchmarkSpread(b *testing.B) {
 		}
 		require.NoError(b, p.StreamSynchronize(e.st))
 	}
-	allocFree := func() error {
-		m, err := p.Malloc(1 << 20)
-		if err != nil {
-			return err
-		}
-		return p.Free(m)
-	}
 	figures := []struct {
 		name  string
 		n     int
@@ -620,7 +618,7 @@ func BenchmarkSpread(b *testing.B) {
 			func(s []float64) error { _, err := rawLaunchLoopTimed(e.empty, e.st, len(s), false, s); return err }},
 		{"read", 500, func(s []float64) { timeGo(s, func() error { return p.MemcpyDtoH(buf, d) }) },
 			func(s []float64) error { _, err := rawReadLoop(d, len(s), s); return err }},
-		{"allocfree", 200, func(s []float64) { timeGo(s, allocFree) },
+		{"allocfree", 200, func(s []float64) { timeGo(s, e.allocFree) },
 			func(s []float64) error { _, err := rawAllocLoop(1<<20, len(s), s); return err }},
 	}
 	// stats gives a block's median operation, its mean, and the share of its time
@@ -693,14 +691,6 @@ func BenchmarkGaps(b *testing.B) {
 		name string
 		f    func(n int) float64
 	}
-	timed := func(n int, body func()) float64 {
-		start := time.Now()
-		for range n {
-			body()
-		}
-		require.NoError(b, p.StreamSynchronize(e.st))
-		return float64(time.Since(start).Nanoseconds()) / 1e3 / float64(n)
-	}
 	cOnly := func(us float64, err error) float64 {
 		require.NoError(b, err)
 		return us
@@ -735,26 +725,17 @@ func BenchmarkGaps(b *testing.B) {
 	}
 	figures := []figure{
 		{"allocfree", 200, allocProbe(probe{}), []variant{
-			{"go", func(n int) float64 {
-				return timed(n, func() {
-					m, err := p.Malloc(1 << 20)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := p.Free(m); err != nil {
-						b.Fatal(err)
-					}
-				})
-			}},
+			{"go", func(n int) float64 { return e.block(b, n, e.allocFree) }},
 			{"go-require", func(n int) float64 {
-				return timed(n, func() {
+				return e.block(b, n, func() error {
 					m, err := p.Malloc(1 << 20)
 					require.NoError(b, err)
 					require.NoError(b, p.Free(m))
+					return nil
 				})
 			}},
 			{"cgo1", func(n int) float64 {
-				return timed(n, func() { cOnly(rawAllocProbe(1<<20, 1, probe{ensure: true})) })
+				return e.block(b, n, func() error { _, err := rawAllocProbe(1<<20, 1, probe{ensure: true}); return err })
 			}},
 			{"c-ensure", allocProbe(probe{ensure: true})},
 			{"c-gap50", allocProbe(probe{gapNs: 50})},
@@ -764,14 +745,10 @@ func BenchmarkGaps(b *testing.B) {
 			{"c-touch256", allocProbe(probe{touchKB: 256})},
 		}},
 		{"launch", 2000, launchProbe(probe{}), []variant{
-			{"go", func(n int) float64 {
-				return timed(n, func() {
-					if err := e.launch(); err != nil {
-						b.Fatal(err)
-					}
-				})
+			{"go", func(n int) float64 { return e.block(b, n, e.launch) }},
+			{"go-require", func(n int) float64 {
+				return e.block(b, n, func() error { require.NoError(b, e.launch()); return nil })
 			}},
-			{"go-require", func(n int) float64 { return timed(n, func() { require.NoError(b, e.launch()) }) }},
 			{"c-ensure", launchProbe(probe{ensure: true})},
 			{"c-gap50", launchProbe(probe{gapNs: 50})},
 			{"c-gap100", launchProbe(probe{gapNs: 100})},
