@@ -667,7 +667,8 @@ func BenchmarkSpread(b *testing.B) {
 
 // BenchmarkGaps pairs variants of the alloc+free and launch loops with the plain C loop
 // (as BenchmarkInterleaved pairs them, 101 rounds, median ratio) to place what a call
-// from Go adds: go is the platform's calls with a plain error check, go-require the same
+// from Go adds: go is the platform's calls with a plain error check, go+call the same
+// with a cheap second cgo call after each launch (GetDevice), go-require the same
 // checked with require.NoError (testify's Helper call costs 0.1-0.2 µs: never in a timed
 // loop), c-gapN the C loop idling N ns after each driver call, c-touchN writing N KiB,
 // c-ensure running the trampolines' first step before each call, cgo1 one cgo call per
@@ -748,6 +749,15 @@ func BenchmarkGaps(b *testing.B) {
 			{"go", func(n int) float64 { return e.block(b, n, e.launch) }},
 			{"go-require", func(n int) float64 {
 				return e.block(b, n, func() error { require.NoError(b, e.launch()); return nil })
+			}},
+			{"go+call", func(n int) float64 { // a second, hot transition after each launch
+				return e.block(b, n, func() error {
+					if err := e.launch(); err != nil {
+						return err
+					}
+					_, err := p.GetDevice()
+					return err
+				})
 			}},
 			{"c-ensure", launchProbe(probe{ensure: true})},
 			{"c-gap50", launchProbe(probe{gapNs: 50})},
