@@ -675,10 +675,9 @@ func BenchmarkSpread(b *testing.B) {
 // alloc+free. The c- variants price the Go path's transition in the driver's own terms:
 // what a C caller pausing that long between calls loses. Each reports the ns it really
 // spent between calls (<variant>-between-ns: a spin ends on the first clock read past
-// its gap, and the read before it, clock-ns, is not counted). CUBEHIP_GAPS_ORDER=launch
-// runs the launch figure first, CUBEHIP_GAPS_PAUSE_MS sleeps that long between the
-// figures, CUBEHIP_GAPS_ONLY=name runs one figure, and CUBEHIP_GAPS_HOLD=n keeps an
-// allocation of n bytes live throughout.
+// its gap, and the read before it, clock-ns, is not counted). CUBEHIP_GAPS_ONLY=name
+// runs one figure, and CUBEHIP_GAPS_HOLD=n keeps an allocation of n bytes live
+// throughout.
 func BenchmarkGaps(b *testing.B) {
 	e := setupBench(b)
 	p := e.p
@@ -766,17 +765,10 @@ func BenchmarkGaps(b *testing.B) {
 			{"c-touch256", launchProbe(probe{touchKB: 256})},
 		}},
 	}
-	if os.Getenv("CUBEHIP_GAPS_ORDER") == "launch" {
-		slices.Reverse(figures)
-	}
-	pause, _ := strconv.Atoi(os.Getenv("CUBEHIP_GAPS_PAUSE_MS"))
 	if only := os.Getenv("CUBEHIP_GAPS_ONLY"); only != "" {
 		figures = slices.DeleteFunc(figures, func(f figure) bool { return f.name != only })
 	}
-	for i, f := range figures {
-		if i > 0 {
-			time.Sleep(time.Duration(pause) * time.Millisecond)
-		}
+	for _, f := range figures {
 		for _, v := range f.variants {
 			var xs []float64
 			for r := range rounds {
