@@ -88,6 +88,12 @@ type ModuleAPI interface {
 	ModuleGetFunction(module Module, name string) (Function, error)
 	ModuleLaunchKernel(fn Function, grid, block Dim3, sharedMemBytes uint32, stream Stream, args *KernelArgs) error
 	ModuleUnload(module Module) error
+	// FuncGetParams lists fn's parameters in declaration order, as the platform's
+	// compiler laid out the kernel's parameter block (the cpu device's compiled
+	// signature, AMD's code-object metadata, the driver's cuFuncGetParamInfo). It lets
+	// the layers above check a launch's arguments before anything is queued. Where the
+	// platform cannot tell (a driver without the query), it is hipErrorNotSupported.
+	FuncGetParams(fn Function) ([]KernelParam, error)
 }
 
 // GraphAPI is stream capture and graphs. While a stream captures, work queued on it is

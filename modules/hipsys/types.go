@@ -167,3 +167,20 @@ type DeviceProps struct {
 	PCIDeviceID                   int
 	PCIDomainID                   int
 }
+
+// ParamKind says what a kernel parameter is, where the platform can tell.
+type ParamKind uint8
+
+const (
+	ParamUnknown ParamKind = iota // the platform knows the size and offset only (nvidia)
+	ParamPointer                  // a device pointer: a buffer argument
+	ParamValue                    // a by-value scalar or struct
+)
+
+// KernelParam is one parameter of a compiled kernel: where it sits in the parameter
+// block, how many bytes it takes, and (where the platform knows) what it is and its name.
+type KernelParam struct {
+	Offset, Size uint32
+	Kind         ParamKind
+	Name         string // the source's name where the platform keeps it ("" otherwise)
+}

@@ -107,3 +107,9 @@ func (p *Platform) ModuleUnload(m hipsys.Module) error {
 	C.free(*(*unsafe.Pointer)(unsafe.Pointer(&img)))
 	return nil
 }
+
+// FuncGetParams is not answered by this platform yet: hipErrorNotSupported, which the
+// layers above take as "cannot check the arguments".
+func (p *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
+	return nil, hipsys.NewError("amd", "hipFuncGetParams", hipsys.ErrorNotSupported, "")
+}

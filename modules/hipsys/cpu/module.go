@@ -142,3 +142,9 @@ func shapeOK(grid, block hipsys.Dim3) bool {
 		block.X <= b[0] && block.Y <= b[1] && block.Z <= b[2] &&
 		block.Count() <= maxThreadsPerBlock
 }
+
+// FuncGetParams is not answered by this platform yet: hipErrorNotSupported, which the
+// layers above take as "cannot check the arguments".
+func (p *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
+	return nil, hipsys.NewError("cpu", "hipFuncGetParams", hipsys.ErrorNotSupported, "")
+}

@@ -32,6 +32,13 @@ func (w *Platform) ModuleUnload(module hipsys.Module) error {
 	return w.inner.ModuleUnload(module)
 }
 
+func (w *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
+	if err := w.check(cFuncGetParams); err != nil {
+		return nil, err
+	}
+	return w.inner.FuncGetParams(fn)
+}
+
 func (w *Platform) StreamBeginCapture(stream hipsys.Stream, mode hipsys.CaptureMode) error {
 	if err := w.check(cStreamBeginCapture); err != nil {
 		return err

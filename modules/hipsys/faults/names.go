@@ -44,6 +44,7 @@ const (
 	cModuleGetFunction
 	cModuleLaunchKernel
 	cModuleUnload
+	cFuncGetParams
 
 	cStreamBeginCapture
 	cStreamEndCapture
@@ -88,7 +89,7 @@ var methods = map[string]call{
 	"EventQuery": cEventQuery, "EventSynchronize": cEventSynchronize,
 	"EventElapsedTime": cEventElapsedTime, "EventDestroy": cEventDestroy,
 
-	"ModuleLoadData": cModuleLoadData, "ModuleGetFunction": cModuleGetFunction,
+	"ModuleLoadData": cModuleLoadData, "ModuleGetFunction": cModuleGetFunction, "FuncGetParams": cFuncGetParams,
 	"ModuleLaunchKernel": cModuleLaunchKernel, "ModuleUnload": cModuleUnload,
 
 	"StreamBeginCapture": cStreamBeginCapture, "StreamEndCapture": cStreamEndCapture,

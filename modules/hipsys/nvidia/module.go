@@ -151,3 +151,9 @@ func (p *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim
 	}
 	return nil
 }
+
+// FuncGetParams is not answered by this platform yet: hipErrorNotSupported, which the
+// layers above take as "cannot check the arguments".
+func (p *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
+	return nil, hipsys.NewError("nvidia", "hipFuncGetParams", hipsys.ErrorNotSupported, "")
+}
