@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys/cpu"
 )
 
 func TestOpenRejectsANegativeDevice(t *testing.T) {
@@ -33,4 +35,13 @@ func TestFakeLaunchRecords(t *testing.T) {
 	assert.NotNil(t, FakeLaunchEntry())
 	assert.NotNil(t, FakeParamInfoEntry())
 	assert.NotZero(t, ThreadSelf())
+}
+
+// The loops are the CUDA driver's: any other platform has none, and no error.
+func TestForAnotherPlatformIsNil(t *testing.T) {
+	p, err := cpu.Open()
+	require.NoError(t, err)
+	d, err := For(p)
+	require.NoError(t, err)
+	assert.Nil(t, d)
 }
