@@ -18,12 +18,12 @@ import (
 // straight to the driver on the caller's thread before the queue's parked thread is
 // woken to take the next ones. A launch followed by a sync or a read (a latency-bound
 // caller) never wakes it and pays nothing over ModuleLaunchKernel (the queue's tests
-// check that such launches are issued on the caller's thread). A loop of launches kicks
-// the thread awake (one
-// futex call) and goes on launching directly until the thread is seen running, then
-// queues: the wake-up's latency, tens of microseconds on a virtual machine's idle CPU,
-// is never waited for. 2 is the least run that tells a loop from a launch and its sync;
-// no larger value was measured.
+// check that such launches are issued on the caller's thread). A loop of launches
+// kicks the thread awake (one futex call) and goes on launching directly until the
+// thread is seen running, then queues: the wake-up's latency, tens of microseconds on a
+// virtual machine's idle CPU, is never waited for. With 2, a caller that makes two
+// launches between syncs (a kernel and its follow-up) never wakes the thread either; no
+// other value was measured.
 const handoffRun = 2
 
 // handoffGap is how close two launches must follow each other for the second to count
@@ -36,7 +36,7 @@ const handoffGap = 20 * time.Microsecond
 // refillFree is how many slots a producer that found the ring full waits for. It sleeps
 // until then, and the queue's thread pays a wake-up (a futex call on its own path) once
 // per refillFree launches: with half the ring, about once per 420 µs of driver work on
-// an H200 (128 launches of 3.3 µs), under 1% of a launch each, while the 128 launches
+// an H200 (128 launches of 3.3 µs), under 1% per launch, while the 128 launches
 // still queued keep the driver busy while the producer wakes. No other value was
 // measured.
 const refillFree = C.CUBEHIP_Q_SLOTS / 2
