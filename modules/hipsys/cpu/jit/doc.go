@@ -15,6 +15,7 @@
 //	(*Module).Function(name string) (*Function, error)
 //	(*Module).Close() error
 //	(*Function).Launch(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error
+//	(*Function).Params() []hipsys.KernelParam      // offsets as the C++ ABI lays them out
 //
 // Errors are *hipsys.Error with Platform "cpu" and the HIP call the step stands for:
 // hiprtcCompileProgram, hipModuleLoadData, hipModuleGetFunction, hipModuleUnload,

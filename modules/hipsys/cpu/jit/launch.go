@@ -42,10 +42,18 @@ var (
 
 // Function is one kernel entry of a loaded Module.
 type Function struct {
-	m     *Module
-	name  string
-	run   unsafe.Pointer // cubehip_run_<name>
-	sizes []uint32       // each parameter's size, from cubehip_sig_<name>
+	m      *Module
+	name   string
+	run    unsafe.Pointer       // cubehip_run_<name>
+	sizes  []uint32             // each parameter's size, from cubehip_sig_<name>
+	params []hipsys.KernelParam // each parameter's place in the parameter block and kind
+}
+
+// Params lists the kernel's parameters in declaration order: each one's offset in the
+// parameter block as the C++ ABI lays it out (aligned to its type), its size, and whether
+// it is a pointer or a value. Names are not kept (""). The slice is the caller's.
+func (f *Function) Params() []hipsys.KernelParam {
+	return append([]hipsys.KernelParam(nil), f.params...)
 }
 
 // Name is the entry's name.

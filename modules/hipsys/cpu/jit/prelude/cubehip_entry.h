@@ -128,9 +128,10 @@ struct block_walk {
 
 template <class Fn> struct entry;
 template <class... A> struct entry<void (*)(A...)> {
-	static unsigned sig(uint32_t* sizes, unsigned cap) {
-		const uint32_t s[] = {uint32_t(sizeof(A))..., 0};
-		for (unsigned i = 0; i < sizeof...(A) && i < cap; i++) sizes[i] = s[i];
+	static unsigned sig(cubehip_param* out, unsigned cap) {
+		const cubehip_param s[] = {cubehip_param{uint32_t(sizeof(A)), uint32_t(alignof(A)), uint32_t(std::is_pointer<A>::value)}...,
+		                           cubehip_param{0, 0, 0}};
+		for (unsigned i = 0; i < sizeof...(A) && i < cap; i++) out[i] = s[i];
 		return sizeof...(A);
 	}
 
@@ -214,8 +215,8 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
 	CUBEHIP_EXPORT int cubehip_run_##sym(const cubehip_launch* L, uint64_t b, uint64_t e, cubehip_arena* a) { \
 		return ::cubehip::entry<decltype(&fn)>::template mode<&fn>(L, b, e, a);                               \
 	}                                                                                                         \
-	CUBEHIP_EXPORT unsigned cubehip_sig_##sym(uint32_t* sizes, unsigned cap) {                                \
-		return ::cubehip::entry<decltype(&fn)>::sig(sizes, cap);                                              \
+	CUBEHIP_EXPORT unsigned cubehip_sig_##sym(cubehip_param* params, unsigned cap) {                          \
+		return ::cubehip::entry<decltype(&fn)>::sig(params, cap);                                             \
 	}
 #define CUBEHIP_DYN_SHARED_STORAGE alignas(64) CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[CUBEHIP_MAX_SHARED];
 
