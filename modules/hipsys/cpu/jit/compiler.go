@@ -131,8 +131,22 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 			return nil, "", internal(err)
 		}
 	}
-	prog := scan(source)
 	opt, user := compilerFlags(options)
+	file := sourceName(name)
+	// The flags that decide what the preprocessor keeps: every compile flag but the
+	// output, in the same order.
+	common := append(append([]string{}, baseFlags(opt)...), extraFlags()...)
+	common = append(common, "-I", filepath.Join(tmp, "headers"), "-I", inc)
+	common = append(common, user...)
+	common = append(common, "-include", filepath.Join(inc, "cubehip_prelude.h"))
+	var live map[int]bool
+	if conditional.MatchString(source) {
+		if err := os.WriteFile(filepath.Join(tmp, file), []byte(source), 0o644); err != nil {
+			return nil, "", internal(err)
+		}
+		live = liveLines(tc, tmp, file, source, ppFlags(common))
+	}
+	prog := scanLive(source, live)
 	for _, h := range headers {
 		prog.barrier = prog.barrier || strings.Contains(h.source, "__syncthreads")
 		prog.tlsBuiltins = prog.tlsBuiltins || builtinsOutside(h.source, nil)
@@ -142,17 +156,13 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		// __device__ functions too.
 		prog.tlsBuiltins = prog.tlsBuiltins || strings.HasPrefix(f, "-I")
 	}
-	file := sourceName(name)
 	if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o644); err != nil {
 		return nil, "", internal(err)
 	}
 	args := append([]string{}, tc.argv[1:]...)
-	args = append(args, baseFlags(opt)...)
-	args = append(args, extraFlags()...)
+	args = append(args, common...)
 	args = append(args, "-DCUBEHIP_FIBERS="+boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS="+boolFlag(prog.tlsBuiltins))
-	args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", inc)
-	args = append(args, user...)
-	args = append(args, "-include", filepath.Join(inc, "cubehip_prelude.h"), "-o", "kernel.so", file)
+	args = append(args, "-o", "kernel.so", file)
 	cmd := exec.CommandContext(context.Background(), tc.argv[0], args...)
 	cmd.Dir = tmp
 	var out bytes.Buffer
@@ -199,6 +209,19 @@ func baseFlags(opt string) []string {
 		// privatizes the lambda's closure per lane before inlining it. $CUBEHIP_CPU_CXXFLAGS
 		// chooses otherwise.
 	}
+}
+
+// ppFlags drops from compile flags those that only concern code generation and linking,
+// which a preprocessor-only run warns about or rejects.
+func ppFlags(flags []string) []string {
+	var out []string
+	for _, f := range flags {
+		if f == "-shared" || f == "-fPIC" || f == "-pipe" || strings.HasPrefix(f, "-Wl,") {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // extraFlags are $CUBEHIP_CPU_CXXFLAGS, appended after the jit's own so they can override

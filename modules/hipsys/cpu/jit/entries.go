@@ -43,9 +43,15 @@ type scope struct {
 }
 
 // scan finds the entry points and dynamic shared declarations of src.
-func scan(src string) *program {
+func scan(src string) *program { return scanLive(src, nil) }
+
+// scanLive is scan taking only what sits on live lines (1-based; nil = every line): the
+// lines the preprocessor kept, so a kernel in a disabled #if block is not an entry.
+func scanLive(src string, live map[int]bool) *program {
 	toks := tokenize(src)
 	p := &program{}
+	lines := newLineIndex(src)
+	alive := func(tok token) bool { return live == nil || live[lines.of(tok.start)] }
 	var stack []scope
 	pendingNS, pendingName := false, ""
 	seen := map[string]bool{}
@@ -82,14 +88,14 @@ func scan(src string) *program {
 			p.barrier = true
 		case t.text == "HIP_DYNAMIC_SHARED" || t.text == "cubehip_dyn_shared":
 			p.dynShared = true
-		case t.text == "extern" && i+1 < len(toks) && toks[i+1].text == "__shared__":
+		case t.text == "extern" && i+1 < len(toks) && toks[i+1].text == "__shared__" && alive(t):
 			if d, ok := sharedDecl(toks, i, inFunction()); ok {
 				p.shared = append(p.shared, d)
 				p.dynShared = true
 			}
 		case t.text == "__global__" && !inFunction():
 			at, ok := kernelName(toks, i)
-			if !ok || !(externC() || declaredExternC(toks, i)) {
+			if !ok || !alive(toks[at]) || !(externC() || declaredExternC(toks, i)) {
 				continue
 			}
 			// Only a definition is an entry: the launcher relies on the body being wrapped
@@ -110,6 +116,22 @@ func scan(src string) *program {
 	p.rewritten = rewrite(src, p.bodies, p.shared)
 	return p
 }
+
+// lineIndex holds the byte offset at which each line of a source starts.
+type lineIndex []int
+
+func newLineIndex(src string) lineIndex {
+	idx := lineIndex{0}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	return idx
+}
+
+// of returns the 1-based line holding byte offset off.
+func (l lineIndex) of(off int) int { return sort.SearchInts(l, off+1) }
 
 // builtinNames are the index variables and HIP's macros for them; a name is counted by
 // prefix, so hipThreadIdx counts hipThreadIdx_x.
