@@ -148,6 +148,7 @@ template <class... A> struct entry<void (*)(A...)> {
 		c->bid = uint3{w.x, w.y, w.z};
 		c->count = end - b;
 		args.template call<F>();
+		print_flush();
 		return 0;
 	}
 
@@ -194,6 +195,7 @@ template <class... A> struct entry<void (*)(A...)> {
 			}
 		}
 		*slot = outer;
+		print_flush();
 		return 0;
 	}
 };

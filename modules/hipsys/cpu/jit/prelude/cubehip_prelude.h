@@ -9,9 +9,7 @@
  *    GPU thread runs (and before each fiber resumes);
  *  - __shared__ is `static thread_local`: one copy per OS thread, which is one copy per
  *    running block, shared by all of that block's threads;
- *  - warpSize is 1: every thread is its own warp, so shuffles return the caller's value and
- *    votes its own predicate. Kernels that assume 32 or 64 lanes without reading warpSize
- *    compute wrong results here.
+ *  - warps: see cubehip_warp.h.
  */
 #pragma once
 #define __HIP_PLATFORM_CUBEHIP_CPU__ 1
@@ -19,6 +17,7 @@
 #define __HIPCC__ 1
 
 #include <cmath>
+#include <math.h> /* C++'s float overloads in the global namespace: sqrt(float) is a float */
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -89,6 +88,7 @@ extern CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[];
 static constexpr int warpSize = 1;
 
 #include "cubehip_device.h"
+#include "cubehip_printf.h"
 #include "cubehip_fiber.h"
 #include "cubehip_entry.h"
 
