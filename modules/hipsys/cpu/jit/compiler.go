@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -64,7 +65,7 @@ func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options
 		}
 		hs[i] = header{h.Name, h.Source}
 	}
-	key := cacheKey(tc.identity+"\x00"+strings.Join(extraFlags(), " "), options, hs, source)
+	key := cacheKey(tc.identity+"\x00"+strings.Join(extraFlags(), " ")+"\x00warp"+strconv.Itoa(WarpSize), options, hs, source)
 
 	c.mu.Lock()
 	if img, ok := c.memory[key]; ok {
@@ -135,7 +136,8 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	file := sourceName(name)
 	// The flags that decide what the preprocessor keeps: every compile flag but the
 	// output, in the same order.
-	common := append(append([]string{}, baseFlags(opt)...), extraFlags()...)
+	common := append(append([]string{}, baseFlags(opt)...), "-DCUBEHIP_WARP_SIZE="+strconv.Itoa(WarpSize))
+	common = append(common, extraFlags()...)
 	common = append(common, "-I", filepath.Join(tmp, "headers"), "-I", inc)
 	common = append(common, user...)
 	common = append(common, "-include", filepath.Join(inc, "cubehip_prelude.h"))
@@ -149,6 +151,9 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	prog := scanLive(source, live)
 	for _, h := range headers {
 		prog.barrier = prog.barrier || strings.Contains(h.source, "__syncthreads")
+		if namesWarp(h.source) {
+			prog.warps, prog.barrier, prog.tlsBuiltins = true, true, true
+		}
 		prog.tlsBuiltins = prog.tlsBuiltins || builtinsOutside(h.source, nil)
 	}
 	for _, f := range user {
@@ -161,7 +166,8 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	}
 	args := append([]string{}, tc.argv[1:]...)
 	args = append(args, common...)
-	args = append(args, "-DCUBEHIP_FIBERS="+boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS="+boolFlag(prog.tlsBuiltins))
+	args = append(args, "-DCUBEHIP_FIBERS="+boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS="+boolFlag(prog.tlsBuiltins),
+		"-DCUBEHIP_WARPS="+boolFlag(prog.warps))
 	args = append(args, "-o", "kernel.so", file)
 	cmd := exec.CommandContext(context.Background(), tc.argv[0], args...)
 	cmd.Dir = tmp

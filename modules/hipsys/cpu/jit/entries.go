@@ -11,6 +11,7 @@ type program struct {
 	bodies      []body   // the entries' bodies, wrapped in the thread loop before compiling
 	shared      []shared // extern __shared__ declarations, rewritten before compiling
 	barrier     bool     // the source names __syncthreads: its kernels run as fibers
+	warps       bool     // the source names a warp function: fibers scheduled as warps too
 	dynShared   bool     // the translation unit needs the dynamic shared buffer
 	tlsBuiltins bool     // threadIdx & co. are named outside entry bodies (builtinsOutside)
 	rewritten   string   // the source with bodies and shared rewritten, line numbers unchanged
@@ -86,6 +87,8 @@ func scanLive(src string, live map[int]bool) *program {
 			pendingNS = false
 		case t.text == "__syncthreads" || strings.HasPrefix(t.text, "__syncthreads_"):
 			p.barrier = true
+		case warpNames[t.text]:
+			p.warps = true
 		case t.text == "HIP_DYNAMIC_SHARED" || t.text == "cubehip_dyn_shared":
 			p.dynShared = true
 		case t.text == "extern" && i+1 < len(toks) && toks[i+1].text == "__shared__" && alive(t):
@@ -112,9 +115,39 @@ func scanLive(src string, live map[int]bool) *program {
 			}
 		}
 	}
-	p.tlsBuiltins = builtinsOutside(src, p.bodies)
+	// Warp functions and cooperative groups read the running thread's index and wait
+	// at barriers from the prelude's code: such a module runs as fibers, with the
+	// thread-local index kept current.
+	if p.warps {
+		p.barrier, p.tlsBuiltins = true, true
+	} else {
+		p.tlsBuiltins = builtinsOutside(src, p.bodies)
+	}
 	p.rewritten = rewrite(src, p.bodies, p.shared)
 	return p
+}
+
+// warpNames are the functions (and cooperative groups' names, whose members call them
+// and __syncthreads from a header) that make a module's threads run as warps.
+var warpNames = map[string]bool{
+	"__shfl": true, "__shfl_up": true, "__shfl_down": true, "__shfl_xor": true,
+	"__shfl_sync": true, "__shfl_up_sync": true, "__shfl_down_sync": true, "__shfl_xor_sync": true,
+	"__ballot": true, "__ballot_sync": true, "__any": true, "__all": true, "__any_sync": true, "__all_sync": true,
+	"__uni_sync": true, "__activemask": true, "__syncwarp": true, "__lane_id": true,
+	"__reduce_add_sync": true, "__reduce_min_sync": true, "__reduce_max_sync": true,
+	"__reduce_and_sync": true, "__reduce_or_sync": true, "__reduce_xor_sync": true,
+	"__match_any_sync": true, "__match_all_sync": true,
+	"cooperative_groups": true, "tiled_partition": true, "thread_block_tile": true, "this_thread_block": true,
+}
+
+// namesWarp reports whether text names a warp function anywhere (an in-memory header).
+func namesWarp(text string) bool {
+	for _, t := range tokenize(text) {
+		if t.kind == 'i' && warpNames[t.text] {
+			return true
+		}
+	}
+	return false
 }
 
 // lineIndex holds the byte offset at which each line of a source starts.

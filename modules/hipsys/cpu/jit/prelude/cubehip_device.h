@@ -1,5 +1,5 @@
 /* cubehip_device.h: HIP's device functions on the host: barriers and fences, atomics,
- * math, integer intrinsics and the (one-lane) warp functions. */
+ * math and integer intrinsics. (Warp functions: cubehip_warp.h.) */
 #pragma once
 
 /* ---- barriers and fences ---------------------------------------------------------- */
@@ -15,7 +15,6 @@ CUBEHIP_HIDDEN void barrier();
  * plain loop (its source never names __syncthreads) there is no scheduler and this is a
  * no-op; that only happens when the call is hidden in a header outside the program. */
 inline void __syncthreads() { cubehip::barrier(); }
-inline void __syncwarp(unsigned long long = 0) {}
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -37,20 +36,3 @@ inline std::common_type_t<A, B> max(A a, B b) {
 
 #include "cubehip_math.h"
 
-/* ---- warp functions: warpSize is 1, so every lane is the caller. ------------------- */
-template <class T> inline T __shfl(T v, int, int = warpSize) { return v; }
-template <class T> inline T __shfl_up(T v, unsigned, int = warpSize) { return v; }
-template <class T> inline T __shfl_down(T v, unsigned, int = warpSize) { return v; }
-template <class T> inline T __shfl_xor(T v, int, int = warpSize) { return v; }
-template <class T> inline T __shfl_sync(unsigned long long, T v, int, int = warpSize) { return v; }
-template <class T> inline T __shfl_up_sync(unsigned long long, T v, unsigned, int = warpSize) { return v; }
-template <class T> inline T __shfl_down_sync(unsigned long long, T v, unsigned, int = warpSize) { return v; }
-template <class T> inline T __shfl_xor_sync(unsigned long long, T v, int, int = warpSize) { return v; }
-inline unsigned long long __ballot(int p) { return p ? 1ull : 0ull; }
-inline unsigned long long __ballot_sync(unsigned long long, int p) { return p ? 1ull : 0ull; }
-inline int __any(int p) { return p != 0; }
-inline int __all(int p) { return p != 0; }
-inline int __any_sync(unsigned long long, int p) { return p != 0; }
-inline int __all_sync(unsigned long long, int p) { return p != 0; }
-inline unsigned long long __activemask() { return 1ull; }
-inline unsigned __lane_id() { return 0; }

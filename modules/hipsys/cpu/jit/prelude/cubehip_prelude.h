@@ -85,11 +85,17 @@ extern CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[];
 #define hipGridDim_y (gridDim.y)
 #define hipGridDim_z (gridDim.z)
 
-static constexpr int warpSize = 1;
+/* Lanes per warp: 32 as on NVIDIA and RDNA, or 64 (CDNA's wavefront) when the jit is asked
+ * for it (CUBEHIP_WARP_SIZE on its command line). */
+#ifndef CUBEHIP_WARP_SIZE
+#define CUBEHIP_WARP_SIZE 32
+#endif
+static constexpr int warpSize = CUBEHIP_WARP_SIZE;
 
 #include "cubehip_device.h"
 #include "cubehip_printf.h"
 #include "cubehip_fiber.h"
 #include "cubehip_entry.h"
+#include "cubehip_warp.h"
 
 extern "C" __attribute__((visibility("default"))) unsigned cubehip_abi_version(void) { return CUBEHIP_ABI_VERSION; }
