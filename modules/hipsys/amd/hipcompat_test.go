@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys/amd"
+	"github.com/cubehip/cubehip/modules/hipsys/conformance"
 )
 
 // The same sources the cpu and nvidia platforms compile, compiled by the installed
@@ -63,6 +64,23 @@ extern "C" __global__ void k(int* a) {
 			code, log, err := amd.CompileFor("gfx90a", src, "compat.hip", nil)
 			require.NoError(t, err, "log:\n%s", log)
 			assert.NoError(t, amd.CheckCodeObject(code, "gfx90a", "k"))
+		})
+	}
+}
+
+// Every corpus kernel (the sources the cpu platform runs and the H200 runs) compiles for
+// gfx90a with the installed hiprtc, with each entry in the code object.
+func TestCorpusCompilesForGfx90a(t *testing.T) {
+	supported(t)
+	corpus := conformance.Corpus()
+	require.NotEmpty(t, corpus)
+	for _, k := range corpus {
+		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
+			code, log, err := amd.CompileFor("gfx90a", k.Source, k.Name+".hip", conformance.CorpusOptions)
+			require.NoError(t, err, "log:\n%s", log)
+			require.NotEmpty(t, k.Entries)
+			assert.NoError(t, amd.CheckCodeObject(code, "gfx90a", k.Entries...))
 		})
 	}
 }

@@ -110,6 +110,13 @@ const hipCooperativeGroupsHeader = `#pragma once
 #include <cooperative_groups/scan.h>
 `
 
+// typeTraitsHeader gives <type_traits> to NVRTC, which has no C++ library of its own:
+// libcu++'s traits (from the toolkit's CCCL headers), named in std as HIP code names them.
+const typeTraitsHeader = `#pragma once
+#include <cuda/std/type_traits>
+namespace std { using namespace ::cuda::std; }
+`
+
 // builtinHeaders are the in-memory HIP headers, in the order NVRTC is given them.
 var builtinHeaders = []hipsys.Header{
 	{Name: "hip/hip_runtime.h", Source: hipRuntimeHeader},
@@ -122,6 +129,7 @@ var builtinHeaders = []hipsys.Header{
 	{Name: "hip/math_functions.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
 	{Name: "hip/device_functions.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
 	{Name: "hip/hip_common.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
+	{Name: "type_traits", Source: typeTraitsHeader},
 }
 
 // programHeaders is the caller's headers followed by the built-in ones it does not
