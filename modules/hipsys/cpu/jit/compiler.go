@@ -134,10 +134,12 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	}
 	opt, user := compilerFlags(options)
 	file := sourceName(name)
+	// codegen are the flags that decide the code, paths aside.
+	codegen := append(append([]string{}, baseFlags(opt)...), "-DCUBEHIP_WARP_SIZE="+strconv.Itoa(WarpSize))
+	codegen = append(codegen, extraFlags()...)
 	// The flags that decide what the preprocessor keeps: every compile flag but the
-	// output, in the same order.
-	common := append(append([]string{}, baseFlags(opt)...), "-DCUBEHIP_WARP_SIZE="+strconv.Itoa(WarpSize))
-	common = append(common, extraFlags()...)
+	// modes, which the scan decides next and which change nothing in the user's lines.
+	common := append([]string{}, codegen...)
 	common = append(common, "-I", filepath.Join(tmp, "headers"), "-I", inc)
 	common = append(common, user...)
 	common = append(common, "-include", filepath.Join(inc, "cubehip_prelude.h"))
@@ -164,11 +166,15 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o644); err != nil {
 		return nil, "", internal(err)
 	}
+	modes := []string{"-DCUBEHIP_FIBERS=" + boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS=" + boolFlag(prog.tlsBuiltins),
+		"-DCUBEHIP_WARPS=" + boolFlag(prog.warps)}
+	prelude := preludeDir(tc, inc, append(append([]string{}, codegen...), modes...))
 	args := append([]string{}, tc.argv[1:]...)
-	args = append(args, common...)
-	args = append(args, "-DCUBEHIP_FIBERS="+boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS="+boolFlag(prog.tlsBuiltins),
-		"-DCUBEHIP_WARPS="+boolFlag(prog.warps))
-	args = append(args, "-o", "kernel.so", file)
+	args = append(args, codegen...)
+	args = append(args, modes...)
+	args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", prelude)
+	args = append(args, user...)
+	args = append(args, "-include", filepath.Join(prelude, "cubehip_prelude.h"), "-o", "kernel.so", file)
 	cmd := exec.CommandContext(context.Background(), tc.argv[0], args...)
 	cmd.Dir = tmp
 	var out bytes.Buffer

@@ -50,6 +50,11 @@
 // one OS thread runs one block at a time). A launcher per entry is appended to the
 // translation unit. Line numbers are kept, so the compile log points at the user's lines.
 //
+// The prelude is precompiled (GCC's precompiled headers) once per set of code-generation
+// flags and modes, in the background after the first compile that needs it, under
+// DefaultCacheDir/cpu-v1/pch; later compiles load it instead of parsing the prelude
+// (pch.go; CUBEHIP_CPU_PCH=0 turns it off).
+//
 // Code objects are cached by a hash of the source, headers, options, the compiler's
 // identity, the CPU's features and the prelude: in memory per Compiler and on disk under
 // <cacheDir>/cpu-v1 (files written atomically, so processes may share the directory). A

@@ -368,12 +368,14 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
 }
 
 #define CUBEHIP_EXPORT extern "C" __attribute__((visibility("default")))
-#define CUBEHIP_ENTRY(sym, fn, mode)                                                                        \
-	CUBEHIP_EXPORT int cubehip_run_##sym(const cubehip_launch* L, uint64_t b, uint64_t e, cubehip_arena* a) { \
-		return ::cubehip::entry<decltype(&fn)>::template mode<&fn>(L, b, e, a);                               \
-	}                                                                                                         \
-	CUBEHIP_EXPORT unsigned cubehip_sig_##sym(cubehip_param* params, unsigned cap) {                          \
-		return ::cubehip::entry<decltype(&fn)>::sig(params, cap);                                             \
+/* The launcher's own parameters have reserved names: a kernel may be called L or a. */
+#define CUBEHIP_ENTRY(sym, fn, mode)                                                                                   \
+	CUBEHIP_EXPORT int cubehip_run_##sym(const cubehip_launch* __cubehip_l, uint64_t __cubehip_b, uint64_t __cubehip_e, \
+	                                     cubehip_arena* __cubehip_a) {                                               \
+		return ::cubehip::entry<decltype(&fn)>::template mode<&fn>(__cubehip_l, __cubehip_b, __cubehip_e, __cubehip_a); \
+	}                                                                                                                \
+	CUBEHIP_EXPORT unsigned cubehip_sig_##sym(cubehip_param* __cubehip_p, unsigned __cubehip_cap) {                  \
+		return ::cubehip::entry<decltype(&fn)>::sig(__cubehip_p, __cubehip_cap);                                     \
 	}
 #define CUBEHIP_DYN_SHARED_STORAGE alignas(64) CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[CUBEHIP_MAX_SHARED];
 
