@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit/internal/hostmem"
 )
 
 // Every public HIP header name resolves to cubehip's own: with all of them included, the
@@ -30,7 +33,8 @@ extern "C" __global__ void k(float* out) {
 	cg::thread_block b = cg::this_thread_block();
 	__half h = 1.5f;
 	__hip_bfloat16 bf = 2.0f;
-	out[b.thread_rank()] = float(h) * float(bf);
+	hipFloatComplex z = hipCmulf(make_hipFloatComplex(1, 2), make_hipFloatComplex(3, -1)); // 5+5i
+	out[b.thread_rank()] = float(h) * float(bf) + hipCabsf(hipCdivf(z, make_hipFloatComplex(5, 5)));
 }
 `)
 	img, log, err := NewCompiler(t.TempDir()).Compile(src.String(), "headers.hip", nil, nil)
@@ -38,6 +42,13 @@ extern "C" __global__ void k(float* out) {
 	m, err := Load(img)
 	require.NoError(t, err)
 	defer m.Close()
-	_, err = m.Function("k")
+	f, err := m.Function("k")
 	require.NoError(t, err)
+	out := hostmem.Alloc(4 * 4)
+	defer hostmem.Free(out)
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(out))
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	require.NoError(t, f.Launch(one, hipsys.Dim3{X: 4, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets()))
+	require.Equal(t, []float32{4, 4, 4, 4}, hostmem.Slice[float32](out, 4)) // 1.5*2 + |1|
 }

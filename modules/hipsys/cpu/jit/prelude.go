@@ -36,7 +36,7 @@ var hipHeaders = map[string]string{
 	"hip_vector_types.h":       "prelude/hip_runtime.h", "math_functions.h": "prelude/hip_runtime.h",
 	"device_functions.h": "prelude/hip_runtime.h", "hip_common.h": "prelude/hip_runtime.h",
 	"hip_math_constants.h": "prelude/hip_runtime.h", "hip_version.h": "prelude/hip_runtime.h",
-	"hip_complex.h": "prelude/hip_runtime.h", "hip_ext.h": "prelude/hip_runtime.h",
+	"hip_complex.h": "prelude/hip_complex.h", "hip_ext.h": "prelude/hip_runtime.h",
 	"hip_profile.h": "prelude/hip_runtime.h", "hip_texture_types.h": "prelude/hip_runtime.h",
 	"channel_descriptor.h": "prelude/hip_runtime.h", "driver_types.h": "prelude/hip_runtime.h",
 	"library_types.h": "prelude/hip_runtime.h", "surface_types.h": "prelude/hip_runtime.h",
