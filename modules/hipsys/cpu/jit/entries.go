@@ -115,6 +115,12 @@ func scanLive(src string, live map[int]bool) *program {
 			}
 		}
 	}
+	// A macro may hide a barrier or a warp function from the tokens above (a
+	// #define'd WARP_SYNC): the directives' words count too.
+	for _, w := range directiveWords(src) {
+		p.barrier = p.barrier || w == "__syncthreads" || strings.HasPrefix(w, "__syncthreads_")
+		p.warps = p.warps || warpNames[w]
+	}
 	// Warp functions and cooperative groups read the running thread's index and wait
 	// at barriers from the prelude's code: such a module runs as fibers, with the
 	// thread-local index kept current.
@@ -138,6 +144,42 @@ var warpNames = map[string]bool{
 	"__reduce_and_sync": true, "__reduce_or_sync": true, "__reduce_xor_sync": true,
 	"__match_any_sync": true, "__match_all_sync": true,
 	"cooperative_groups": true, "tiled_partition": true, "thread_block_tile": true, "this_thread_block": true,
+}
+
+// directiveWords are the identifiers on the source's preprocessor lines (with their
+// continuations), which tokenize leaves out.
+func directiveWords(src string) []string {
+	var words []string
+	lineStart := true
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c == '\n' {
+			lineStart = true
+			continue
+		}
+		if c == ' ' || c == '\t' {
+			continue
+		}
+		if !(lineStart && c == '#') {
+			lineStart = false
+			continue
+		}
+		lineStart = false
+		j := i
+		for j < len(src) && src[j] != '\n' {
+			if src[j] == '\\' && j+1 < len(src) && src[j+1] == '\n' {
+				j++
+			}
+			j++
+		}
+		for _, t := range tokenize(src[i+1 : j]) {
+			if t.kind == 'i' {
+				words = append(words, t.text)
+			}
+		}
+		i = j - 1
+	}
+	return words
 }
 
 // namesWarp reports whether text names a warp function anywhere (an in-memory header).

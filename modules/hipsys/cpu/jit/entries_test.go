@@ -124,3 +124,12 @@ func TestScanLiveSkipsRemovedLines(t *testing.T) {
 	assert.Empty(t, p.shared)
 	assert.Len(t, p.bodies, 1)
 }
+
+func TestScanSeesWarpFunctionsAndBarriersInMacros(t *testing.T) {
+	p := scan("#define REDUCE(v) v += __shfl_down(v, 1)\n#define SYNC \\\n  __syncthreads()\nextern \"C\" __global__ void k(int* a) { int v = a[0]; REDUCE(v); SYNC; a[0] = v; }\n")
+	assert.True(t, p.warps)
+	assert.True(t, p.barrier)
+	p = scan("#include <hip/hip_runtime.h>\n#define N 4\nextern \"C\" __global__ void k(int* a) { a[0] = N; }\n")
+	assert.False(t, p.warps)
+	assert.False(t, p.barrier)
+}
