@@ -164,3 +164,16 @@ func TestWarpInclusiveScan(t *testing.T) {
 		require.Equal(t, want, out.s[i], "element %d", i)
 	}
 }
+
+// The same checks with 64-lane warps (AMD's wavefront), which $CUBEHIP_CPU_WARP_SIZE=64
+// selects when a process starts; set directly here, and restored.
+func TestWarpSize64(t *testing.T) {
+	if jit.WarpSize == 64 {
+		t.Skip("the other tests already run with 64 lanes")
+	}
+	jit.WarpSize = 64
+	defer func() { jit.WarpSize = 32 }()
+	t.Run("lanes", TestWarpLaneSemantics)
+	t.Run("scan", TestWarpInclusiveScan)
+	t.Run("block sum", TestWarpBlockSum)
+}
