@@ -71,6 +71,7 @@ for dir in "${order[@]}"; do [ -n "${releasing[$dir]:-}" ] && set_ordered+=("$di
 released() { git tag --list "$1/v*" | sed "s#^$1/##"; }
 tagged() { git rev-parse -q --verify "refs/tags/$1/$2" >/dev/null; }
 
+msg=$("$mp" version "$version" 2>&1) || die "${msg#modproxy: }"
 problems=()
 for dir in "${set_ordered[@]}"; do
   # shellcheck disable=SC2046 # one argument per released version
@@ -125,8 +126,16 @@ for dir in "${set_ordered[@]}"; do
   while read -r sib v; do
     [ -n "$sib" ] && [ -n "${releasing[$sib]:-}" ] || continue
     path="$CUBEHIP_MODULE_PREFIX/$sib"
+    [ "$v" != "$version" ] || continue
     (cd "$root/$dir" && go mod edit -require="$path@$version")
-    (cd "$root" && GOWORK= go work edit -dropreplace="$path@$v" -replace="$path@$version=./$sib")
+    # go.work's replace line for the old version now names the new one, in place.
+    if grep -Eq "^[[:space:]]*(replace[[:space:]]+)?$path $version " "$root/go.work"; then
+      : # another module moved it already
+    elif grep -Eq "^[[:space:]]*(replace[[:space:]]+)?$path $v " "$root/go.work"; then
+      sed -i -E "s#^([[:space:]]*(replace[[:space:]]+)?$path) $v #\1 $version #" "$root/go.work"
+    else
+      (cd "$root" && GOWORK= go work edit -replace="$path@$version=./$sib")
+    fi
   done < <("$mp" requires -repo "$root" "$dir")
   (
     cd "$root/$dir"

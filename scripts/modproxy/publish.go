@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -68,7 +69,7 @@ func publish(out, repo string, s spec) error {
 	}
 	var zip bytes.Buffer
 	if s.Rev != "" {
-		err = modzip.CreateFromVCS(&zip, m, repo, s.Rev, s.Dir)
+		err = createFromRev(&zip, m, repo, s.Rev, s.Dir)
 	} else {
 		err = createFromTree(&zip, m, repo, s.Dir)
 	}
@@ -133,6 +134,69 @@ func createFromTree(w io.Writer, m module.Version, repo, dir string) error {
 		return fmt.Errorf("%s: no files (is it in this git repository?)", dir)
 	}
 	return modzip.Create(w, m, files)
+}
+
+// createFromRev zips the module in dir as git revision rev has it. It unpacks git
+// archive's output rather than calling modzip.CreateFromVCS, which wants the directory
+// holding .git and so fails in a linked worktree (git worktree add), where release.sh
+// runs its dry runs.
+func createFromRev(w io.Writer, m module.Version, repo, rev, dir string) error {
+	archive, err := git(repo, "archive", "--format=tar", rev, "--", dir)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "modproxy-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := untar(bytes.NewReader(archive), tmp); err != nil {
+		return fmt.Errorf("unpacking %s:%s: %w", rev, dir, err)
+	}
+	return modzip.CreateFromDir(w, m, filepath.Join(tmp, filepath.FromSlash(dir)))
+}
+
+// untar writes the regular files and directories of a tar stream under root. Links and
+// other entries are skipped: a module zip holds regular files only.
+func untar(r io.Reader, root string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Join(root, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(name, filepath.Clean(root)+string(filepath.Separator)) {
+			return fmt.Errorf("entry %q leaves the archive's directory", h.Name)
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(name, 0o755)
+		case tar.TypeReg:
+			err = writeFile(name, tr)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func writeFile(name string, r io.Reader) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // treeFile is a file of the working tree as golang.org/x/mod/zip reads one.
