@@ -22,22 +22,7 @@ modules=()
 for name in "$@"; do modules+=("modules/${name#modules/}"); done
 [ ${#modules[@]} -gt 0 ] || modules=("${all[@]}")
 
-specs=()
-for dir in "${all[@]}"; do
-  while read -r sib v; do
-    [ -n "$sib" ] || continue
-    if git -C "$top" rev-parse -q --verify "refs/tags/$sib/$v" >/dev/null; then
-      specs+=("$sib@$v=$sib/$v")
-    else
-      specs+=("$sib@$v")
-    fi
-  done < <("$mp" requires -repo "$top" "$dir")
-done
-mkdir -p "$work/proxy"
-if [ ${#specs[@]} -gt 0 ]; then
-  mapfile -t specs < <(printf '%s\n' "${specs[@]}" | sort -u)
-  "$mp" publish -repo "$top" -out "$work/proxy" "${specs[@]}"
-fi
+publish_required "$mp" "$work/proxy"
 use_file_proxy "$work/proxy" "$work/modcache"
 
 status=0

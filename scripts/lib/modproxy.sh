@@ -34,3 +34,23 @@ use_file_proxy() {
   export GOMODCACHE="$2"
   export GOFLAGS="$(go env GOFLAGS) -modcacherw"
 }
+
+# publish_required MODPROXY PROXYDIR: publishes every sibling version a module of go.work
+# requires: a released one (its tag modules/<name>/<version> exists) as tagged, one not
+# yet released as the working tree has it.
+publish_required() {
+  local mp=$1 dir sib v specs=()
+  mkdir -p "$2"
+  while read -r dir _; do
+    while read -r sib v; do
+      [ -n "$sib" ] || continue
+      if is_released "$sib" "$v"; then specs+=("$sib@$v=$sib/$v"); else specs+=("$sib@$v"); fi
+    done < <("$mp" requires -repo "$top" "$dir")
+  done < <("$mp" modules -repo "$top")
+  [ ${#specs[@]} -gt 0 ] || return 0
+  mapfile -t specs < <(printf '%s\n' "${specs[@]}" | sort -u)
+  "$mp" publish -repo "$top" -out "$2" "${specs[@]}"
+}
+
+# is_released DIR VERSION: whether the module in DIR has the tag DIR/VERSION.
+is_released() { git -C "$top" rev-parse -q --verify "refs/tags/$1/$2" >/dev/null; }
