@@ -49,7 +49,7 @@ refuses() {
 refuses "a version that is not semver" "is not of the form" --dry-run 0.1
 refuses "v2, which needs a /v2 module path" "needs its path to end in /v2" --dry-run v2.0.0
 refuses "a module not in go.work" "is not a module of go.work" --dry-run "$version" nosuch
-refuses "a version with no CHANGELOG entry" "CHANGELOG.md has no \"## \[9.9.9\] - " --dry-run v9.9.9
+refuses "a version with no CHANGELOG entry" "CHANGELOG.md has no \"## \[0.9.9\] - " --dry-run v0.9.9
 echo scratch >untracked.txt
 refuses "a dirty working tree" "the working tree is not clean" --dry-run "$version"
 rm untracked.txt
