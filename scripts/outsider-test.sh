@@ -45,7 +45,7 @@ version=${1:-}
 if [ -z "$version" ]; then
   named=$(cut -d' ' -f2 <<<"$requirements" | sed '/^$/d' | sort -u)
   if [ "$(wc -l <<<"$named")" != 1 ] || [ -z "$named" ]; then
-    echo "outsider: the modules require their siblings at several versions ($(echo $named)): name the candidate, scripts/outsider-test.sh VERSION" >&2
+    echo "outsider: the modules require their siblings at several versions ($(tr "\n" " " <<<"$named")): name the candidate, scripts/outsider-test.sh VERSION" >&2
     exit 1
   fi
   version=$named

@@ -16,8 +16,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cubehip-release-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 repo="$work/repo"
 mkdir "$repo"
-(cd "$top" && git ls-files -z --cached --others --exclude-standard) |
-  (cd "$top" && xargs -0 cp --parents --no-dereference -t "$repo" 2>/dev/null || true)
+(
+  cd "$top"
+  git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+    # A tracked file deleted in the tree is not part of it.
+    if [ -e "$f" ] || [ -L "$f" ]; then cp --parents --no-dereference -t "$repo" "$f"; fi
+  done
+)
 cd "$repo"
 git init -q
 git -c user.name=release-test -c user.email=release-test@localhost add -A

@@ -134,7 +134,7 @@ for dir in "${set_ordered[@]}"; do
     elif grep -Eq "^[[:space:]]*(replace[[:space:]]+)?$path $v " "$root/go.work"; then
       sed -i -E "s#^([[:space:]]*(replace[[:space:]]+)?$path) $v #\1 $version #" "$root/go.work"
     else
-      (cd "$root" && GOWORK= go work edit -replace="$path@$version=./$sib")
+      (cd "$root" && GOWORK='' go work edit -replace="$path@$version=./$sib")
     fi
   done < <("$mp" requires -repo "$root" "$dir")
   (

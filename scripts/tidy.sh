@@ -28,6 +28,6 @@ for dir in "${modules[@]}"; do
   (cd "$top/$dir" && go mod tidy)
   while read -r sib v; do
     [ -n "$sib" ] && ! is_released "$sib" "$v" || continue
-    sed -i "\#^$CUBEHIP_MODULE_PREFIX/$sib $v[ /]#d" "$top/$dir/go.sum"
+    sed -i "\#^$CUBEHIP_MODULE_PREFIX/$sib ${v}[ /]#d" "$top/$dir/go.sum"
   done < <("$mp" requires -repo "$top" "$dir")
 done

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by release.sh and outsider-test.sh: builds the modproxy tool (scripts/modproxy)
 # and sets up go commands that resolve our module path from a file-based proxy.
 #
@@ -5,11 +6,14 @@
 # command can reach until it is tagged and public, so anything that builds them without
 # the workspace (GOWORK=off) must be handed them through a proxy made from the tree.
 
+# The sourcing script sets top, the repository's root.
+
 readonly CUBEHIP_MODULE_PREFIX=github.com/cubehip/cubehip
 
 # build_modproxy DIR: builds the tool into DIR/modproxy. It is its own module, outside
 # go.work, so it builds with GOWORK=off from its own directory.
 build_modproxy() {
+  # shellcheck disable=SC2154 # top is the sourcing script's
   (cd "$top/scripts/modproxy" && GOWORK=off go build -o "$1/modproxy" .)
 }
 
@@ -25,14 +29,15 @@ build_modproxy() {
 #     version, which the go command would take without reading the proxy again.
 #   - -modcacherw, so the fresh cache can be deleted without chmod.
 use_file_proxy() {
-  local cache upstream
+  local cache upstream flags
   cache=$(go env GOMODCACHE)
   upstream=$(go env GOPROXY)
+  flags=$(go env GOFLAGS)
   export GOWORK=off
   export GOPROXY="file://$1,file://$cache/cache/download${upstream:+,$upstream}"
   export GONOSUMDB="$CUBEHIP_MODULE_PREFIX${GONOSUMDB:+,$GONOSUMDB}"
   export GOMODCACHE="$2"
-  export GOFLAGS="$(go env GOFLAGS) -modcacherw"
+  export GOFLAGS="$flags -modcacherw"
 }
 
 # publish_required MODPROXY PROXYDIR: publishes every sibling version a module of go.work
