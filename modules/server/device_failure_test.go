@@ -28,7 +28,7 @@ func TestDeviceBadInput(t *testing.T) {
 		{"read of released", func() error { _, err := d.Read(released); return err }, server.ErrReleased},
 		{"release twice", released.Release, server.ErrReleased},
 		{"launch with released", func() error {
-			return d.Launch(devInc, grid(1), server.LaunchArgs{Buffers: []*server.DeviceBuffer{released}, Scalars: []server.Scalar{server.U32(1)}})
+			return d.Launch(devInc, grid(1), server.Args{Buffers: []*server.Buffer{released}, Scalars: []server.Scalar{server.U32(1)}})
 		}, server.ErrReleased},
 		{"write to foreign", func() error { return d.Write(foreign, []byte{1}) }, server.ErrForeign},
 		{"sync foreign", func() error { return d.Sync(foreign) }, server.ErrForeign},
@@ -36,9 +36,9 @@ func TestDeviceBadInput(t *testing.T) {
 		{"read nil", func() error { _, err := d.Read(nil); return err }, server.ErrInvalidArgument},
 		{"write past the end", func() error { return d.Write(small, make([]byte, 17)) }, server.ErrOutOfBounds},
 		{"read past the end", func() error { return d.ReadInto(make([]byte, 17), small) }, server.ErrOutOfBounds},
-		{"launch nil kernel", func() error { return d.Launch(nil, grid(1), server.LaunchArgs{}) }, server.ErrInvalidArgument},
+		{"launch nil kernel", func() error { return d.Launch(nil, grid(1), server.Args{}) }, server.ErrInvalidArgument},
 		{"launch wrong buffer count", func() error {
-			return d.Launch(devAdd, grid(1), server.LaunchArgs{Buffers: []*server.DeviceBuffer{small}})
+			return d.Launch(devAdd, grid(1), server.Args{Buffers: []*server.Buffer{small}})
 		}, server.ErrInvalidArgument},
 		{"compile nil", func() error { return d.Compile(nil) }, server.ErrInvalidArgument},
 		{"capture nil", func() error { _, err := d.Capture(nil); return err }, server.ErrInvalidArgument},
@@ -58,7 +58,7 @@ func TestDeviceClosed(t *testing.T) {
 	b := alloc(t, d.Stream, 64)
 	k := upload(t, d.Stream, 1, 2)
 	g, err := d.Capture(func(s server.Stream) error {
-		return s.Launch(devInc, grid(2), server.LaunchArgs{Buffers: []*server.DeviceBuffer{k}, Scalars: []server.Scalar{server.U32(2)}})
+		return s.Launch(devInc, grid(2), server.Args{Buffers: []*server.Buffer{k}, Scalars: []server.Scalar{server.U32(2)}})
 	})
 	require.NoError(t, err)
 	require.NoError(t, d.Close())
@@ -68,7 +68,7 @@ func TestDeviceClosed(t *testing.T) {
 		"alloc":   func() error { _, err := d.Alloc(1); return err },
 		"write":   func() error { return d.Write(b, []byte{1}) },
 		"read":    func() error { _, err := d.Read(b); return err },
-		"launch":  func() error { return d.Launch(devEmpty, grid(1), server.LaunchArgs{}) },
+		"launch":  func() error { return d.Launch(devEmpty, grid(1), server.Args{}) },
 		"sync":    func() error { return d.Sync() },
 		"replay":  g.Replay,
 		"destroy": g.Destroy,
@@ -93,7 +93,7 @@ func TestDeviceCompileError(t *testing.T) {
 
 	// Launched anyway: the output carries the compile error, the call does not.
 	out := alloc(t, d.Stream, 64)
-	require.NoError(t, d.Launch(broken, grid(1), server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}}))
+	require.NoError(t, d.Launch(broken, grid(1), server.Args{Buffers: []*server.Buffer{out}}))
 	_, err = d.Read(out)
 	assert.ErrorIs(t, err, server.ErrCompilation)
 	assert.ErrorIs(t, d.Check(out), server.ErrCompilation)
@@ -109,9 +109,9 @@ func TestDeviceInjectedFailure(t *testing.T) {
 	a, b, c := alloc(t, d.Stream, 16), alloc(t, d.Stream, 16), alloc(t, d.Stream, 16)
 	require.NoError(t, d.Compile(devScale))
 	require.True(t, f.FailNth("hipModuleLaunchKernel", 2, hipsys.ErrorLaunchFailure))
-	for _, out := range []*server.DeviceBuffer{a, b, c} {
-		require.NoError(t, d.Launch(devScale, grid(4), server.LaunchArgs{
-			Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)},
+	for _, out := range []*server.Buffer{a, b, c} {
+		require.NoError(t, d.Launch(devScale, grid(4), server.Args{
+			Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)},
 		}))
 	}
 	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, a))
@@ -124,7 +124,7 @@ func TestDeviceInjectedFailure(t *testing.T) {
 
 	// A consumer of b inherits the failure instead of reading stale bytes.
 	sum := alloc(t, d.Stream, 16)
-	require.NoError(t, d.Launch(devAdd, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{a, b, sum}, Scalars: []server.Scalar{server.U32(4)}}))
+	require.NoError(t, d.Launch(devAdd, grid(4), server.Args{Buffers: []*server.Buffer{a, b, sum}, Scalars: []server.Scalar{server.U32(4)}}))
 	assert.ErrorIs(t, d.Check(sum), hipsys.ErrorLaunchFailure)
 
 	require.NoError(t, d.Write(b, floatBytes(9, 9, 9, 9)))

@@ -1,4 +1,4 @@
-package server
+package compute
 
 import (
 	"errors"
@@ -36,6 +36,21 @@ func (e *CompileError) Error() string {
 
 func (e *CompileError) Unwrap() error        { return e.Err }
 func (e *CompileError) Is(target error) bool { return target == ErrCompilation }
+
+// Compile compiles k for the device now, or loads it from the kernel caches, and
+// returns its entry point: a mistake in its source is then reported here, as a
+// *CompileError with the compiler's log, rather than carried by the outputs of its first
+// launch. Launch compiles on first use anyway.
+func (s *Server) Compile(k *Kernel) (hipsys.Function, error) {
+	if k == nil {
+		return 0, fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
+	}
+	ck, err := s.kernels.load(k)
+	if err != nil {
+		return 0, err
+	}
+	return ck.fn, nil
+}
 
 // compiled is a loaded kernel: its module (never unloaded, as in CubeCL: a module is
 // small and a later launch of the same kernel would reload it) and entry point.

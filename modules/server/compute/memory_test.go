@@ -1,4 +1,4 @@
-package server_test
+package compute_test
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/memory"
-	"github.com/cubehip/cubehip/modules/server"
+	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
 // CubeCL's empty_read.rs and memory_pools.rs (reference/semantics.md §7.1, §7.2), and
@@ -19,7 +19,7 @@ func TestReadEmptyBuffer(t *testing.T) {
 	h, err := e.srv.Empty(0, 0)
 	require.NoError(t, err)
 	b := e.keep(h)
-	out, err := e.srv.Read([]server.CopyDescriptor{server.Linear(b, 0)}, 0).Wait()
+	out, err := e.srv.Read([]compute.CopyDescriptor{compute.Linear(b, 0)}, 0).Wait()
 	require.NoError(t, err)
 	require.Len(t, out, 1)
 	assert.NotNil(t, out[0])
@@ -29,13 +29,13 @@ func TestReadEmptyBuffer(t *testing.T) {
 func TestWriteEmptyTensorThenRoundTrip(t *testing.T) {
 	e := newEnv(t)
 	empty := e.empty(0, 0)
-	desc := server.CopyDescriptor{Binding: empty, Shape: []int{0, 1}, Strides: []int{1, 1}, ElemSize: 4}
-	e.srv.Write([]server.WriteOp{{Desc: desc, Data: nil}}, 0)
-	require.NoError(t, e.srv.Check([]server.Binding{empty}, 0), "an empty [0, 1] tensor must not reach a 2D copy")
+	desc := compute.CopyDescriptor{Binding: empty, Shape: []int{0, 1}, Strides: []int{1, 1}, ElemSize: 4}
+	_ = e.srv.Write([]compute.WriteOp{{Desc: desc, Data: nil}}, 0).Wait()
+	require.NoError(t, e.srv.Check([]compute.Binding{empty}, 0), "an empty [0, 1] tensor must not reach a 2D copy")
 	three := e.empty(0, 3)
-	e.srv.Write([]server.WriteOp{{Desc: server.CopyDescriptor{Binding: three, Shape: []int{3, 1}, Strides: []int{1, 1}, ElemSize: 4}, Data: f32bytes(1, 2, 3)}}, 0)
+	_ = e.srv.Write([]compute.WriteOp{{Desc: compute.CopyDescriptor{Binding: three, Shape: []int{3, 1}, Strides: []int{1, 1}, ElemSize: 4}, Data: f32bytes(1, 2, 3)}}, 0).Wait()
 	assert.Equal(t, []float32{1, 2, 3}, e.mustRead(0, three, 3))
-	out, err := e.srv.Read([]server.CopyDescriptor{desc}, 0).Wait()
+	out, err := e.srv.Read([]compute.CopyDescriptor{desc}, 0).Wait()
 	require.NoError(t, err)
 	assert.Empty(t, out[0])
 }
@@ -44,10 +44,10 @@ func TestPitchedCopies(t *testing.T) {
 	e := newEnv(t)
 	// A 2×3 tensor of f32 with rows 4 elements apart on the device.
 	b := e.floats(0, -1, -1, -1, -1, -1, -1, -1, -1)
-	desc := server.CopyDescriptor{Binding: b, Shape: []int{2, 3}, Strides: []int{4, 1}, ElemSize: 4}
-	e.srv.Write([]server.WriteOp{{Desc: desc, Data: f32bytes(1, 2, 3, 4, 5, 6)}}, 0)
+	desc := compute.CopyDescriptor{Binding: b, Shape: []int{2, 3}, Strides: []int{4, 1}, ElemSize: 4}
+	_ = e.srv.Write([]compute.WriteOp{{Desc: desc, Data: f32bytes(1, 2, 3, 4, 5, 6)}}, 0).Wait()
 	assert.Equal(t, []float32{1, 2, 3, -1, 4, 5, 6, -1}, e.mustRead(0, b, 8), "rows land at the pitch")
-	out, err := e.srv.Read([]server.CopyDescriptor{desc}, 1).Wait()
+	out, err := e.srv.Read([]compute.CopyDescriptor{desc}, 1).Wait()
 	require.NoError(t, err)
 	assert.Equal(t, []float32{1, 2, 3, 4, 5, 6}, bytesF32(out[0]), "the host side is dense")
 }
@@ -56,7 +56,7 @@ func TestMemoryPoolsReconfigureInPlace(t *testing.T) {
 	e := newEnv(t)
 	const mib = 1 << 20
 	require.NoError(t, e.srv.InstallMemoryPools(memory.Explicit(memory.SlicedSpec{PageSize: 8 * mib, MaxSliceSize: 8 * mib, MaxPoolSize: 16 * mib}), 0))
-	var hs []server.Handle
+	var hs []compute.Handle
 	for range 2 {
 		h, err := e.srv.Empty(8*mib, 0)
 		require.NoError(t, err)
@@ -123,7 +123,7 @@ func TestAllocationModeAndStaging(t *testing.T) {
 		assert.True(t, bufs[i].Pinned())
 		require.NoError(t, bufs[i].Release())
 	}
-	assert.Equal(t, []server.StreamID{0}, e.srv.StreamIDs())
+	assert.Equal(t, []compute.StreamID{0}, e.srv.StreamIDs())
 }
 
 func TestInitializeMemoryFailureIsReturned(t *testing.T) {
@@ -137,7 +137,7 @@ func TestInitializeMemoryFailureIsReturned(t *testing.T) {
 	require.NoError(t, h.Release())
 	h, err = e.srv.NewHandle(8, 0)
 	require.NoError(t, err)
-	assert.ErrorIs(t, e.srv.InitializeMemory(h, 8, 1), server.ErrInvalidArgument, "a handle is bound on its own stream")
+	assert.ErrorIs(t, e.srv.InitializeMemory(h, 8, 1), compute.ErrInvalidArgument, "a handle is bound on its own stream")
 	require.NoError(t, h.Release())
 }
 

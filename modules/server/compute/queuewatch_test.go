@@ -1,4 +1,4 @@
-package server
+package compute
 
 import (
 	"reflect"
@@ -88,7 +88,6 @@ func TestQueueWatchKnownIdle(t *testing.T) {
 // another goroutine could: the query's success must not certify that work.
 type queuesDuringQuery struct {
 	hipsys.Platform
-	w    *queueWatch
 	work func()
 }
 

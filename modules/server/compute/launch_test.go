@@ -1,4 +1,4 @@
-package server_test
+package compute_test
 
 import (
 	"sync"
@@ -8,17 +8,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
-	"github.com/cubehip/cubehip/modules/server"
+	"github.com/cubehip/cubehip/modules/server/compute"
 	"github.com/cubehip/cubehip/modules/stream"
 )
 
 func TestInfoBufferCached(t *testing.T) {
 	e := newEnv(t)
 	in, out := e.floats(0, 1, 2, 3, 4), e.empty(0, 4)
-	args := server.Args{Buffers: []server.Binding{in, out}, Info: []uint64{3}}
-	require.NoError(t, e.srv.Launch(addOneInfo, server.Static(1, 1, 1), args, 0, server.Execute))
+	args := &compute.Args{Buffers: []compute.Binding{in, out}, Info: []uint64{3}}
+	require.NoError(t, e.srv.Launch(addOneInfo, compute.Static(1, 1, 1), args, 0, compute.Execute))
 	uploads := e.f.Calls("hipMemcpyHtoDAsync")
-	require.NoError(t, e.srv.Launch(addOneInfo, server.Static(1, 1, 1), args, 0, server.Execute))
+	require.NoError(t, e.srv.Launch(addOneInfo, compute.Static(1, 1, 1), args, 0, compute.Execute))
 	assert.Equal(t, uploads, e.f.Calls("hipMemcpyHtoDAsync"), "the same words are uploaded once")
 	assert.Equal(t, []float32{2, 3, 4, 0}, e.mustRead(0, out, 4), "the info pointer is passed last")
 
@@ -27,7 +27,7 @@ func TestInfoBufferCached(t *testing.T) {
 	big[0] = 4
 	args.Info = big
 	for range 3 {
-		require.NoError(t, e.srv.Launch(addOneInfo, server.Static(1, 1, 1), args, 0, server.Execute))
+		require.NoError(t, e.srv.Launch(addOneInfo, compute.Static(1, 1, 1), args, 0, compute.Execute))
 	}
 	assert.Equal(t, uploads+3, e.f.Calls("hipMemcpyHtoDAsync"))
 	assert.Equal(t, []float32{2, 3, 4, 5}, e.mustRead(0, out, 4))
@@ -46,14 +46,14 @@ func TestCrossStreamLaunches(t *testing.T) {
 
 func TestReadManyDescriptorsAndWaitConcurrentSafe(t *testing.T) {
 	e := newEnv(t)
-	bufs := make([]server.Binding, 8)
+	bufs := make([]compute.Binding, 8)
 	for i := range bufs {
 		bufs[i] = e.floats(0, float32(i), float32(i+1))
 	}
-	futures := make([]*server.ReadFuture, 16)
+	futures := make([]*compute.ReadFuture, 16)
 	for i := range futures {
-		descs := []server.CopyDescriptor{server.Linear(bufs[i%8], 8), server.Linear(bufs[(i+1)%8], 4)}
-		futures[i] = e.srv.Read(descs, server.StreamID(i%3))
+		descs := []compute.CopyDescriptor{compute.Linear(bufs[i%8], 8), compute.Linear(bufs[(i+1)%8], 4)}
+		futures[i] = e.srv.Read(descs, compute.StreamID(i%3))
 	}
 	var wg sync.WaitGroup
 	for i, f := range futures {
@@ -77,9 +77,9 @@ func TestHeapFallbackWhenPinnedRunsOut(t *testing.T) {
 	assert.False(t, bufs[0].Pinned())
 	assert.Len(t, bufs[0].Bytes(), 8)
 	require.NoError(t, bufs[0].Release())
-	pitched := server.CopyDescriptor{Binding: b, Shape: []int{2, 1}, Strides: []int{2, 1}, ElemSize: 4}
-	e.srv.Write([]server.WriteOp{{Desc: pitched, Data: f32bytes(9, 9)}}, 0)
-	assert.ErrorIs(t, e.srv.Check([]server.Binding{b}, 0), server.ErrNoPinnedMemory)
+	pitched := compute.CopyDescriptor{Binding: b, Shape: []int{2, 1}, Strides: []int{2, 1}, ElemSize: 4}
+	_ = e.srv.Write([]compute.WriteOp{{Desc: pitched, Data: f32bytes(9, 9)}}, 0).Wait()
+	assert.ErrorIs(t, e.srv.Check([]compute.Binding{b}, 0), compute.ErrNoPinnedMemory)
 }
 
 func TestLaunchReleasedBindingsDoNotPanic(t *testing.T) {
@@ -92,11 +92,11 @@ func TestLaunchReleasedBindingsDoNotPanic(t *testing.T) {
 	view := out
 	require.NoError(t, out.Release())
 	require.NoError(t, h.Release())
-	require.NoError(t, e.srv.Launch(addOne, server.Static(1, 1, 1), server.Args{Buffers: []server.Binding{in, view}, Scalars: []server.Scalar{server.U32(2)}}, 0, server.Execute))
-	require.NoError(t, e.srv.Launch(addOne, server.Static(1, 1, 1), server.Args{Buffers: make([]server.Binding, 2)}, 0, server.Execute))
+	require.NoError(t, e.srv.Launch(addOne, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{in, view}, Scalars: []compute.Scalar{compute.U32(2)}}, 0, compute.Execute))
+	require.NoError(t, e.srv.Launch(addOne, compute.Static(1, 1, 1), &compute.Args{Buffers: make([]compute.Binding, 2)}, 0, compute.Execute))
 	_, err = e.read(0, view, 2)
 	assert.Error(t, err)
-	assert.NoError(t, e.srv.Check([]server.Binding{in}, 0))
+	assert.NoError(t, e.srv.Check([]compute.Binding{in}, 0))
 }
 
 // panicky is a platform whose next launch panics, as a driver binding with a bug might.
@@ -128,10 +128,10 @@ func TestLaunchPanicLeavesOutputsClaimed(t *testing.T) {
 		}
 		pk.armed = true
 		assert.Panics(t, func() {
-			_ = e.srv.Launch(addOne, server.Static(1, 1, 1), server.Args{Buffers: []server.Binding{in, out}, Scalars: []server.Scalar{server.U32(4)}}, 0, server.Execute)
+			_ = e.srv.Launch(addOne, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{in, out}, Scalars: []compute.Scalar{compute.U32(4)}}, 0, compute.Execute)
 		}, "fast=%v", fast)
-		assert.ErrorIs(t, e.srv.Check([]server.Binding{out}, 0), stream.ErrUnsettled, "fast=%v: the output is claimed", fast)
-		assert.NoError(t, e.srv.Check([]server.Binding{in}, 0), "fast=%v: the input is untouched", fast)
+		assert.ErrorIs(t, e.srv.Check([]compute.Binding{out}, 0), stream.ErrUnsettled, "fast=%v: the output is claimed", fast)
+		assert.NoError(t, e.srv.Check([]compute.Binding{in}, 0), "fast=%v: the input is untouched", fast)
 
 		launch(t, e.srv, addOne, 4, 0, in, out)
 		assert.Equal(t, []float32{2, 3, 4, 5}, e.mustRead(0, out, 4), "fast=%v: a relaunch settles it", fast)

@@ -2,20 +2,26 @@ package server
 
 import (
 	"fmt"
+
+	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
-// DeviceBuffer is an allocation of device memory a Device handed out. It is homed on
-// the stream that allocated it (its memory comes from that stream's pools) and may be
-// used on any stream: the streams order themselves on its last write.
+// StreamID names one of a Device's logical streams; ids are spread over the device's
+// streams by id % Options.MaxStreams.
+type StreamID = compute.StreamID
+
+// Buffer is an allocation of device memory a Device handed out. It is homed on the
+// stream that allocated it (its memory comes from that stream's pools) and may be used
+// on any stream: the streams order themselves on its last write.
 //
 // It owns its memory until Release, which the caller must call exactly once; the memory
 // then returns to its pool as soon as no queued work or graph still uses it. A buffer is
 // safe to share between goroutines; using it after Release is ErrReleased, never a
 // crash.
-type DeviceBuffer struct {
+type Buffer struct {
 	d      *Device
-	h      Handle  // the owning reference
-	b      Binding // one non-owning reference, lent to every call: none makes its own
+	h      compute.Handle  // the owning reference
+	b      compute.Binding // a view of h lent to every call, valid while h is held
 	size   uint64
 	stream StreamID
 
@@ -23,12 +29,12 @@ type DeviceBuffer struct {
 }
 
 // Size is the buffer's size in bytes.
-func (b *DeviceBuffer) Size() uint64 { return b.size }
+func (b *Buffer) Size() uint64 { return b.size }
 
 // Stream is the stream whose pools the buffer's memory came from.
-func (b *DeviceBuffer) Stream() StreamID { return b.stream }
+func (b *Buffer) Stream() StreamID { return b.stream }
 
-func (b *DeviceBuffer) String() string {
+func (b *Buffer) String() string {
 	return fmt.Sprintf("buffer %d (%d bytes, stream %d)", b.b.ID(), b.size, b.stream)
 }
 
@@ -36,9 +42,9 @@ func (b *DeviceBuffer) String() string {
 // queued that uses the buffer keeps it until that work is done. A second Release is
 // ErrReleased; a Release after the device's Close is a no-op, nil (the memory went with
 // the device). Safe from any goroutine.
-func (b *DeviceBuffer) Release() error {
-	if b == nil {
-		return fmt.Errorf("%w: nil buffer", ErrInvalidArgument)
+func (b *Buffer) Release() error {
+	if b == nil || b.d == nil {
+		return fmt.Errorf("%w: not a buffer a Device allocated", ErrInvalidArgument)
 	}
 	d := b.d
 	d.mu.Lock()
@@ -50,20 +56,13 @@ func (b *DeviceBuffer) Release() error {
 	if d.closed {
 		return nil
 	}
-	// A queued launch's refusal is settled while its buffers are still live.
-	d.srv.settleQueue()
-	berr := b.b.Release()
-	herr := b.h.Release()
-	if berr != nil {
-		return berr
-	}
-	return herr
+	return d.srv.Free(&b.h)
 }
 
 // Alloc allocates size bytes of device memory from the stream's pools; their contents
 // are undefined until written. A failure (out of memory after a cleanup and a retry, a
 // stream that could not be created) leaves nothing allocated.
-func (s Stream) Alloc(size uint64) (*DeviceBuffer, error) {
+func (s Stream) Alloc(size uint64) (*Buffer, error) {
 	d := s.d
 	if err := d.enter(); err != nil {
 		return nil, err
@@ -78,12 +77,14 @@ func (s Stream) Alloc(size uint64) (*DeviceBuffer, error) {
 		_ = h.Release()
 		return nil, err
 	}
-	return &DeviceBuffer{d: d, h: h, b: b, size: size, stream: s.id}, nil
+	view := b
+	_ = b.Release() // the handle keeps the allocation; the view is lent to calls
+	return &Buffer{d: d, h: h, b: view, size: size, stream: s.id}, nil
 }
 
 // own checks, under d.mu, that b can be used in a call of d: what names the call and the
 // argument for the error ("launch: buffer 2").
-func (d *Device) own(b *DeviceBuffer, what string) error {
+func (d *Device) own(b *Buffer, what string) error {
 	switch {
 	case b == nil:
 		return fmt.Errorf("%s: %w: nil buffer", what, ErrInvalidArgument)
@@ -97,7 +98,7 @@ func (d *Device) own(b *DeviceBuffer, what string) error {
 
 // bindings checks bufs (under d.mu) and lends their bindings in d.bufs, which the caller
 // clears when the call is done with them.
-func (d *Device) bindings(bufs []*DeviceBuffer, what string) ([]Binding, error) {
+func (d *Device) bindings(bufs []*Buffer, what string) ([]compute.Binding, error) {
 	out := d.bufs[:0]
 	for i, b := range bufs {
 		if err := d.own(b, what); err != nil {

@@ -1,4 +1,4 @@
-package server_test
+package compute_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
-	"github.com/cubehip/cubehip/modules/server"
+	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
 // CubeCL's graph tests (crates/cubecl-hip/tests/graph.rs and its CUDA twin,
@@ -19,7 +19,7 @@ func TestGraphCaptureReplay(t *testing.T) {
 	require.NoError(t, e.srv.GraphPrepare(0))
 	launch(t, e.srv, addOne, 4, 0, in, out)
 	assert.Equal(t, []float32{2, 3, 4, 5}, e.mustRead(0, out, 4), "reads are legal in the prepare state")
-	e.srv.Write([]server.WriteOp{{Desc: server.Linear(out, 16), Data: make([]byte, 16)}}, 0)
+	_ = e.srv.Write([]compute.WriteOp{{Desc: compute.Linear(out, 16), Data: make([]byte, 16)}}, 0).Wait()
 	require.NoError(t, e.srv.BeginCapture(0))
 	launch(t, e.srv, addOne, 4, 0, in, out)
 	g, err := e.srv.EndCapture(0)
@@ -60,7 +60,7 @@ func TestGraphCaptureGrowingThePoolIsRejected(t *testing.T) {
 	}
 	_, err := e.srv.EndCapture(0)
 	require.Error(t, err, "a capture that allocated must be refused, never a graph that fails on its second replay")
-	assert.Error(t, e.srv.Check([]server.Binding{out}, 0), "the recorded outputs carry the refusal")
+	assert.Error(t, e.srv.Check([]compute.Binding{out}, 0), "the recorded outputs carry the refusal")
 }
 
 func TestGraphInputRewrite(t *testing.T) {
@@ -69,7 +69,7 @@ func TestGraphInputRewrite(t *testing.T) {
 	g := capture(t, e, func() { launch(t, e.srv, addOne, 4, 0, in, out) })
 	require.NoError(t, e.srv.Replay(g, 0))
 	assert.Equal(t, []float32{2, 3, 4, 5}, e.mustRead(0, out, 4))
-	e.srv.Write([]server.WriteOp{{Desc: server.Linear(in, 16), Data: f32bytes(10, 20, 30, 40)}}, 0)
+	_ = e.srv.Write([]compute.WriteOp{{Desc: compute.Linear(in, 16), Data: f32bytes(10, 20, 30, 40)}}, 0).Wait()
 	require.NoError(t, e.srv.Replay(g, 0))
 	assert.Equal(t, []float32{11, 21, 31, 41}, e.mustRead(0, out, 4))
 	e.srv.GraphDestroy(g, 0)
@@ -78,7 +78,7 @@ func TestGraphInputRewrite(t *testing.T) {
 func TestGraphIntermediateRecycling(t *testing.T) {
 	e := newEnv(t)
 	in, out := e.floats(0, 1, 2, 3, 4), e.empty(0, 4)
-	var tmp server.Handle
+	var tmp compute.Handle
 	body := func() {
 		var err error
 		tmp, err = e.srv.Empty(16, 0)
@@ -98,7 +98,7 @@ func TestGraphIntermediateRecycling(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, tmp.Release(), "the intermediate is dropped: only the graph holds it now")
 
-	sentinels := make([]server.Binding, 8)
+	sentinels := make([]compute.Binding, 8)
 	for i := range sentinels {
 		sentinels[i] = e.floats(0, -1, -1, -1, -1)
 	}
@@ -122,8 +122,8 @@ func TestGraphManyLaunchesDynamicMetadata(t *testing.T) {
 			if i%2 == 1 {
 				src, dst = b, a
 			}
-			args := server.Args{Buffers: []server.Binding{src, dst}, Info: []uint64{4, uint64(i)}}
-			require.NoError(t, e.srv.Launch(addOneInfo, server.Static(1, 1, 1), args, 0, server.Execute))
+			args := &compute.Args{Buffers: []compute.Binding{src, dst}, Info: []uint64{4, uint64(i)}}
+			require.NoError(t, e.srv.Launch(addOneInfo, compute.Static(1, 1, 1), args, 0, compute.Execute))
 		}
 	}
 	require.NoError(t, e.srv.GraphPrepare(0))
@@ -138,7 +138,7 @@ func TestGraphManyLaunchesDynamicMetadata(t *testing.T) {
 	require.NoError(t, e.srv.Replay(g, 0))
 	assert.Equal(t, []float32{450, 450, 450, 450}, e.mustRead(0, a, 4), "exactly three passes")
 	hundred := f32bytes(100, 100, 100, 100)
-	e.srv.Write([]server.WriteOp{{Desc: server.Linear(a, 16), Data: hundred}, {Desc: server.Linear(b, 16), Data: hundred}}, 0)
+	_ = e.srv.Write([]compute.WriteOp{{Desc: compute.Linear(a, 16), Data: hundred}, {Desc: compute.Linear(b, 16), Data: hundred}}, 0).Wait()
 	require.NoError(t, e.srv.Replay(g, 0))
 	assert.Equal(t, []float32{250, 250, 250, 250}, e.mustRead(0, a, 4))
 	e.srv.GraphDestroy(g, 0)

@@ -1,4 +1,4 @@
-package server
+package compute
 
 import (
 	"fmt"
@@ -180,6 +180,7 @@ func (s *Server) profiledStream(id StreamID, call string) (hipsys.Stream, error)
 // StartProfile opens a profiling window on stream id, where the stream already is (no
 // drain). Refused (stream.ErrGraphState) while the stream records a capture.
 func (s *Server) StartProfile(id StreamID) (ProfileToken, error) {
+	s.settleQueue()
 	sys, err := s.profiledStream(id, "start_profile")
 	if err != nil {
 		return 0, err
@@ -193,6 +194,7 @@ func (s *Server) StartProfile(id StreamID) (ProfileToken, error) {
 // is recording a capture: then the window is abandoned rather than left open with
 // nothing to ever close it.
 func (s *Server) EndProfile(id StreamID, tok ProfileToken) (*ProfileFuture, error) {
+	s.settleQueue()
 	sys, err := s.profiledStream(id, "end_profile")
 	if err != nil {
 		s.prof.abandon(tok)

@@ -1,4 +1,4 @@
-package server
+package compute
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 // side of CubeCL's reserve-then-bind protocol. It has no memory until InitializeMemory.
 // It creates the stream if needed, which is its only failure.
 func (s *Server) NewHandle(size uint64, id StreamID) (Handle, error) {
+	s.settleQueue()
 	st, err := s.streams.Stream(id)
 	if err != nil {
 		return Handle{}, err
@@ -29,6 +30,7 @@ func (s *Server) NewHandle(size uint64, id StreamID) (Handle, error) {
 // allocating, who is the one party that can do something about it; h stays unbound, and
 // any use of it fails with memory.ErrNotFound.
 func (s *Server) InitializeMemory(h Handle, size uint64, id StreamID) error {
+	s.settleQueue()
 	r, err := s.streams.Resolve(id, nil)
 	if err != nil {
 		return err
@@ -66,6 +68,7 @@ func (s *Server) Empty(size uint64, id StreamID) (Handle, error) {
 // MemoryUsage is the usage of stream id's device pools (the pinned pools are not
 // included, as in CubeCL). The only failure is a stream that cannot be created.
 func (s *Server) MemoryUsage(id StreamID) (memory.Usage, error) {
+	s.settleQueue()
 	r, err := s.streams.Resolve(id, nil)
 	if err != nil {
 		return memory.Usage{}, err
@@ -76,6 +79,7 @@ func (s *Server) MemoryUsage(id StreamID) (memory.Usage, error) {
 
 // MemoryReport is the per-pool report of stream id's device pools.
 func (s *Server) MemoryReport(id StreamID) (memory.Report, error) {
+	s.settleQueue()
 	r, err := s.streams.Resolve(id, nil)
 	if err != nil {
 		return memory.Report{}, err
@@ -89,6 +93,7 @@ func (s *Server) MemoryReport(id StreamID) (memory.Report, error) {
 // cleanup of both managers (no-ops during a capture). It blocks on the drop queue's
 // fences. Its error concerns the drop queue only.
 func (s *Server) MemoryCleanup(id StreamID) error {
+	s.settleQueue()
 	r, err := s.streams.Resolve(id, nil)
 	if err != nil {
 		return err
@@ -100,6 +105,7 @@ func (s *Server) MemoryCleanup(id StreamID) error {
 // AllocationMode opens (memory.ModePersistent) or closes (memory.ModeAuto) a persistent
 // window on stream id's device pools; windows nest (see memory.Manager.SetMode).
 func (s *Server) AllocationMode(mode memory.Mode, id StreamID) error {
+	s.settleQueue()
 	r, err := s.streams.Resolve(id, nil)
 	if err != nil {
 		return err
@@ -117,6 +123,7 @@ func (s *Server) AllocationMode(mode memory.Mode, id StreamID) error {
 // Differs from CubeCL: an invalid layout (which CubeCL's client rejects with a panic) is
 // memory.ErrInvalidLayout, and changes nothing anywhere.
 func (s *Server) InstallMemoryPools(l memory.Layout, id StreamID) error {
+	s.settleQueue()
 	_, props := s.streams.GPULayout()
 	if _, err := l.Resolve(props); err != nil {
 		return err
@@ -128,4 +135,12 @@ func (s *Server) InstallMemoryPools(l memory.Layout, id StreamID) error {
 	}
 	defer r.Close()
 	return r.Stream().GPU.InstallLayout(l)
+}
+
+// Free releases h, the owning reference a caller was handed, once the launch queue is
+// settled: a refusal of a queued launch that wrote h lands on h while it is still live,
+// so that anything still holding the allocation (a graph, a queued command) sees it.
+func (s *Server) Free(h *Handle) error {
+	s.settleQueue()
+	return h.Release()
 }

@@ -1,4 +1,4 @@
-package server
+package compute
 
 import (
 	"crypto/sha256"
@@ -88,10 +88,6 @@ func kernelID(source, entry string, options []string) KernelID {
 	h.Sum(id[:0])
 	return id
 }
-
-// Buffer is one buffer argument. Its access comes from the kernel's IO at the same
-// position.
-type Buffer = Binding
 
 // Scalar is one by-value argument, passed after the buffers.
 type Scalar struct {

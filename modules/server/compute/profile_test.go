@@ -1,4 +1,4 @@
-package server_test
+package compute_test
 
 import (
 	"sync"
@@ -8,24 +8,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
-	"github.com/cubehip/cubehip/modules/server"
+	"github.com/cubehip/cubehip/modules/server/compute"
 	"github.com/cubehip/cubehip/modules/stream"
 )
 
-var spin = server.NewKernel(`extern "C" __global__ void spin(unsigned* out, unsigned long long iters) {
+var spin = compute.NewKernel(`extern "C" __global__ void spin(unsigned* out, unsigned long long iters) {
     volatile unsigned long long x = 0;
     for (unsigned long long i = 0; i < iters; i++) x += i;
     out[0] = (unsigned)x;
-}`, "spin", hipsys.Dim3{X: 1, Y: 1, Z: 1}, []server.Access{server.Write})
+}`, "spin", hipsys.Dim3{X: 1, Y: 1, Z: 1}, []compute.Access{compute.Write})
 
 func TestProfileMeasuresDeviceTime(t *testing.T) {
 	e := newEnv(t)
 	out := e.empty(0, 1)
-	args := server.Args{Buffers: []server.Binding{out}, Scalars: []server.Scalar{server.U64(2_000_000)}}
-	require.NoError(t, e.srv.Launch(spin, server.Static(1, 1, 1), args, 0, server.DryRun))
+	args := &compute.Args{Buffers: []compute.Binding{out}, Scalars: []compute.Scalar{compute.U64(2_000_000)}}
+	require.NoError(t, e.srv.Launch(spin, compute.Static(1, 1, 1), args, 0, compute.DryRun))
 	tok, err := e.srv.StartProfile(0)
 	require.NoError(t, err)
-	require.NoError(t, e.srv.Launch(spin, server.Static(1, 1, 1), args, 0, server.Execute))
+	require.NoError(t, e.srv.Launch(spin, compute.Static(1, 1, 1), args, 0, compute.Execute))
 	f, err := e.srv.EndProfile(0, tok)
 	require.NoError(t, err)
 	d, err := f.Wait()
@@ -51,7 +51,7 @@ func TestProfileInvalidation(t *testing.T) {
 	e.f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
 	launch(t, e.srv, addOne, 2, 1, in, out) // a failure on any stream invalidates the window
 	_, err = e.srv.EndProfile(0, tok)
-	assert.ErrorIs(t, err, server.ErrProfileInvalidated)
+	assert.ErrorIs(t, err, compute.ErrProfileInvalidated)
 	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
 	// A window opened after the failure is good.
 	tok, err = e.srv.StartProfile(0)
@@ -80,7 +80,7 @@ func TestProfileRefusedWhileCapturing(t *testing.T) {
 	g, err := e.srv.EndCapture(0)
 	require.NoError(t, err)
 	_, err = e.srv.EndProfile(0, open)
-	assert.ErrorIs(t, err, server.ErrProfileNotRegistered, "the refused window was abandoned")
+	assert.ErrorIs(t, err, compute.ErrProfileNotRegistered, "the refused window was abandoned")
 	e.srv.GraphDestroy(g, 0)
 }
 
@@ -91,9 +91,9 @@ func TestProfileAbandonAndUnknown(t *testing.T) {
 	e.srv.AbandonProfile(0, tok)
 	e.srv.AbandonProfile(0, tok) // twice is harmless
 	_, err = e.srv.EndProfile(0, tok)
-	assert.ErrorIs(t, err, server.ErrProfileNotRegistered)
+	assert.ErrorIs(t, err, compute.ErrProfileNotRegistered)
 	_, err = e.srv.EndProfile(0, 12345)
-	assert.ErrorIs(t, err, server.ErrProfileNotRegistered)
+	assert.ErrorIs(t, err, compute.ErrProfileNotRegistered)
 	e.f.FailNext("hipEventRecord", 1, hipsys.ErrorInvalidHandle)
 	_, err = e.srv.StartProfile(0)
 	assert.ErrorIs(t, err, hipsys.ErrorInvalidHandle)

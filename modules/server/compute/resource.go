@@ -1,10 +1,11 @@
-package server
+package compute
 
 import "github.com/cubehip/cubehip/modules/hipsys"
 
 // Check is the seed's check: the failure or unsettled claim the first of handles
 // carries, nil if all were written. No device work; the stream is not used.
 func (s *Server) Check(handles []Binding, _ StreamID) error {
+	s.settleQueue()
 	return s.streams.EnsureWritten(handles...)
 }
 
@@ -13,6 +14,7 @@ func (s *Server) Check(handles []Binding, _ StreamID) error {
 // drop queue's previous fence. It returns nil, always, as in the seed: failures live on
 // buffers, not streams; the drop queue's own trouble is logged.
 func (s *Server) Flush(id StreamID) error {
+	s.settleQueue()
 	r, err := s.streams.Resolve(id, nil)
 	if err != nil {
 		s.log.Warn("server: flush: no stream", "stream", id, "err", err)
@@ -41,6 +43,7 @@ func (r *Resource) Release() error { return r.Binding.Release() }
 // before), a command on stream id with the binding (so the stream waits for its last
 // writer), and the device address, which may materialize a dry run's lazy page.
 func (s *Server) GetResource(b Binding, id StreamID) (Resource, error) {
+	s.settleQueue()
 	if err := s.streams.EnsureWritten(b); err != nil {
 		return Resource{}, err
 	}

@@ -1,4 +1,4 @@
-package server
+package compute
 
 import (
 	"log/slog"

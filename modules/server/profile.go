@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"time"
+
+	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
 // Profile is an open profiling window on a stream: the device's time between the
@@ -11,14 +13,14 @@ import (
 type Profile struct {
 	d      *Device
 	stream StreamID
-	tok    ProfileToken
+	tok    compute.ProfileToken
 	done   bool // guarded by d.mu
 }
 
 // StartProfile opens a profiling window where the stream is now, without waiting for
 // it. Refused while the stream records a capture.
 func (s Stream) StartProfile() (*Profile, error) {
-	var tok ProfileToken
+	var tok compute.ProfileToken
 	err := s.do(func() error {
 		var err error
 		tok, err = s.d.srv.StartProfile(s.id)

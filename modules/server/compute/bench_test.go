@@ -1,4 +1,4 @@
-package server_test
+package compute_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
-	"github.com/cubehip/cubehip/modules/server"
+	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
 // BenchmarkServerLaunch measures the server's own cost per launch: the same empty kernel
@@ -18,10 +18,10 @@ func BenchmarkServerLaunch(b *testing.B) {
 	e := newEnv(b)
 	srv := e.srv
 	buf := e.empty(0, 64)
-	k := server.NewKernel(`extern "C" __global__ void noop(float* out, unsigned n) {}`, "noop",
-		hipsys.Dim3{X: 1, Y: 1, Z: 1}, []server.Access{server.Write})
-	args := server.Args{Buffers: []server.Binding{buf}, Scalars: []server.Scalar{server.U32(64)}}
-	require.NoError(b, srv.Launch(k, server.Static(1, 1, 1), args, 0, server.Execute))
+	k := compute.NewKernel(`extern "C" __global__ void noop(float* out, unsigned n) {}`, "noop",
+		hipsys.Dim3{X: 1, Y: 1, Z: 1}, []compute.Access{compute.Write})
+	args := &compute.Args{Buffers: []compute.Binding{buf}, Scalars: []compute.Scalar{compute.U32(64)}}
+	require.NoError(b, srv.Launch(k, compute.Static(1, 1, 1), args, 0, compute.Execute))
 	require.NoError(b, srv.Sync(nil, 0).Wait())
 
 	// The raw path: the same kernel, loaded by hand, on the same stream.
@@ -62,7 +62,7 @@ func BenchmarkServerLaunch(b *testing.B) {
 	b.Run("server", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			_ = srv.Launch(k, server.Static(1, 1, 1), args, 0, server.Execute)
+			_ = srv.Launch(k, compute.Static(1, 1, 1), args, 0, compute.Execute)
 			if i%1024 == 1023 {
 				_ = p.StreamSynchronize(st.Sys)
 			}
@@ -72,7 +72,7 @@ func BenchmarkServerLaunch(b *testing.B) {
 		b.ReportMetric(srvNs/1e3, "µs/launch")
 		b.ReportMetric((srvNs-rawNs)/1e3, "server-overhead-µs")
 	})
-	require.NoError(b, srv.Check([]server.Binding{buf}, 0))
+	require.NoError(b, srv.Check([]compute.Binding{buf}, 0))
 }
 
 // TestLaunchAllocatesNothing is the zero-allocation budget of a steady-state launch,
@@ -81,19 +81,19 @@ func BenchmarkServerLaunch(b *testing.B) {
 func TestLaunchAllocatesNothing(t *testing.T) {
 	e := newEnv(t)
 	buf := e.empty(0, 64)
-	args := server.Args{Buffers: []server.Binding{buf}, Scalars: []server.Scalar{server.U32(64)}, Info: []uint64{1, 2, 3}}
-	k := server.NewKernel(`extern "C" __global__ void noop_info(float* out, unsigned n, const unsigned long long* info) {}`,
-		"noop_info", hipsys.Dim3{X: 1, Y: 1, Z: 1}, []server.Access{server.Write})
-	require.NoError(t, e.srv.Launch(k, server.Static(1, 1, 1), args, 0, server.Execute))
+	args := &compute.Args{Buffers: []compute.Binding{buf}, Scalars: []compute.Scalar{compute.U32(64)}, Info: []uint64{1, 2, 3}}
+	k := compute.NewKernel(`extern "C" __global__ void noop_info(float* out, unsigned n, const unsigned long long* info) {}`,
+		"noop_info", hipsys.Dim3{X: 1, Y: 1, Z: 1}, []compute.Access{compute.Write})
+	require.NoError(t, e.srv.Launch(k, compute.Static(1, 1, 1), args, 0, compute.Execute))
 	n := 0
 	allocs := testing.AllocsPerRun(2000, func() {
-		_ = e.srv.Launch(k, server.Static(1, 1, 1), args, 0, server.Execute)
+		_ = e.srv.Launch(k, compute.Static(1, 1, 1), args, 0, compute.Execute)
 		if n++; n%512 == 0 {
 			require.NoError(t, e.srv.Sync(nil, 0).Wait())
 		}
 	})
 	require.NoError(t, e.srv.Sync(nil, 0).Wait())
-	require.NoError(t, e.srv.Check([]server.Binding{buf}, 0))
+	require.NoError(t, e.srv.Check([]compute.Binding{buf}, 0))
 	t.Logf("allocations per launch (server + cpu platform): %.2f", allocs)
 	assert.LessOrEqual(t, allocs, 0.01)
 }
