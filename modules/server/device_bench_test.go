@@ -13,7 +13,7 @@ import (
 	"github.com/cubehip/cubehip/modules/server"
 )
 
-// The Device budgets (DESIGN "Performance budgets"), on whatever platform auto picks.
+// The Device performance budgets, on whatever platform auto picks.
 // Each reports its figure with b.ReportMetric; the BenchmarkHipsys* ones are the same
 // work straight through hipsys in the same run, the in-Go anchor on platforms with no C
 // one (on the H200 the driver-API program in modules/hipsys/nvidia/bench is the anchor).

@@ -19,7 +19,7 @@ extern "C" __global__ void saxpy(const float* x, float* y, float a, unsigned n) 
     if (i < n) y[i] = a * x[i] + y[i];
 }`
 
-// saxpy reads x and updates y in place: that IO is what a failure taints.
+// saxpy reads x and updates y in place: that access list is what a failure is carried by.
 var saxpy = server.NewKernel(saxpySource, "saxpy", hipsys.Dim3{X: 256, Y: 1, Z: 1},
 	[]server.Access{server.Read, server.ReadWrite})
 

@@ -17,7 +17,7 @@ require (
 
 // Unreleased siblings: the workspace builds them from source, and these keep a build of
 // this module alone (GOWORK=off) and the workspace's module graph from asking the proxy
-// for the placeholder v0.0.0 (STYLE 24: a temporary replace for unreleased siblings).
+// for the placeholder v0.0.0.
 replace (
 	github.com/cubehip/cubehip/modules/hipsys => ../hipsys
 	github.com/cubehip/cubehip/modules/memory => ../memory

@@ -10,7 +10,7 @@ import (
 	"github.com/cubehip/cubehip/modules/server"
 )
 
-// A launch the driver refuses leaves the buffers as the seed would, whether the refusal
+// A launch the driver refuses leaves the buffers as CubeCL would, whether the refusal
 // was seen at once (DirectLaunch) or came back from the launch queue launches later
 // (launchqueue.go): the refused launch's outputs fail, so do those of a later launch
 // that read them, and a buffer a later launch rewrote from clean inputs is clean. The
@@ -52,7 +52,7 @@ func TestQueuedRefusalLeavesWhatTheSeedWould(t *testing.T) {
 				assert.Equal(t, []float32{5 + float32(fillers), 5 + float32(fillers)}, readFloats(t, d.Stream, z), "z never touched the refused launch's outputs")
 				assert.Equal(t, []float32{1, 2}, readFloats(t, d.Stream, a))
 
-				// Relaunching from clean inputs recovers, as in the seed.
+				// Relaunching from clean inputs recovers, as in CubeCL.
 				scale(a, y)
 				assert.Equal(t, []float32{2, 4}, readFloats(t, d.Stream, y))
 			})

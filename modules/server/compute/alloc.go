@@ -18,13 +18,13 @@ func (s *Server) NewHandle(size uint64, id StreamID) (Handle, error) {
 	return Handle{Handle: st.GPU.NewHandle(size), Stream: id}, nil
 }
 
-// InitializeMemory is the seed's initialize_memory: reserve size bytes of device memory
+// InitializeMemory is CubeCL's initialize_memory: reserve size bytes of device memory
 // on stream id (retrying once after a full cleanup, see stream.Stream.Reserve) and bind
 // the reservation to h, which NewHandle made on the same stream. The slice is stamped
 // with the command's cursor. Under a dry run the page may be recorded without device
 // memory, mapped on first use.
 //
-// Differs from CubeCL (DESIGN §Semantics 4): CubeCL aborts the device thread when the
+// Differs from CubeCL: CubeCL aborts the device thread when the
 // reservation or the bind fails ("fatal rather than reported", since nothing has a
 // binding to carry a failure yet). The failure is returned instead, to the caller that is
 // allocating, who is the one party that can do something about it; h stays unbound, and

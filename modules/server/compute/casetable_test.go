@@ -13,7 +13,7 @@ import (
 	"github.com/cubehip/cubehip/modules/stream"
 )
 
-// The failure case table (reference/semantics.md §2.5), end to end through the Server on
+// The failure case table, end to end through the Server on
 // the cpu platform, with faults injected where the real device would fail.
 
 func TestCaseWrite(t *testing.T) {
@@ -158,7 +158,7 @@ func TestCaseDynamicCount(t *testing.T) {
 		require.NoError(t, e.srv.Launch(addOne, compute.Static(0, 1, 1), args(out), 0, compute.Execute))
 		assert.ErrorIs(t, e.srv.Check([]compute.Binding{out}, 0), hipsys.ErrorInvalidValue)
 	})
-	t.Run("tainted count buffer", func(t *testing.T) {
+	t.Run("count buffer carrying a failure", func(t *testing.T) {
 		out := e.empty(0, 4)
 		count := e.empty(0, 3)
 		e.f.FailNext("hipMemcpyHtoDAsync", 1, hipsys.ErrorInvalidValue)
@@ -266,7 +266,7 @@ func TestCaseMalformedLaunch(t *testing.T) {
 	assert.ErrorIs(t, e.srv.Launch(nil, compute.Static(1, 1, 1), &compute.Args{}, 0, compute.Execute), compute.ErrInvalidArgument)
 	err := e.srv.Launch(addOne, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{in}}, 0, compute.Execute)
 	assert.ErrorIs(t, err, compute.ErrInvalidArgument)
-	assert.NoError(t, e.srv.Check([]compute.Binding{in}, 0), "a declared input is not tainted")
+	assert.NoError(t, e.srv.Check([]compute.Binding{in}, 0), "a declared input carries no failure")
 	err = e.srv.Launch(addOne, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{in, out, out}}, 0, compute.Execute)
 	assert.ErrorIs(t, err, compute.ErrInvalidArgument)
 	assert.ErrorIs(t, e.srv.Check([]compute.Binding{out}, 0), compute.ErrInvalidArgument)
@@ -326,7 +326,7 @@ func TestCaseReplayAndDestroy(t *testing.T) {
 	assert.Equal(t, []float32{2, 3}, e.mustRead(0, out, 2))
 	assert.ErrorIs(t, e.srv.Replay(g+1000, 0), stream.ErrUnknownGraph)
 
-	// A failed wait at destroy taints the graph's write set only.
+	// A failed wait at destroy fails the graph's write set only.
 	other := e.floats(0, 5, 5)
 	require.NoError(t, e.srv.Replay(g, 0))
 	e.f.FailNext("hipEventSynchronize", 1, hipsys.ErrorIllegalAddress)

@@ -59,7 +59,7 @@ type compiled struct {
 	fn     hipsys.Function
 }
 
-// kernelCache is the server's compiled kernels (the seed's is_loaded / compile_kernel):
+// kernelCache is the server's compiled kernels (CubeCL's is_loaded / compile_kernel):
 // in memory by KernelID, and on disk by id, platform and architecture so that a second
 // process loads the code object without compiling. It is used by the server's owner
 // only.

@@ -46,7 +46,7 @@ func (s *Server) EndCapture(id StreamID) (GraphID, error) {
 	gid := stream.NewGraphID()
 	g, refused := r.Stream().Instantiate(gid)
 	if refused != nil {
-		// Tainted directly, without the failure hook, as the seed does: the caller gets
+		// Failed directly, without the failure hook, as CubeCL does: the caller gets
 		// the error itself, and a read on another stream gets it from the buffers.
 		s.streams.Taint(refused.Err, refused.Written...)
 		return 0, refused.Err

@@ -10,8 +10,7 @@ import (
 	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
-// CubeCL's graph tests (crates/cubecl-hip/tests/graph.rs and its CUDA twin,
-// reference/semantics.md §7.3), ported to the Server on the cpu platform.
+// CubeCL's graph tests (crates/cubecl-hip/tests/graph.rs and its CUDA twin), ported to the Server on the cpu platform.
 
 func TestGraphCaptureReplay(t *testing.T) {
 	e := newEnv(t)

@@ -7,7 +7,7 @@ import (
 )
 
 // Handle is an owning reference to a device allocation and the stream whose pools hold
-// it (the seed's Handle). One value is one reference: Clone for another, Release once.
+// it (CubeCL's Handle). One value is one reference: Clone for another, Release once.
 // Release is safe from any goroutine; the slice returns to its pool once no handle,
 // binding, pending command or graph holds it.
 type Handle struct {
@@ -33,7 +33,7 @@ func (h Handle) Clone() (Handle, error) {
 	return Handle{Handle: c, Stream: h.Stream}, nil
 }
 
-// CopyDescriptor describes one tensor copy (the seed's CopyDescriptor): the buffer, its
+// CopyDescriptor describes one tensor copy (CubeCL's CopyDescriptor): the buffer, its
 // shape and its strides in elements, and the element size in bytes. The host side is
 // always dense (product(shape) * ElemSize bytes); the device side may be pitched: rank >
 // 1 and the second-to-last stride larger than the last dimension.
@@ -61,7 +61,7 @@ type layout struct {
 
 // layoutOf checks d (CubeCL's stride check) and returns its copy layout.
 //
-// Differs from CubeCL (DESIGN §Semantics 4): a rank of 0, ranks that disagree and
+// Differs from CubeCL: a rank of 0, ranks that disagree and
 // negative sizes panic in CubeCL; here they are ErrUnsupportedStrides like every other
 // stride CubeCL cannot copy, because they come straight from user input.
 func layoutOf(d CopyDescriptor) (layout, error) {

@@ -15,9 +15,9 @@ import (
 type Access uint8
 
 const (
-	Read      Access = iota + 1 // only read: checked, never tainted by this kernel
+	Read      Access = iota + 1 // only read: checked for a carried failure, never failed by this kernel
 	Write                       // only written
-	ReadWrite                   // read and written in place: tainted, not checked
+	ReadWrite                   // read and written in place: failed with the launch, not checked
 )
 
 // KernelID identifies a kernel's code: the SHA-256 of its source, entry point and

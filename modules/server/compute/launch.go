@@ -22,8 +22,8 @@ type launchScratch struct {
 //
 //  1. Compile k if this server never loaded it (memoized: a later launch pays a map
 //     lookup). A compile failure leaves k's declared outputs carrying it, never the
-//     buffers it only reads (tainting those would refuse every later launch sharing
-//     them, an autotune sweep above all); a dry run taints nothing and only invalidates
+//     buffers it only reads (failing those would refuse every later launch sharing
+//     them, an autotune sweep above all); a dry run fails nothing and only invalidates
 //     the open profiles. There is no negative cache.
 //  2. A dry run stops here, before anything touches a buffer: resolving resources,
 //     uploading info or reading a dynamic count would materialize memory the run exists
@@ -37,8 +37,8 @@ type launchScratch struct {
 //  5. The launch runs in a write scope that checks the Read buffers (a failed input skips
 //     the launch and the outputs inherit its failure) and claims the outputs: the info
 //     buffer is looked up or uploaded, every buffer resolved, the kernel launched with
-//     the info pointer last. Success releases the outputs; failure taints them.
-//     Differs from the seed in cost only: when that scope would do nothing but advance
+//     the info pointer last. Success releases the outputs; a failure is carried by them.
+//     Differs from CubeCL in cost only: when that scope would do nothing but advance
 //     the stream's cursors (no failure or claim anywhere, no foreign write marked, every
 //     buffer on stream id, no capture: stream.Quick), the launch skips it and advances
 //     them itself, with the same outcome on success, failure and panic.
@@ -46,7 +46,7 @@ type launchScratch struct {
 // Launch returns an error only for a malformed call, which enqueues nothing: a nil
 // kernel, or a buffer list that does not match the kernel's IO (the outputs, and any
 // buffer the IO does not cover, then carry that error). Every failure of the work
-// itself is carried by the outputs, as in the seed.
+// itself is carried by the outputs, as in CubeCL.
 //
 // In steady state (kernel loaded, static count, info cached, all buffers on id's own
 // stream) it allocates nothing.
@@ -145,7 +145,7 @@ func (s *Server) dynamicGrid(k *Kernel, count CubeCount, buffers []Binding, id S
 	return grid, true
 }
 
-// failOutputs is the seed's failed_writing for a launch that did not run: the buffers k
+// failOutputs is CubeCL's failed_writing for a launch that did not run: the buffers k
 // writes (by its IO) take err, and the failure hook runs.
 func (s *Server) failOutputs(k *Kernel, buffers []Binding, id StreamID, err error) {
 	_, written := s.splitIO(k, buffers)
@@ -191,7 +191,7 @@ func (s *Server) resolveCount(c CubeCount, id StreamID) (hipsys.Dim3, error) {
 	return hipsys.Dim3{X: binary.LittleEndian.Uint32(b), Y: binary.LittleEndian.Uint32(b[4:]), Z: binary.LittleEndian.Uint32(b[8:])}, nil
 }
 
-// launchChecked is the seed's launch_checked, run inside the launch's scope: its error
+// launchChecked is CubeCL's launch_checked, run inside the launch's scope: its error
 // is what the outputs carry.
 func (s *Server) launchChecked(ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args, id StreamID) error {
 	r, err := s.streams.Resolve(id, args.Buffers)
@@ -204,8 +204,8 @@ func (s *Server) launchChecked(ck *compiled, k *Kernel, grid hipsys.Dim3, args *
 
 // launchQuick is the launch of a command stream.Quick admitted: every step of the scope
 // and the resolve would have been a no-op but the cursors, which Quick and QuickDone
-// advance as they would. The outputs carry a failure as Execute leaves them: tainted
-// with the error, or, if the platform panics, claimed, so that a read fails rather than
+// advance as they would. The outputs carry a failure as Execute leaves them: carrying
+// the error, or, if the platform panics, claimed, so that a read fails rather than
 // return bytes nothing wrote.
 func (s *Server) launchQuick(st *stream.Stream, ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args, id StreamID) {
 	settled := false
@@ -232,7 +232,7 @@ func (s *Server) launchQuick(st *stream.Stream, ck *compiled, k *Kernel, grid hi
 
 // enqueueLaunch is the launch itself on st, its buffers resolved there: the info buffer
 // looked up or uploaded, every buffer's device address, the kernel launched with the
-// info pointer last (through the launch queue on the fast path, when the Device has
+// info pointer last (through the launch queue on the fast path, when the server has
 // one), then the drop queue flushed if its policy asks.
 func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args, id StreamID, quick bool) error {
 	var info hipsys.DevicePtr

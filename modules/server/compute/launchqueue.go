@@ -5,17 +5,17 @@ import (
 	"github.com/cubehip/cubehip/modules/memory"
 )
 
-// queuedLaunches is what a Device keeps of the launches it handed to the platform's
+// queuedLaunches is what a Server keeps of the launches it handed to the platform's
 // launch queue (hipsys.LaunchQueue), until the queue has said whether the driver took
 // them.
 //
-// Differs from the seed in when a refusal is seen, not in what it leaves. A launch on
+// Differs from CubeCL in when a refusal is seen, not in what it leaves. A launch on
 // the fast path (stream.Quick) goes into the queue and Launch returns before the driver
 // has answered; the queue's thread issues it while the caller does its next launch's
 // bookkeeping, which is what lets a launch loop run at the driver's own rate. Every
-// other call of the Device first settles the queue (settleQueue: it waits for the
+// other call of the Server first settles the queue (settleQueue: it waits for the
 // queued launches to be issued and takes the refusals), and a refusal then leaves the
-// buffers as the seed would have left them had it been seen at once: the refused
+// buffers as CubeCL would have left them had it been seen at once: the refused
 // launch's outputs carry its error, and so do the outputs of every launch queued after
 // it that read them (those ran on bytes nothing wrote), while a buffer that a later
 // launch rewrote from clean inputs is clean again. Only launches can come between a
@@ -75,7 +75,7 @@ func (s *Server) launchQueued(ck *compiled, k *Kernel, grid hipsys.Dim3, sys hip
 }
 
 // settleQueue waits for the queued launches to be issued and applies the refusals among
-// them: what every Device call but a launch does first.
+// them: what every Server call but a launch does first, once.
 func (s *Server) settleQueue() {
 	if s.queue == nil {
 		return
@@ -105,7 +105,7 @@ func (s *Server) applyRefused() {
 		id  StreamID // the launch's stream, for the failure hook
 	}
 	failed := map[memory.ID]failure{}
-	var order []Binding // the failed buffers, first failure first, for the taint below
+	var order []Binding // the failed buffers, first failure first, for the failures set below
 	replay := func(r *queuedLaunch, refusal error) {
 		var err error
 		for i, b := range r.bufs {

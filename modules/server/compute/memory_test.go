@@ -11,7 +11,7 @@ import (
 	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
-// CubeCL's empty_read.rs and memory_pools.rs (reference/semantics.md §7.1, §7.2), and
+// CubeCL's empty_read.rs and memory_pools.rs and
 // the server's memory calls.
 
 func TestReadEmptyBuffer(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // ProfileToken names an open profiling window.
 type ProfileToken uint64
 
-// profiler is the seed's EventProfiler: a window is a start event recorded on the stream
+// profiler is CubeCL's EventProfiler: a window is a start event recorded on the stream
 // when it opens and an end event when it closes; the device stamps both, so opening a
 // window never drains the stream, and the duration is device time between them. Events
 // come from a pool (creating one per window would cost a driver call each).

@@ -7,10 +7,10 @@ import (
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
-// queueWatch wraps the Platform a Device drives and counts the work queued on each
-// stream, so that the Device can know without a driver call that a stream it last saw
+// queueWatch wraps the Platform a Server drives and counts the work queued on each
+// stream, so that the Server can know without a driver call that a stream it last saw
 // idle has had nothing queued since. A small read takes a blocking copy when its stream
-// is idle (device_read.go); asking the driver (hipStreamQuery) costs 1.5 µs on an H200,
+// is idle (read.go); asking the driver (hipStreamQuery) costs 1.5 µs on an H200,
 // a sixth of the 4-byte round trip, where the counters cost a map load and two atomic
 // adds per queued call.
 //

@@ -2,16 +2,16 @@ package compute
 
 import "github.com/cubehip/cubehip/modules/hipsys"
 
-// Check is the seed's check: the failure or unsettled claim the first of handles
+// Check is CubeCL's check: the failure or unsettled claim the first of handles
 // carries, nil if all were written. No device work; the stream is not used.
 func (s *Server) Check(handles []Binding, _ StreamID) error {
 	s.settleQueue()
 	return s.streams.EnsureWritten(handles...)
 }
 
-// Flush is the seed's flush on stream id: a drop-queue flush and the deferred frees of
+// Flush is CubeCL's flush on stream id: a drop-queue flush and the deferred frees of
 // the device pools, both skipped while the stream records a capture. It blocks on the
-// drop queue's previous fence. It returns nil, always, as in the seed: failures live on
+// drop queue's previous fence. It returns nil, always, as in CubeCL: failures live on
 // buffers, not streams; the drop queue's own trouble is logged.
 func (s *Server) Flush(id StreamID) error {
 	s.settleQueue()
@@ -38,7 +38,7 @@ type Resource struct {
 // Release gives up the resource's hold on the allocation.
 func (r *Resource) Release() error { return r.Binding.Release() }
 
-// GetResource is the seed's get_resource: the claim check a read makes (a buffer a failed
+// GetResource is CubeCL's get_resource: the claim check a read makes (a buffer a failed
 // launch never filled reports the failure rather than a pointer to whatever was there
 // before), a command on stream id with the binding (so the stream waits for its last
 // writer), and the device address, which may materialize a dry run's lazy page.
