@@ -23,6 +23,7 @@ type ReadFuture struct {
 	s     *Server
 	err   error // the claim check's, or the enqueue's: reported once the queued copies are done
 	parts []readPart
+	one   [1]readPart // parts' storage for a read of one buffer
 	sys   hipsys.Stream
 
 	direct bool // one small read of an idle stream: a blocking copy in Wait
@@ -200,11 +201,18 @@ func (s *Server) Read(descs []CopyDescriptor, id StreamID) *ReadFuture {
 // owner's lock (a dynamic launch count) must not wait for a ring chunk, whose holder may
 // need that lock to give it back.
 func (s *Server) read(descs []CopyDescriptor, id StreamID, ring bool) *ReadFuture {
-	f := &ReadFuture{s: s, parts: make([]readPart, 0, len(descs))}
-	bs := make([]Binding, len(descs))
+	f := &ReadFuture{s: s}
+	// A read of one buffer, the common case, allocates nothing but the future.
+	f.parts = f.one[:0]
+	bs := s.one[:]
+	if len(descs) != 1 {
+		f.parts = make([]readPart, 0, len(descs))
+		bs = make([]Binding, len(descs))
+	}
 	for i := range descs {
 		bs[i] = descs[i].Binding
 	}
+	defer clear(bs)
 	if f.err = s.streams.EnsureWritten(bs...); f.err != nil {
 		return f
 	}
