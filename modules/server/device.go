@@ -76,7 +76,8 @@ type Device struct {
 
 	calls sync.WaitGroup // calls waiting outside the lock: Close waits for them
 	index int
-	one   [1]compute.CopyDescriptor // a read's or write's one descriptor
+	desc  [1]compute.CopyDescriptor // a read's or write's one descriptor, and its shape
+	shape [1]int
 	op    [1]compute.WriteOp
 }
 

@@ -110,9 +110,8 @@ func (s Stream) ReadInto(dst []byte, src *Buffer) error {
 		d.leave()
 		return err
 	}
-	d.one[0] = compute.Linear(src.b, len(dst))
-	f := d.srv.Read(d.one[:], s.id)
-	d.one[0] = compute.CopyDescriptor{}
+	f := d.srv.Read(d.linear(src, len(dst)), s.id)
+	d.desc[0] = compute.CopyDescriptor{}
 	d.unlockToWait()
 	defer d.exit()
 	return f.WaitInto(dst)
@@ -138,12 +137,24 @@ func (s Stream) Write(dst *Buffer, data []byte) error {
 		d.leave()
 		return err
 	}
-	d.op[0] = compute.WriteOp{Desc: compute.Linear(dst.b, len(data)), Data: data}
+	d.op[0] = compute.WriteOp{Desc: d.linear(dst, len(data))[0], Data: data}
 	f := d.srv.Write(d.op[:], s.id)
 	d.op[0] = compute.WriteOp{}
+	d.desc[0] = compute.CopyDescriptor{}
 	d.unlockToWait()
 	defer d.exit()
 	return f.Wait()
+}
+
+// unitStride is the strides of every linear copy; never written.
+var unitStride = []int{1}
+
+// linear describes n bytes at the start of b in the Device's scratch descriptor, which
+// the caller clears: compute.Linear would allocate its shape on every copy.
+func (d *Device) linear(b *Buffer, n int) []compute.CopyDescriptor {
+	d.shape[0] = n
+	d.desc[0] = compute.CopyDescriptor{Binding: b.b, Shape: d.shape[:], Strides: unitStride, ElemSize: 1}
+	return d.desc[:]
 }
 
 // checkCopy checks a copy of n bytes to or from b (d.mu held).

@@ -3,6 +3,7 @@ package compute
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/stream"
@@ -18,7 +19,9 @@ const directRead = 64 << 10
 
 // ReadFuture is an enqueued read. Wait or WaitInto, called once from any goroutine,
 // finishes it: it waits for the copies, queues those the staging ring had no room for
-// at the call, and releases the staging and the future's hold on the buffers.
+// at the call, and releases the staging and the future's hold on the buffers. The
+// future must not be used after its Wait: it is recycled for a later read, so that a
+// small read allocates nothing.
 type ReadFuture struct {
 	s     *Server
 	err   error // the claim check's, or the enqueue's: reported once the queued copies are done
@@ -68,7 +71,7 @@ func (f *ReadFuture) Wait() ([][]byte, error) {
 // WaitInto is Wait into the caller's memory: dst[i] receives descriptor i's dense bytes
 // and must be exactly that long.
 func (f *ReadFuture) WaitInto(dst ...[]byte) error {
-	defer f.release()
+	defer f.recycle()
 	if f.err == nil && len(dst) != len(f.parts) {
 		f.err = fmt.Errorf("%w: %d destinations for %d descriptors", ErrInvalidArgument, len(dst), len(f.parts))
 	}
@@ -166,15 +169,20 @@ func (f *ReadFuture) queueNext(c *chunk) error {
 	return nil
 }
 
-// release gives back the future's references; Wait is done with them.
-func (f *ReadFuture) release() {
+// futures recycles ReadFutures: a small read's future would otherwise be its one
+// allocation, and the garbage it makes at a read's rate costs more than the read.
+var futures = sync.Pool{New: func() any { return new(ReadFuture) }}
+
+// recycle gives back the future's references, which Wait is done with, and the future.
+func (f *ReadFuture) recycle() {
 	for i := range f.parts {
 		_ = f.parts[i].b.Release()
 	}
 	for _, b := range f.staged {
 		_ = b.Release()
 	}
-	f.parts, f.staged = nil, nil
+	*f = ReadFuture{}
+	futures.Put(f)
 }
 
 // Read is CubeCL's read on stream id: the claim check (bytes are only as good as the
@@ -201,7 +209,8 @@ func (s *Server) Read(descs []CopyDescriptor, id StreamID) *ReadFuture {
 // owner's lock (a dynamic launch count) must not wait for a ring chunk, whose holder may
 // need that lock to give it back.
 func (s *Server) read(descs []CopyDescriptor, id StreamID, ring bool) *ReadFuture {
-	f := &ReadFuture{s: s}
+	f := futures.Get().(*ReadFuture)
+	f.s = s
 	// A read of one buffer, the common case, allocates nothing but the future.
 	f.parts = f.one[:0]
 	bs := s.one[:]
