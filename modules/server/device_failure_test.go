@@ -163,3 +163,26 @@ func TestDeviceCopyFailures(t *testing.T) {
 	_, err = d.Read(b)
 	assert.NoError(t, err)
 }
+
+// The zero value of every handle the package hands out is an error to use, never a
+// panic: a buffer, a graph, a profile, a stream and a device nobody opened.
+func TestZeroValuesAreErrors(t *testing.T) {
+	var b server.Buffer
+	assert.ErrorIs(t, b.Release(), server.ErrInvalidArgument)
+	assert.NotEmpty(t, b.String())
+	var g server.Graph
+	assert.ErrorIs(t, g.Replay(), server.ErrInvalidArgument)
+	assert.ErrorIs(t, g.Destroy(), server.ErrInvalidArgument)
+	var p server.Profile
+	_, err := p.Stop()
+	assert.ErrorIs(t, err, server.ErrInvalidArgument)
+	p.Abandon()
+	var s server.Stream
+	assert.ErrorIs(t, s.Sync(), server.ErrInvalidArgument)
+	_, err = s.Alloc(8)
+	assert.ErrorIs(t, err, server.ErrInvalidArgument)
+	assert.ErrorIs(t, s.Launch(devEmpty, grid(1), server.Args{}), server.ErrInvalidArgument)
+	var d *server.Device
+	assert.NoError(t, d.Close())
+	assert.ErrorIs(t, d.Compile(devEmpty), server.ErrInvalidArgument)
+}

@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -149,4 +150,18 @@ func TestGetResource(t *testing.T) {
 	assert.NotZero(t, r.Ptr)
 	assert.Equal(t, uint64(8), r.Size)
 	require.NoError(t, r.Release())
+}
+
+// A staging request no memory can hold is an error, never a panic (makeslice), and
+// leaves nothing reserved.
+func TestStagingTooLargeIsAnError(t *testing.T) {
+	e := newEnv(t)
+	for _, n := range []uint64{1 << 62, math.MaxUint64} {
+		bufs, err := e.srv.Staging([]uint64{8, n}, 0)
+		assert.ErrorIs(t, err, compute.ErrNoPinnedMemory, "%d bytes", n)
+		assert.Nil(t, bufs)
+	}
+	bufs, err := e.srv.Staging([]uint64{8}, 0)
+	require.NoError(t, err)
+	require.NoError(t, bufs[0].Release())
 }

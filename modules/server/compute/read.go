@@ -295,7 +295,7 @@ func (s *Server) readStaged(st *stream.Stream, f *ReadFuture) {
 			break
 		}
 		var buf *HostBuffer
-		if buf, f.err = reserveHost(st, p.l.bytes); f.err != nil {
+		if buf, f.err = reserveHost(st, p.l.bytes, s.props.TotalMem); f.err != nil {
 			break
 		}
 		f.staged = append(f.staged, buf)

@@ -3,6 +3,7 @@ package compute
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -156,16 +157,17 @@ func (b *HostBuffer) Release() error {
 	return err
 }
 
-// maxHeapStaging is the largest heap buffer a host buffer falls back to: beyond it the
-// reservation fails rather than ask the Go heap for more than it can hold.
-const maxHeapStaging = 1 << 40
-
-// reserveHost is reserve_cpu: pinned first, zeroed heap memory when that fails.
-func reserveHost(st *stream.Stream, size uint64) (*HostBuffer, error) {
-	if pb, err := st.ReservePinned(size); err == nil {
+// reserveHost is reserve_cpu: pinned first, zeroed heap memory when that fails. The
+// heap fallback is refused (ErrNoPinnedMemory) beyond limit bytes, the device's memory:
+// no copy to or from the device is larger, and a larger heap request could only end
+// the process (the Go runtime's out-of-memory is fatal) or panic (makeslice).
+func reserveHost(st *stream.Stream, size, limit uint64) (*HostBuffer, error) {
+	pb, err := st.ReservePinned(size)
+	if err == nil {
 		return &HostBuffer{pinned: pb}, nil
-	} else if size > maxHeapStaging {
-		return nil, fmt.Errorf("%w: %d bytes: %w", ErrNoPinnedMemory, size, err)
+	}
+	if size > limit || size > math.MaxInt {
+		return nil, fmt.Errorf("%w: %d bytes, more than the device's %d: %w", ErrNoPinnedMemory, size, limit, err)
 	}
 	return &HostBuffer{heap: make([]byte, size)}, nil
 }
@@ -183,7 +185,7 @@ func (s *Server) Staging(sizes []uint64, id StreamID) ([]*HostBuffer, error) {
 	defer r.Close()
 	out := make([]*HostBuffer, 0, len(sizes))
 	for _, n := range sizes {
-		b, err := reserveHost(r.Stream(), n)
+		b, err := reserveHost(r.Stream(), n, s.props.TotalMem)
 		if err != nil {
 			for _, b := range out {
 				_ = b.Release()
