@@ -69,6 +69,19 @@ func (s *DeviceStorage) Flush() {
 	s.pending = s.pending[:0]
 }
 
+// FreeAll frees every allocation the storage still holds, whatever uses it, with the
+// frees already queued: the end of its stream, when nothing will run on the memory
+// again. Failures are logged; the storage is empty afterwards.
+func (s *DeviceStorage) FreeAll() {
+	for id, ptr := range s.ptrs {
+		if ptr != 0 {
+			s.pending = append(s.pending, ptr)
+		}
+		delete(s.ptrs, id)
+	}
+	s.Flush()
+}
+
 // Pending is the number of frees waiting for Flush.
 func (s *DeviceStorage) Pending() int { return len(s.pending) }
 
@@ -142,6 +155,14 @@ func (s *PinnedStorage) Dealloc(id memory.StorageID) {
 	}
 	if err := s.p.HostFree(ptr); err != nil {
 		s.log.Warn("stream: hipFreeHost failed; the allocation is leaked", "err", err)
+	}
+}
+
+// FreeAll frees every allocation the storage still holds, whatever uses it: the end of
+// its stream, when no copy will touch the memory again. Failures are logged.
+func (s *PinnedStorage) FreeAll() {
+	for id := range s.ptrs {
+		s.Dealloc(id)
 	}
 }
 

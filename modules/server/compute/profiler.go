@@ -127,11 +127,16 @@ func (pr *profiler) failure(err error) {
 	pr.mu.Unlock()
 }
 
-// close destroys the pooled events. Windows still open keep theirs (leaked to the
-// platform: their stream may still stamp them).
+// close destroys the pooled events and those of the windows still open (the server's
+// Close has waited for the device, so no stream will stamp them). A future not yet
+// waited for returns its events to a pool nobody reads again; they go with the device.
 func (pr *profiler) close() {
 	pr.mu.Lock()
 	free := pr.free
+	for tok, w := range pr.open {
+		free = append(free, w.start)
+		delete(pr.open, tok)
+	}
 	pr.free = nil
 	pr.mu.Unlock()
 	for _, ev := range free {
