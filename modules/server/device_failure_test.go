@@ -186,3 +186,31 @@ func TestZeroValuesAreErrors(t *testing.T) {
 	assert.NoError(t, d.Close())
 	assert.ErrorIs(t, d.Compile(devEmpty), server.ErrInvalidArgument)
 }
+
+// A graph holds every buffer its work uses until it is destroyed, whatever the caller
+// releases: a replay after the release writes the memory it always wrote, never a new
+// allocation that took the released memory over.
+func TestGraphHoldsItsBuffersUntilDestroyed(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	y := alloc(t, d.Stream, 16)
+	g, err := d.Capture(func(s server.Stream) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(100), server.U32(4)}})
+	})
+	require.NoError(t, err)
+	require.NoError(t, x.Release())
+	require.NoError(t, y.Release())
+	require.NoError(t, d.Cleanup())
+	// New buffers of the same size: with the graph's buffers back in the pool, these
+	// would be handed their memory.
+	var fresh []*server.Buffer
+	for i := range 8 {
+		fresh = append(fresh, upload(t, d.Stream, float32(i), float32(i), float32(i), float32(i)))
+	}
+	require.NoError(t, g.Replay())
+	require.NoError(t, d.Sync())
+	for i, b := range fresh {
+		assert.Equal(t, []float32{float32(i), float32(i), float32(i), float32(i)}, readFloats(t, d.Stream, b), "buffer %d, allocated after the release", i)
+	}
+	require.NoError(t, g.Destroy())
+}

@@ -33,17 +33,20 @@ const (
 	CacheCapture
 )
 
-// Capture is one stream's capture state (the seed's StreamCapture): the state machine,
-// and the write set of every scope executed while recording, which the graph (or a
-// refused instantiate) takes.
+// Capture is one stream's capture state (CubeCL's StreamCapture): the state machine,
+// the write set of every scope executed while recording, and a counted hold on every
+// buffer the recorded work uses, all of which the graph (or a refused instantiate)
+// takes. The holds are what keeps a replay from writing into memory its caller released
+// and a new allocation took over: the graph keeps each buffer until it is destroyed.
 //
 // A rejected transition changes nothing. Capture belongs to its stream and is used only
 // by the goroutine driving that stream.
 type Capture struct {
 	state   CaptureState
-	written []Binding // uncounted copies: the graph's retained slices keep them alive
+	written []Binding // uncounted copies: the holds in pins keep them alive
 	seen    map[memory.ID]struct{}
-	pins    []Binding // counted: cross-stream pins taken while recording
+	pins    []Binding // counted: a hold on every buffer the recorded work uses
+	held    map[memory.ID]struct{}
 }
 
 // State is the current state.
@@ -110,6 +113,7 @@ func (c *Capture) Abort() []Binding {
 	c.resetWritten()
 	pins := c.pins
 	c.pins = nil
+	clear(c.held)
 	return pins
 }
 
@@ -138,12 +142,31 @@ func (c *Capture) Take() (written, pins []Binding) {
 	written, pins = c.written, c.pins
 	c.written, c.pins = nil, nil
 	clear(c.seen)
+	clear(c.held)
 	return written, pins
 }
 
 func (c *Capture) resetWritten() {
 	c.written = nil
 	clear(c.seen)
+}
+
+// hold keeps a counted reference to b, once per buffer, until the graph is destroyed
+// (or the capture refused or aborted): the recorded work reads or writes it at every
+// replay.
+func (c *Capture) hold(b Binding) {
+	id := b.ID()
+	if _, dup := c.held[id]; dup || id == 0 {
+		return
+	}
+	if c.held == nil {
+		c.held = make(map[memory.ID]struct{})
+	}
+	// An invalid binding holds nothing; the command's resource lookup reports it.
+	if pin, err := b.Clone(); err == nil {
+		c.held[id] = struct{}{}
+		c.pins = append(c.pins, pin)
+	}
 }
 
 // pin keeps a counted cross-stream pin until the capture ends: while recording, the
