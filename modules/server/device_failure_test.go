@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -213,4 +215,55 @@ func TestGraphHoldsItsBuffersUntilDestroyed(t *testing.T) {
 		assert.Equal(t, []float32{float32(i), float32(i), float32(i), float32(i)}, readFloats(t, d.Stream, b), "buffer %d, allocated after the release", i)
 	}
 	require.NoError(t, g.Destroy())
+}
+
+// A write that fails at any point (a chunk's copy, the event that marks a chunk done, the
+// wait for that event) leaves its destination carrying the failure as well as returning
+// it: a read never returns bytes that are partly the new data and partly the old. A
+// write that returns nil wrote everything.
+func TestWriteFailingAnywhereLeavesItsDestinationFailed(t *testing.T) {
+	const size = 8 << 10 // eight chunks of the ring below
+	old, data := bytes.Repeat([]byte{1}, size), bytes.Repeat([]byte{2}, size)
+	for _, call := range []string{"hipMemcpyHtoDAsync", "hipEventRecord", "hipEventSynchronize"} {
+		for n := 1; n <= 10; n++ {
+			t.Run(fmt.Sprintf("%s %d", call, n), func(t *testing.T) {
+				d, f := openDevice(t, server.Options{StagingChunk: 1 << 10, StagingDepth: 2})
+				dst := alloc(t, d.Stream, size)
+				require.NoError(t, d.Write(dst, old))
+				require.NoError(t, d.Sync())
+				f.FailNth(call, n, hipsys.ErrorLaunchFailure)
+				werr := d.Write(dst, data)
+				f.Reset()
+				got, rerr := d.Read(dst)
+				if werr != nil {
+					assert.ErrorIs(t, d.Check(dst), hipsys.ErrorLaunchFailure, "the destination carries the write's failure")
+					assert.ErrorIs(t, rerr, hipsys.ErrorLaunchFailure)
+					return
+				}
+				require.NoError(t, rerr)
+				assert.True(t, bytes.Equal(data, got), "a write that returned nil wrote every byte")
+			})
+		}
+	}
+}
+
+// The wait for a staging chunk is the wait for the copy it last carried: when that wait
+// fails, the failure lands on the buffer that copy wrote, whichever call waits, and not
+// only on the call that happened to reuse the chunk.
+func TestStagingWaitFailureLandsOnTheWriteItBelongsTo(t *testing.T) {
+	d, f := openDevice(t, server.Options{StagingChunk: 1 << 10, StagingDepth: 2})
+	a := alloc(t, d.Stream, 2<<10)
+	b := alloc(t, d.Stream, 1<<10)
+	require.NoError(t, d.Write(a, bytes.Repeat([]byte{1}, 2<<10))) // both chunks, queued
+	f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
+	assert.ErrorIs(t, d.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure)
+	f.Reset()
+	assert.ErrorIs(t, d.Check(a), hipsys.ErrorLaunchFailure, "the failed wait was for a's copy")
+	assert.ErrorIs(t, d.Check(b), hipsys.ErrorLaunchFailure, "b's bytes never reached the device")
+	// Rewriting recovers both.
+	require.NoError(t, d.Write(a, bytes.Repeat([]byte{3}, 2<<10)))
+	require.NoError(t, d.Write(b, bytes.Repeat([]byte{4}, 1<<10)))
+	got, err := d.Read(a)
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Repeat([]byte{3}, 2<<10), got)
 }

@@ -131,7 +131,7 @@ func (f *ReadFuture) drain(dst [][]byte) error {
 		}
 		q := f.queued[0]
 		f.queued = f.queued[1:]
-		err := q.c.ready(s.p)
+		err := s.ready(q.c, false)
 		if err == nil && failed == nil {
 			p := q.p
 			copyParallel(dst[q.part][p.host:p.host+p.bytes()], q.c.buf[:p.bytes()])
@@ -152,7 +152,7 @@ func (f *ReadFuture) drain(dst [][]byte) error {
 func (f *ReadFuture) queueNext(c *chunk) error {
 	s := f.s
 	part, p := f.cursor.next()
-	err := c.ready(s.p)
+	err := s.ready(c, true)
 	if err == nil {
 		// SAFETY: c is pinned memory the ring owns; it is drained and reused only after
 		// its event, recorded right after this copy, has completed.

@@ -45,6 +45,12 @@ type chunk struct {
 	buf   []byte
 	ev    hipsys.Event
 	armed bool // ev was recorded after the chunk's last queued copy
+
+	// The buffer the chunk's last copy wrote, when it was a write, and its stream: a
+	// failure seen by the wait for that copy belongs to it. Counted, so the allocation
+	// cannot be handed to anyone else before the copy is known done.
+	wrote   Binding
+	wroteOn StreamID
 }
 
 func newRing(size uint64, depth int) *ring { return &ring{chunk: size, depth: depth} }
@@ -90,16 +96,33 @@ func (r *ring) take(wait bool) *chunk {
 // put gives a chunk back; its event, when armed, says when the device is done with it.
 func (r *ring) put(c *chunk) { r.free <- c }
 
-// ready waits for the device to finish with the chunk's last copy.
-func (c *chunk) ready(p hipsys.Platform) error {
+// ready waits for the device to finish with c's last copy. A failure of that wait is the
+// copy's: when the copy was a write, its destination is left carrying the failure
+// (taking the owner's lock unless the caller holds it, locked), whoever waits now.
+func (s *Server) ready(c *chunk, locked bool) error {
 	if !c.armed {
 		return nil
 	}
 	c.armed = false
-	if err := p.EventSynchronize(c.ev); err != nil {
-		return fmt.Errorf("compute: staging: %w", err)
+	err := s.p.EventSynchronize(c.ev)
+	wrote := c.wrote
+	c.wrote = Binding{}
+	if err != nil {
+		err = fmt.Errorf("compute: staging: %w", err)
+		if wrote.ID() != 0 {
+			if !locked {
+				s.owner.Lock()
+			}
+			s.streams.FailedWriting(c.wroteOn, []Binding{wrote}, err)
+			if !locked {
+				s.owner.Unlock()
+			}
+		}
 	}
-	return nil
+	if wrote.ID() != 0 {
+		_ = wrote.Release()
+	}
+	return err
 }
 
 // arm records c's event on sys behind the copy just queued. Without the event the chunk
@@ -117,6 +140,9 @@ func (c *chunk) arm(p hipsys.Platform, sys hipsys.Stream) error {
 func (r *ring) release(p hipsys.Platform) error {
 	var errs []error
 	for _, c := range r.all {
+		if c.wrote.ID() != 0 {
+			_ = c.wrote.Release()
+		}
 		errs = append(errs, p.EventDestroy(c.ev), p.HostFree(c.host))
 	}
 	r.all, r.free = nil, nil

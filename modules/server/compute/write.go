@@ -136,7 +136,7 @@ func (f *WriteFuture) Wait() error {
 	s := f.s
 	for f.at.more() {
 		c := s.staging.take(true)
-		if err := c.ready(s.p); err != nil {
+		if err := s.ready(c, false); err != nil {
 			s.staging.put(c)
 			s.owner.Lock()
 			f.failRest(err)
@@ -158,7 +158,7 @@ func (f *WriteFuture) Wait() error {
 
 // queueNext fills c with the next piece and queues it (the owner's lock held).
 func (f *WriteFuture) queueNext(c *chunk) {
-	if err := c.ready(f.s.p); err != nil {
+	if err := f.s.ready(c, true); err != nil {
 		f.s.staging.put(c)
 		f.failRest(err)
 		return
@@ -197,7 +197,13 @@ func (f *WriteFuture) queueFilled(c *chunk) {
 		if err := s.copyPiece(st.Sys, c.host, ptr, w.l, p, hipsys.MemcpyHostToDevice); err != nil {
 			return err
 		}
-		return c.arm(s.p, st.Sys)
+		if err := c.arm(s.p, st.Sys); err != nil {
+			return err
+		}
+		if keep, err := w.b.Clone(); err == nil {
+			c.wrote, c.wroteOn = keep, f.id
+		}
+		return nil
 	})
 	s.one[0] = Binding{}
 	s.staging.put(c)
