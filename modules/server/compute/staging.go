@@ -47,8 +47,10 @@ type chunk struct {
 	armed bool // ev was recorded after the chunk's last queued copy
 
 	// The buffer the chunk's last copy wrote, when it was a write, and its stream: a
-	// failure seen by the wait for that copy belongs to it. Counted, so the allocation
-	// cannot be handed to anyone else before the copy is known done.
+	// failure seen by the wait for that copy belongs to it. An uncounted view: holding
+	// the allocation would keep it from its pool until some later copy takes the chunk;
+	// a view of a buffer released since names a dead allocation, which the failure
+	// store sheds.
 	wrote   Binding
 	wroteOn StreamID
 }
@@ -119,9 +121,6 @@ func (s *Server) ready(c *chunk, locked bool) error {
 			}
 		}
 	}
-	if wrote.ID() != 0 {
-		_ = wrote.Release()
-	}
 	return err
 }
 
@@ -140,9 +139,6 @@ func (c *chunk) arm(p hipsys.Platform, sys hipsys.Stream) error {
 func (r *ring) release(p hipsys.Platform) error {
 	var errs []error
 	for _, c := range r.all {
-		if c.wrote.ID() != 0 {
-			_ = c.wrote.Release()
-		}
 		errs = append(errs, p.EventDestroy(c.ev), p.HostFree(c.host))
 	}
 	r.all, r.free = nil, nil

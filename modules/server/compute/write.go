@@ -200,9 +200,7 @@ func (f *WriteFuture) queueFilled(c *chunk) {
 		if err := c.arm(s.p, st.Sys); err != nil {
 			return err
 		}
-		if keep, err := w.b.Clone(); err == nil {
-			c.wrote, c.wroteOn = keep, f.id
-		}
+		c.wrote, c.wroteOn = w.b, f.id
 		return nil
 	})
 	s.one[0] = Binding{}
