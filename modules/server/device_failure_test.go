@@ -267,3 +267,29 @@ func TestStagingWaitFailureLandsOnTheWriteItBelongsTo(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, bytes.Repeat([]byte{3}, 2<<10), got)
 }
+
+// An in-place kernel refused, then launched again on the same buffer: the buffer's bytes
+// are the second launch's input, and nothing wrote them, so the failure stays on it.
+// The launch queue and a launch on the caller's thread leave the same result.
+func TestReadWriteInputCarriesItsFailureOn(t *testing.T) {
+	for _, direct := range []bool{true, false} {
+		t.Run(map[bool]string{true: "direct", false: "queued"}[direct], func(t *testing.T) {
+			d, f := openDevice(t, server.Options{DirectLaunch: direct})
+			x := upload(t, d.Stream, 1, 2, 3, 4)
+			inc := func() {
+				require.NoError(t, d.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(4)}}))
+			}
+			inc() // compiled and warm: the fault hits a launch
+			require.NoError(t, d.Sync())
+			f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
+			inc() // refused
+			inc() // would run on bytes the refused launch never wrote
+			_, err := d.Read(x)
+			assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+			// A write from the host recovers it.
+			require.NoError(t, d.Write(x, floatBytes(1, 2, 3, 4)))
+			inc()
+			assert.Equal(t, []float32{2, 3, 4, 5}, readFloats(t, d.Stream, x))
+		})
+	}
+}

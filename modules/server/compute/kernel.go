@@ -10,14 +10,14 @@ import (
 )
 
 // Access is how a kernel uses one buffer argument. The declaration is the kernel's IO:
-// the write scopes check the Read buffers for failures and claim the Write and ReadWrite
-// ones, and a launch that cannot run leaves only those carrying its failure.
+// the write scopes check the Read and ReadWrite buffers for failures and claim the Write
+// and ReadWrite ones, and a launch that cannot run leaves only those carrying its failure.
 type Access uint8
 
 const (
 	Read      Access = iota + 1 // only read: checked for a carried failure, never failed by this kernel
 	Write                       // only written
-	ReadWrite                   // read and written in place: failed with the launch, not checked
+	ReadWrite                   // read and written in place: checked, and failed with the launch
 )
 
 // KernelID identifies a kernel's code: the SHA-256 of its source, entry point and

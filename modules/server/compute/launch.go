@@ -159,15 +159,22 @@ func (s *Server) clearIO() {
 }
 
 // splitIO sorts buffers into the scope's reads and writes by k's IO, into the scratch
-// lists. A buffer the IO does not cover, or declares with an unknown Access, counts as
-// written: a launch that never ran left it stale, whatever the kernel would have done
-// with it.
+// lists. A ReadWrite buffer is both: its bytes are an input, so a failure it carries
+// stops the launch and stays on it (the launch queue's replay of a refusal reads it the
+// same way, launchqueue.go), and it is written. A buffer the IO does not cover, or
+// declares with an unknown Access, counts as written: a launch that never ran left it
+// stale, whatever the kernel would have done with it.
 func (s *Server) splitIO(k *Kernel, buffers []Binding) (reads, written []Binding) {
 	reads, written = s.launch.reads[:0], s.launch.written[:0]
 	for i := range buffers {
-		if i < len(k.IO) && k.IO[i] == Read {
+		a := Access(0)
+		if i < len(k.IO) {
+			a = k.IO[i]
+		}
+		if a == Read || a == ReadWrite {
 			reads = append(reads, buffers[i])
-		} else {
+		}
+		if a != Read {
 			written = append(written, buffers[i])
 		}
 	}
