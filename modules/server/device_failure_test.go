@@ -293,3 +293,43 @@ func TestReadWriteInputCarriesItsFailureOn(t *testing.T) {
 		})
 	}
 }
+
+// A capture in which any recorded work failed (a launch the platform refused, a launch
+// whose input carried a failure) is refused: EndCapture returns the failure and no
+// graph, and the outputs of the failed work keep it. A graph missing that work would,
+// at every replay, leave its outputs looking written.
+func TestCaptureWithFailedWorkIsRefused(t *testing.T) {
+	d, f := openDevice(t, server.Options{})
+	s := d.On(1)
+	x := upload(t, s, 1, 2, 3, 4)
+	y := alloc(t, s, 16)
+	z := alloc(t, s, 16)
+	scale := func(in, out *server.Buffer) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	}
+	run := func(s server.Stream) error {
+		if err := scale(x, y); err != nil {
+			return err
+		}
+		return scale(y, z)
+	}
+
+	require.NoError(t, s.PrepareCapture())
+	require.NoError(t, run(s))
+	require.NoError(t, s.BeginCapture())
+	f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
+	require.NoError(t, run(s)) // the failure is carried, not returned
+	g, err := s.EndCapture()
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+	assert.Nil(t, g)
+	assert.ErrorIs(t, s.Check(y), hipsys.ErrorLaunchFailure, "the refused launch's output")
+	assert.ErrorIs(t, s.Check(z), hipsys.ErrorLaunchFailure, "computed from it")
+
+	// The stream captures again, and a clean capture is kept.
+	require.NoError(t, s.Write(y, floatBytes(0, 0, 0, 0)))
+	g, err = s.Capture(run)
+	require.NoError(t, err)
+	require.NoError(t, g.Replay())
+	assert.Equal(t, []float32{4, 8, 12, 16}, readFloats(t, s, z))
+	require.NoError(t, g.Destroy())
+}

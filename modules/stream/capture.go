@@ -47,6 +47,7 @@ type Capture struct {
 	seen    map[memory.ID]struct{}
 	pins    []Binding // counted: a hold on every buffer the recorded work uses
 	held    map[memory.ID]struct{}
+	failed  error // the first failure of work while recording: the graph is refused
 }
 
 // State is the current state.
@@ -114,6 +115,7 @@ func (c *Capture) Abort() []Binding {
 	pins := c.pins
 	c.pins = nil
 	clear(c.held)
+	c.failed = nil
 	return pins
 }
 
@@ -144,6 +146,22 @@ func (c *Capture) Take() (written, pins []Binding) {
 	clear(c.seen)
 	clear(c.held)
 	return written, pins
+}
+
+// fail records err, the failure of work while recording: that work is missing from the
+// graph (or ran on bytes nothing wrote), so a replay would redo everything else and
+// leave its outputs looking written. Only the first failure is kept.
+func (c *Capture) fail(err error) {
+	if c.state == CaptureRecording && c.failed == nil {
+		c.failed = err
+	}
+}
+
+// takeFailure hands over the recorded failure and clears it.
+func (c *Capture) takeFailure() error {
+	err := c.failed
+	c.failed = nil
+	return err
 }
 
 func (c *Capture) resetWritten() {

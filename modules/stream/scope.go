@@ -20,9 +20,10 @@ func (m *MultiStream) Over(stream ID, written []Binding) Scope {
 	return Scope{m: m, stream: stream, written: written}
 }
 
-// Launching is a launch's scope: reads are the buffers the kernel only reads (never its
-// outputs: an in-place output that carried a failure could then never be recovered by
-// relaunching into it), written the buffers it writes.
+// Launching is a launch's scope: reads are the buffers whose bytes the kernel reads (an
+// in-place buffer among them: bytes nothing wrote are no input), written the buffers it
+// writes. A buffer in both that carries a failure keeps it; a host write, or a launch
+// that only writes it, recovers it.
 func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
 	return Scope{m: m, stream: stream, reads: reads, written: written, check: true}
 }
@@ -94,13 +95,17 @@ func (s Scope) Execute(body func() error) error {
 	return nil
 }
 
-// FailedWriting is the seed's failed_writing: written take err, and the failure hook
-// (which invalidates every open profiling window) runs. Used where work that would have
+// FailedWriting is CubeCL's failed_writing: written take err, and the failure hook
+// (which invalidates every open profiling window) runs; while the stream records a
+// capture, the capture is failed too, and its graph will be refused. Used where work that would have
 // written buffers cannot run at all: a compile failure, a dynamic count that cannot be
 // read, a graph whose stream wait failed.
 func (m *MultiStream) FailedWriting(stream ID, written []Binding, err error) {
 	if err == nil {
 		return
+	}
+	if st := m.TryStream(stream); st != nil {
+		st.Capture.fail(err) // recorded work that failed: its graph is refused
 	}
 	m.failures.Taint(err, written)
 	if h := m.onFailure; h != nil {

@@ -41,7 +41,7 @@ type Stream struct {
 	// Pads the struct to 256 bytes, a size class whose objects start on a cache line:
 	// at its natural 216 the allocator's 224-byte class puts every other Stream 32
 	// bytes into a line, and the fields above across two (TestStreamLayout).
-	_ [24]byte
+	_ [8]byte
 }
 
 // Slot is the stream's index in its MultiStream; ID(Slot()) maps back to it.
