@@ -333,3 +333,47 @@ func TestCaptureWithFailedWorkIsRefused(t *testing.T) {
 	assert.Equal(t, []float32{4, 8, 12, 16}, readFloats(t, s, z))
 	require.NoError(t, g.Destroy())
 }
+
+// A capture belongs to its stream: while stream 1 records, other streams read, allocate,
+// write and sync as usual, and the capture survives them. A read, on any stream, of a
+// buffer that recorded work writes is refused with a clear error rather than returning
+// bytes that work has not written yet (it runs when the graph is replayed).
+func TestCaptureLeavesOtherStreamsAlone(t *testing.T) {
+	d, _ := openDevice(t, server.Options{StagingChunk: 1 << 10})
+	rec, other := d.On(1), d.On(2)
+	x := upload(t, rec, 1, 2, 3, 4)
+	y := alloc(t, rec, 16)
+	a := upload(t, other, 5, 6, 7, 8)
+	scale := func(s server.Stream, in, out *server.Buffer) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	}
+	require.NoError(t, scale(rec, x, y)) // warm: compiled, pools grown
+	require.NoError(t, rec.Sync())
+
+	require.NoError(t, rec.PrepareCapture())
+	require.NoError(t, scale(rec, x, y))
+	require.NoError(t, rec.BeginCapture())
+	require.NoError(t, scale(rec, x, y))
+
+	// Other streams: a small and a large read, an allocation, a write, a sync.
+	assert.Equal(t, []float32{5, 6, 7, 8}, readFloats(t, other, a))
+	big := alloc(t, other, 4<<10)
+	require.NoError(t, other.Write(big, bytes.Repeat([]byte{7}, 4<<10)))
+	got, err := other.Read(big)
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Repeat([]byte{7}, 4<<10), got)
+	require.NoError(t, other.Sync())
+	assert.Equal(t, []float32{5, 6, 7, 8}, readFloats(t, d.Stream, a))
+
+	// The recorded output, from another stream: refused, clearly.
+	_, err = other.Read(y)
+	assert.ErrorIs(t, err, server.ErrRecorded)
+
+	g, err := rec.EndCapture()
+	require.NoError(t, err, "the capture survived the other streams' work")
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, other, y), "after the capture: the warm-up's result")
+	require.NoError(t, rec.Write(x, floatBytes(10, 20, 30, 40)))
+	require.NoError(t, g.Replay())
+	assert.Equal(t, []float32{20, 40, 60, 80}, readFloats(t, other, y))
+	require.NoError(t, g.Destroy())
+}

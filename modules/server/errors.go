@@ -37,6 +37,11 @@ var (
 	// PrepareCapture, a second PrepareCapture), or a call a recording stream refuses
 	// (a profile, whose events would be recorded rather than stamped).
 	ErrCaptureState = stream.ErrGraphState
+	// ErrRecorded is a read, check or launch input of a buffer that work being recorded
+	// into a graph writes: that work runs only when the graph is replayed, so the bytes
+	// it would write are not there yet. After the capture ends, the buffer holds what
+	// the capture's warm-up run wrote.
+	ErrRecorded = stream.ErrRecorded
 )
 
 // CompileError is a kernel that failed to compile: the compiler's log and the source.

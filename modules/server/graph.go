@@ -30,11 +30,13 @@ func (g *Graph) ID() GraphID { return g.id }
 // called again and its work is recorded, not run, and the graph is instantiated.
 //
 // run must put its work on the stream it is given. While the recording is open, work
-// that other goroutines put on the same stream is recorded too, and a host wait on the
-// stream (a Read or Sync of it) invalidates the recording. A warm-up or recorded run
-// that fails ends the window and returns the failure; a refused graph (one that
-// allocated inside the window) leaves the buffers the recorded work writes carrying the
-// refusal.
+// that other goroutines put on the same stream is recorded too; other streams' work goes
+// on as usual. A buffer the recorded work writes is refused with ErrRecorded to any
+// reader but that work until the capture ends (the work runs only at a replay), and then
+// holds what the warm-up wrote. A warm-up or recorded run that fails ends the window and
+// returns the failure. The graph is refused, and the buffers the recorded work writes
+// carry the refusal, when any recorded work failed (a launch the driver refused, an
+// input carrying a failure) or needed memory the warm-up did not allocate.
 func (s Stream) Capture(run func(Stream) error) (*Graph, error) {
 	if run == nil {
 		return nil, fmt.Errorf("capture: %w: nil run", ErrInvalidArgument)

@@ -1,6 +1,10 @@
 package stream
 
-import "github.com/cubehip/cubehip/modules/memory"
+import (
+	"fmt"
+
+	"github.com/cubehip/cubehip/modules/memory"
+)
 
 // CaptureState is where a stream stands in the capture window: None → Prepare (the
 // warm-up run, graph_prepare) → Recording (begin_capture) → None (end_capture), with
@@ -190,3 +194,18 @@ func (c *Capture) hold(b Binding) {
 // pin keeps a counted cross-stream pin until the capture ends: while recording, the
 // consuming work runs only when the graph replays, so no event marks its end.
 func (c *Capture) pin(pins []Binding) { c.pins = append(c.pins, pins...) }
+
+// refuseAlloc is the refusal of an allocation of size bytes of kind memory while c
+// records (nil otherwise, and for a storage with no stream): the pools' growth belongs
+// in the prepare run. The capture fails with it, so its graph is refused: a graph whose
+// recorded work needed memory the pools did not have when the window opened would not
+// find it at every replay.
+func (c *Capture) refuseAlloc(kind string, size uint64) error {
+	if c == nil || c.state != CaptureRecording {
+		return nil
+	}
+	err := &StateError{Call: "alloc", Reason: fmt.Sprintf("a %s allocation of %d bytes inside a recording capture: "+
+		"grow the pools in the prepare run (the warm-up) instead", kind, size)}
+	c.fail(err)
+	return err
+}

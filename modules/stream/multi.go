@@ -198,13 +198,15 @@ func (m *MultiStream) newStream(slot int) (*Stream, error) {
 		pinnedStorage := NewPinnedStorage(m.p, sys, m.cfg.log)
 		pinned, err = memory.New(pinnedStorage, pinnedProps, pinnedOpts...)
 		if err == nil {
-			return &Stream{
+			s := &Stream{
 				m: m, slot: slot, Sys: sys,
 				GPU: gpu, GPUStorage: gpuStorage, Pinned: pinned, pinnedStorage: pinnedStorage,
 				Drops:      NewDropQueue(*m.cfg.dropPolicy, m.cfg.log),
 				Info:       NewInfoCache(m.cfg.infoPolicy),
 				lastSynced: make([]uint64, m.max),
-			}, nil
+			}
+			gpuStorage.capture, pinnedStorage.capture = &s.Capture, &s.Capture
+			return s, nil
 		}
 	}
 	_ = m.p.StreamDestroy(sys)

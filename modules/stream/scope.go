@@ -34,7 +34,9 @@ func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
 //     failure, since whatever they held is not what this launch would have written, and
 //     the failure hook runs.
 //  2. The outputs are claimed, replacing any earlier claim or failure on them.
-//  3. While the stream records a capture, the outputs join the capture's write set.
+//  3. While the stream records a capture, the outputs join the capture's write set, an
+//     input claimed by this capture's earlier recorded work counts as written, and on
+//     success the outputs keep a claim (ErrRecorded) until the capture ends.
 //  4. body runs. If it panics, the panic goes on and the claim stays: a read of the
 //     outputs then fails rather than returning bytes nothing wrote.
 //  5. The outputs are marked as last written by this stream, whatever body returned,
@@ -46,8 +48,16 @@ func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
 // time: a fault the device reports later surfaces from fence waits, not from here.
 func (s Scope) Execute(body func() error) error {
 	f := &s.m.failures
+	st := s.m.TryStream(s.stream)
+	recording := st != nil && st.Capture.IsRecording()
 	if s.check {
-		if err := f.EnsureWritten(s.reads); err != nil {
+		var err error
+		if recording {
+			err = f.ensureWrittenFor(s.reads, st.slot)
+		} else {
+			err = f.EnsureWritten(s.reads)
+		}
+		if err != nil {
 			s.m.FailedWriting(s.stream, s.written, err)
 			return err
 		}
@@ -67,7 +77,6 @@ func (s Scope) Execute(body func() error) error {
 			f.Claim(s.written)
 		}
 	}()
-	st := s.m.TryStream(s.stream)
 	if st != nil {
 		st.Capture.Record(s.written)
 	}
@@ -90,6 +99,12 @@ func (s Scope) Execute(body func() error) error {
 	if err != nil {
 		s.m.FailedWriting(s.stream, s.written, err)
 		return err
+	}
+	if recording {
+		// Recorded, not run: until the capture ends, a reader of the outputs is told
+		// so rather than handed bytes the recorded work has not written.
+		f.set(&recordedClaim{slot: st.slot}, s.written)
+		return nil
 	}
 	f.Release(s.written)
 	return nil

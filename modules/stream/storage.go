@@ -16,6 +16,7 @@ import (
 // It belongs to one stream's memory manager and is used from that stream's goroutine
 // only.
 type DeviceStorage struct {
+	capture *Capture // its stream's: an allocation while it records is refused
 	p       hipsys.Platform
 	log     *slog.Logger
 	next    memory.StorageID
@@ -35,6 +36,9 @@ func NewDeviceStorage(p hipsys.Platform, log *slog.Logger) *DeviceStorage {
 // hipMalloc does. Failure is the platform's *hipsys.Error (hipErrorOutOfMemory when the
 // device is full), wrapped.
 func (s *DeviceStorage) Alloc(size uint64) (memory.StorageHandle, error) {
+	if err := s.capture.refuseAlloc("device", size); err != nil {
+		return memory.StorageHandle{}, err
+	}
 	ptr, err := s.p.Malloc(size)
 	if err != nil {
 		return memory.StorageHandle{}, fmt.Errorf("stream: device allocation of %d bytes: %w", size, err)
@@ -106,11 +110,12 @@ const PinnedAlignment = 16
 // It belongs to one stream's pinned memory manager and is used from that stream's
 // goroutine only.
 type PinnedStorage struct {
-	p      hipsys.Platform
-	stream hipsys.Stream
-	log    *slog.Logger
-	next   memory.StorageID
-	ptrs   map[memory.StorageID]hipsys.HostPtr
+	capture *Capture // its stream's: an allocation while it records is refused
+	p       hipsys.Platform
+	stream  hipsys.Stream
+	log     *slog.Logger
+	next    memory.StorageID
+	ptrs    map[memory.StorageID]hipsys.HostPtr
 }
 
 // NewPinnedStorage returns an empty pinned storage owned by stream.
@@ -126,6 +131,9 @@ func NewPinnedStorage(p hipsys.Platform, stream hipsys.Stream, log *slog.Logger)
 // manager is armed for capture along with the device one (the warm-up allocates every
 // staging buffer the recorded run needs).
 func (s *PinnedStorage) Alloc(size uint64) (memory.StorageHandle, error) {
+	if err := s.capture.refuseAlloc("pinned", size); err != nil {
+		return memory.StorageHandle{}, err
+	}
 	var ptr hipsys.HostPtr
 	if size > 0 {
 		var err error

@@ -63,7 +63,11 @@ func (s *Stream) BeginCapture() error {
 	s.Pinned.CapturePrimingEnd()
 	err := ferr
 	if err == nil {
-		err = s.m.p.StreamBeginCapture(s.Sys, hipsys.CaptureModeGlobal)
+		// Relaxed: the capture is this stream's alone. In global mode the driver would
+		// refuse, and invalidate the capture over, any other stream's blocking copy,
+		// allocation or sync, from any thread; the server keeps what cannot be recorded
+		// off the recording stream itself.
+		err = s.m.p.StreamBeginCapture(s.Sys, hipsys.CaptureModeRelaxed)
 	}
 	if err != nil {
 		releaseHandles(s.GPU.CaptureEnd())
@@ -113,6 +117,9 @@ func (s *Stream) Instantiate(id GraphID) (*Graph, *Refused) {
 		releaseBindings(pins)
 		return nil, &Refused{Err: err, Written: written}
 	}
+	// The recorded work has not run: its outputs hold what the warm-up wrote, which is
+	// what they held before the recording, so the recording's claims on them go.
+	s.m.failures.releaseRecorded(written, s.slot)
 	s.Info.CommitCapture(id)
 	if uerr := s.m.p.GraphUpload(exec, s.Sys); uerr != nil {
 		s.m.cfg.log.Debug("stream: hipGraphUpload failed; the first replay uploads", "err", uerr)
