@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -376,4 +377,52 @@ func TestCaptureLeavesOtherStreamsAlone(t *testing.T) {
 	require.NoError(t, g.Replay())
 	assert.Equal(t, []float32{20, 40, 60, 80}, readFloats(t, other, y))
 	require.NoError(t, g.Destroy())
+}
+
+// listsParams answers FuncGetParams for dev_scale as a compiler would lay it out (two
+// pointers, a float, an unsigned), so the launch check runs on a platform that does not
+// list parameters itself.
+type listsParams struct{ hipsys.Platform }
+
+func (listsParams) FuncGetParams(hipsys.Function) ([]hipsys.KernelParam, error) {
+	return []hipsys.KernelParam{
+		{Offset: 0, Size: 8, Kind: hipsys.ParamPointer, Name: "in"},
+		{Offset: 8, Size: 8, Kind: hipsys.ParamPointer, Name: "out"},
+		{Offset: 16, Size: 4, Kind: hipsys.ParamValue, Name: "a"},
+		{Offset: 20, Size: 4, Kind: hipsys.ParamValue, Name: "n"},
+	}, nil
+}
+
+// A launch whose arguments do not fit the kernel's parameters (too few, too many, a
+// scalar of the wrong width) is refused at Launch, before anything is queued, and its
+// outputs carry the refusal: it never runs on a half-filled parameter block, and its
+// failure never surfaces later on unrelated work.
+func TestLaunchArgumentsCheckedAgainstTheKernel(t *testing.T) {
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	d, err := server.OpenPlatform(listsParams{p}, server.Options{Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer d.Close()
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	for _, c := range []struct {
+		name    string
+		scalars []server.Scalar
+	}{
+		{"too few", []server.Scalar{server.F32(2)}},
+		{"too many", []server.Scalar{server.F32(2), server.U32(4), server.U32(4)}},
+		{"wrong width", []server.Scalar{server.F64(2), server.U32(4)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y := upload(t, d.Stream, 9, 9, 9, 9)
+			err := d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: c.scalars})
+			assert.ErrorIs(t, err, server.ErrInvalidArgument)
+			_, rerr := d.Read(y)
+			assert.ErrorIs(t, rerr, server.ErrInvalidArgument, "the output carries the refusal")
+			z := upload(t, d.Stream, 5, 6, 7, 8)
+			assert.Equal(t, []float32{5, 6, 7, 8}, readFloats(t, d.Stream, z), "later work is untouched")
+		})
+	}
+	y := alloc(t, d.Stream, 16)
+	require.NoError(t, d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}}))
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, y))
 }

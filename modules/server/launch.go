@@ -75,7 +75,9 @@ func (d *Device) Compile(k *Kernel) error {
 // Launch enqueues k on the stream over grid blocks of k.Block threads, and returns
 // without waiting for it. It returns an error only for a call that enqueues nothing
 // because it is malformed: a nil kernel, a released or foreign buffer, a buffer count
-// that does not match k's access list. Everything that goes wrong with the work itself
+// that does not match k's access list, or, where the platform lists a compiled kernel's
+// parameters, arguments of the wrong count or width (k's outputs then carry the error
+// too). Everything that goes wrong with the work itself
 // (a compile error, an input that carries a failure, a launch the driver refuses) is
 // carried by the buffers k writes and returned by their next Read, Sync or Check. A
 // grid with a zero dimension enqueues nothing and changes nothing.

@@ -52,11 +52,59 @@ func (s *Server) Compile(k *Kernel) (hipsys.Function, error) {
 	return ck.fn, nil
 }
 
-// compiled is a loaded kernel: its module (never unloaded, as in CubeCL: a module is
-// small and a later launch of the same kernel would reload it) and entry point.
+// compiled is a loaded kernel (its module is never unloaded before Close, as in
+// CubeCL: a module is small and a later launch of the same kernel would reload it), its
+// entry point, and its parameters as the platform's compiler laid them out, nil where
+// the platform cannot tell (hipsys.Platform.FuncGetParams).
 type compiled struct {
 	module hipsys.Module
 	fn     hipsys.Function
+	params []hipsys.KernelParam
+}
+
+// fits checks a launch's arguments against ck's parameters, when known: one parameter
+// per buffer, scalar and info pointer, each of the size the kernel takes, and a pointer
+// where the kernel takes one. Without the check, a launch with too few or too many
+// arguments, or a scalar of the wrong width, would run on whatever the parameter block
+// held, or fail on the device long after Launch returned, the failure then landing on
+// unrelated later work.
+func (ck *compiled) fits(k *Kernel, args *Args) error {
+	n := len(args.Buffers) + len(args.Scalars)
+	if args.HasInfo || len(args.Info) > 0 {
+		n++
+	}
+	if n != len(ck.params) {
+		return fmt.Errorf("%w: kernel %q takes %d parameters, launch gives %d (%d buffers, %d scalars%s)",
+			ErrInvalidArgument, k.Entry, len(ck.params), n, len(args.Buffers), len(args.Scalars), infoNote(args))
+	}
+	for i, p := range ck.params {
+		size, pointer := uint32(8), true
+		if j := i - len(args.Buffers); j >= 0 && j < len(args.Scalars) {
+			size, pointer = args.Scalars[j].size(), false
+		}
+		if p.Size != size || (p.Kind == hipsys.ParamPointer && !pointer) || (p.Kind == hipsys.ParamValue && pointer) {
+			return fmt.Errorf("%w: kernel %q parameter %d %q takes %d bytes (%s), launch gives %d (%s)",
+				ErrInvalidArgument, k.Entry, i, p.Name, p.Size, kindName(p.Kind), size, map[bool]string{true: "a pointer", false: "a scalar"}[pointer])
+		}
+	}
+	return nil
+}
+
+func infoNote(args *Args) string {
+	if args.HasInfo || len(args.Info) > 0 {
+		return ", the info pointer"
+	}
+	return ""
+}
+
+func kindName(k hipsys.ParamKind) string {
+	switch k {
+	case hipsys.ParamPointer:
+		return "a pointer"
+	case hipsys.ParamValue:
+		return "a value"
+	}
+	return "of a kind the platform does not say"
 }
 
 // kernelCache is the server's compiled kernels (CubeCL's is_loaded / compile_kernel):
@@ -174,5 +222,11 @@ func (c *kernelCache) loadCode(k *Kernel, code []byte) (*compiled, error) {
 		_ = c.p.ModuleUnload(mod)
 		return nil, fmt.Errorf("server: kernel %q: entry point: %w", k.Entry, err)
 	}
-	return &compiled{module: mod, fn: fn}, nil
+	// Parameters the platform cannot list leave launches unchecked, as before it could.
+	params, err := c.p.FuncGetParams(fn)
+	if err != nil {
+		c.log.Debug("compute: kernel parameters unknown; launches are not checked against them", "kernel", k.Entry, "err", err)
+		params = nil
+	}
+	return &compiled{module: mod, fn: fn, params: params}, nil
 }

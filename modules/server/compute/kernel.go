@@ -110,6 +110,14 @@ func U64(v uint64) Scalar  { return Scalar{bits: v, kind: scalarU64} }
 func I64(v int64) Scalar   { return U64(uint64(v)) }
 func F64(v float64) Scalar { return U64(math.Float64bits(v)) }
 
+// size is the scalar's width in the parameter block.
+func (s Scalar) size() uint32 {
+	if s.kind == scalarU32 {
+		return 4
+	}
+	return 8
+}
+
 func (s Scalar) append(a *hipsys.KernelArgs) {
 	if s.kind == scalarU32 {
 		a.U32(uint32(s.bits))

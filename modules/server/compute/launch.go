@@ -44,8 +44,9 @@ type launchScratch struct {
 //     them itself, with the same outcome on success, failure and panic.
 //
 // Launch returns an error only for a malformed call, which enqueues nothing: a nil
-// kernel, or a buffer list that does not match the kernel's IO (the outputs, and any
-// buffer the IO does not cover, then carry that error). Every failure of the work
+// kernel, a buffer list that does not match the kernel's IO, or arguments that do not
+// fit the kernel's parameters where the platform lists them (the outputs, and any buffer
+// the IO does not cover, then carry that error). Every failure of the work
 // itself is carried by the outputs, as in CubeCL.
 //
 // In steady state (kernel loaded, static count, info cached, all buffers on id's own
@@ -64,6 +65,11 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args *Args, id StreamID, mod
 	if ck == nil {
 		if ck = s.loadForLaunch(k, args.Buffers, id, mode); ck == nil {
 			return nil
+		}
+	}
+	if ck.params != nil {
+		if err := ck.fits(k, args); err != nil {
+			return s.unfitLaunch(k, args.Buffers, id, mode, err)
 		}
 	}
 	if mode == DryRun {
@@ -109,6 +115,18 @@ func (s *Server) malformedLaunch(k *Kernel, buffers []Binding, id StreamID, mode
 		return fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
 	}
 	err := fmt.Errorf("%w: kernel %q declares %d buffers, launch gives %d", ErrInvalidArgument, k.Entry, len(k.IO), len(buffers))
+	if mode == Execute {
+		s.failOutputs(k, buffers, id, err)
+	}
+	return err
+}
+
+// unfitLaunch is Launch's error for arguments that do not fit the kernel's parameters:
+// refused before anything is queued, and carried by the outputs, as for a buffer count
+// that does not match the kernel's access list.
+//
+//go:noinline
+func (s *Server) unfitLaunch(k *Kernel, buffers []Binding, id StreamID, mode LaunchMode, err error) error {
 	if mode == Execute {
 		s.failOutputs(k, buffers, id, err)
 	}
