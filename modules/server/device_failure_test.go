@@ -426,3 +426,27 @@ func TestLaunchArgumentsCheckedAgainstTheKernel(t *testing.T) {
 	require.NoError(t, d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}}))
 	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, y))
 }
+
+// A capture whose run panics ends its window before the panic goes on: the stream can
+// capture again.
+func TestCapturePanicEndsTheWindow(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	inc := func(s server.Stream) error {
+		return s.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(4)}})
+	}
+	for _, recorded := range []bool{false, true} {
+		runs := 0
+		assert.PanicsWithValue(t, "boom", func() {
+			_, _ = d.Capture(func(s server.Stream) error {
+				if runs++; runs == 2 || !recorded {
+					panic("boom")
+				}
+				return inc(s)
+			})
+		})
+		g, err := d.Capture(inc)
+		require.NoError(t, err, "the window was ended (panic while recording: %v)", recorded)
+		require.NoError(t, g.Destroy())
+	}
+}

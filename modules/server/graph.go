@@ -36,29 +36,51 @@ func (g *Graph) ID() GraphID { return g.id }
 // holds what the warm-up wrote. A warm-up or recorded run that fails ends the window and
 // returns the failure. The graph is refused, and the buffers the recorded work writes
 // carry the refusal, when any recorded work failed (a launch the driver refused, an
-// input carrying a failure) or needed memory the warm-up did not allocate.
+// input carrying a failure) or needed memory the warm-up did not allocate. A run that
+// panics ends the window (no graph is kept) before the panic goes on.
 func (s Stream) Capture(run func(Stream) error) (*Graph, error) {
 	if run == nil {
 		return nil, fmt.Errorf("capture: %w: nil run", ErrInvalidArgument)
 	}
-	// HIP and CUDA end a global-mode capture only on the OS thread that began it
-	// (hipErrorStreamCaptureWrongThread otherwise), and a goroutine may change threads
-	// between calls: the whole capture stays on this one.
+	// The whole capture stays on one OS thread: a goroutine may change threads between
+	// calls, and some drivers end a capture only on the thread that began it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := s.PrepareCapture(); err != nil {
 		return nil, err
 	}
+	// A run that panics must not leave the stream's window open for good (every later
+	// capture on it refused): the window is walked to its end, the graph thrown away,
+	// and the panic goes on.
+	recording, done := false, false
+	defer func() {
+		if done {
+			return
+		}
+		p := recover()
+		if !recording && s.BeginCapture() == nil {
+			recording = true
+		}
+		if recording {
+			if g, _ := s.EndCapture(); g != nil {
+				_ = g.Destroy()
+			}
+		}
+		panic(p)
+	}()
 	warm := run(s)
 	// The window is prepared: only begin and end bring it back to no capture, so a
 	// failed warm-up still walks through them, and the graph is thrown away.
 	if err := s.BeginCapture(); err != nil {
+		done = true
 		return nil, errors.Join(warm, err)
 	}
+	recording = true
 	var rec error
 	if warm == nil {
 		rec = run(s)
 	}
+	done = true
 	g, err := s.EndCapture()
 	if warm != nil || rec != nil {
 		if g != nil {
