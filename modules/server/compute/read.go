@@ -241,11 +241,13 @@ func (s *Server) read(descs []CopyDescriptor, id StreamID, ring bool) *ReadFutur
 		total += f.parts[len(f.parts)-1].l.bytes
 	}
 	switch {
-	case st.Capture.IsRecording() || !ring || s.staging.open(s.p) != nil:
+	case st.Capture.IsRecording() || !ring:
 		s.readStaged(st, f)
 	case len(f.parts) == 1 && f.err == nil && !f.parts[0].l.pitched && total > 0 && total <= directRead &&
 		(s.watch.knownIdle(st.Sys) || s.p.StreamQuery(st.Sys) == nil):
 		f.direct = true
+	case total > 0 && s.staging.open(s.p) != nil:
+		s.readStaged(st, f) // no ring to be had: pinned pool slices, or the heap
 	case total > 0:
 		ls := make([]layout, len(f.parts))
 		for i, p := range f.parts {
