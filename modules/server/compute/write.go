@@ -18,13 +18,14 @@ type WriteOp struct {
 	Data []byte
 }
 
-// WriteFuture is an enqueued write. Wait, called once from any goroutine, queues the
-// copies the staging ring had no room for at the call and returns the first failure.
+// WriteFuture is an enqueued write. Its Wait must be called, once, from any goroutine:
+// it queues the copies the staging ring had no room for at the call, lets go of the
+// future's references to the destinations, and returns the first failure.
 type WriteFuture struct {
 	s   *Server
 	id  StreamID
 	ops []pendingWrite
-	err error // the first op's failure, which its destination carries too
+	err error // the first failure of the ops, which its destination carries too
 	at  pieceCursor
 }
 
@@ -40,7 +41,7 @@ type pendingWrite struct {
 // Write is CubeCL's write: each copy runs in write scopes over its destination, in order,
 // on stream id. A copy that succeeds fills its destination, which releases an earlier
 // failure's hold on it (a buffer a launch left stale is recovered by writing it from the
-// host just as much as by relaunching into it); one that fails at any point leaves the
+// host just as much as by a launch that writes it from clean inputs); one that fails at any point leaves the
 // destination carrying the failure, which a later read of it returns.
 //
 // Every copy is attempted, however the one before it went: a loop that stopped early
