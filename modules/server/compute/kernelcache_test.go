@@ -38,7 +38,7 @@ func TestKernelDiskCache(t *testing.T) {
 	k := compute.NewKernel(src, "add_one", addOne.Block, addOne.IO)
 
 	first, f1 := newServerIn(t, dir)
-	require.NoError(t, first.Launch(k, compute.Static(1, 1, 1), &compute.Args{Buffers: make([]compute.Binding, 2)}, 0, compute.DryRun))
+	require.NoError(t, first.Launch(k, compute.Static(1, 1, 1), &compute.Args{Buffers: make([]compute.Binding, 2), Scalars: []compute.Scalar{compute.U32(0)}}, 0, compute.DryRun))
 	assert.Equal(t, 1, f1.Calls("hiprtcCompileProgram"))
 	files, err := filepath.Glob(filepath.Join(dir, "kernels", "*.co"))
 	require.NoError(t, err)
@@ -66,7 +66,7 @@ func TestKernelDiskCache(t *testing.T) {
 	// A corrupt entry is recompiled and overwritten, not a failure.
 	require.NoError(t, os.WriteFile(files[0], []byte("garbage"), 0o644))
 	third, f3 := newServerIn(t, dir)
-	require.NoError(t, third.Launch(k, compute.Static(1, 1, 1), &compute.Args{Buffers: make([]compute.Binding, 2)}, 0, compute.DryRun))
+	require.NoError(t, third.Launch(k, compute.Static(1, 1, 1), &compute.Args{Buffers: make([]compute.Binding, 2), Scalars: []compute.Scalar{compute.U32(0)}}, 0, compute.DryRun))
 	assert.Equal(t, 1, f3.Calls("hiprtcCompileProgram"))
 	code, err := os.ReadFile(files[0])
 	require.NoError(t, err)
@@ -89,7 +89,7 @@ func TestKernelDiskCacheSecondProcess(t *testing.T) {
 	if dir := os.Getenv("CUBEHIP_SERVER_TEST_CHILD"); dir != "" {
 		srv, f := newServerIn(t, dir)
 		k := compute.NewKernel(os.Getenv("CUBEHIP_SERVER_TEST_SOURCE"), "add_one", addOne.Block, addOne.IO)
-		require.NoError(t, srv.Launch(k, compute.Static(1, 1, 1), &compute.Args{Buffers: make([]compute.Binding, 2)}, 0, compute.DryRun))
+		require.NoError(t, srv.Launch(k, compute.Static(1, 1, 1), &compute.Args{Buffers: make([]compute.Binding, 2), Scalars: []compute.Scalar{compute.U32(0)}}, 0, compute.DryRun))
 		fmt.Printf("compiles=%d\n", f.Calls("hiprtcCompileProgram"))
 		return
 	}

@@ -93,7 +93,7 @@ func TestLaunchReleasedBindingsDoNotPanic(t *testing.T) {
 	require.NoError(t, out.Release())
 	require.NoError(t, h.Release())
 	require.NoError(t, e.srv.Launch(addOne, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{in, view}, Scalars: []compute.Scalar{compute.U32(2)}}, 0, compute.Execute))
-	require.NoError(t, e.srv.Launch(addOne, compute.Static(1, 1, 1), &compute.Args{Buffers: make([]compute.Binding, 2)}, 0, compute.Execute))
+	require.NoError(t, e.srv.Launch(addOne, compute.Static(1, 1, 1), &compute.Args{Buffers: make([]compute.Binding, 2), Scalars: []compute.Scalar{compute.U32(0)}}, 0, compute.Execute))
 	_, err = e.read(0, view, 2)
 	assert.Error(t, err)
 	assert.NoError(t, e.srv.Check([]compute.Binding{in}, 0))
