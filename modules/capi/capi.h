@@ -1,0 +1,19 @@
+/* Declarations shared by the library's Go and C files; not part of the public header. */
+#ifndef CUBEHIP_CAPI_H
+#define CUBEHIP_CAPI_H
+#include <stddef.h>
+#include "cubehip.h"
+
+/* const-qualified names for the exports' parameters: cgo writes an exported function's
+ * prototype from its Go parameter types, and a typedef is how a const reaches it, so the
+ * generated prototypes match include/cubehip.h's exactly (the compiler checks that, since
+ * this file and the generated ones both declare them). */
+typedef const char capi_cchar;
+typedef const void capi_cvoid;
+typedef const uint32_t capi_cu32;
+typedef const cubehip_device_options capi_cdevice_options;
+typedef const cubehip_kernel_desc capi_ckernel_desc;
+typedef const cubehip_arg capi_carg;
+
+void capi_set_last_error(const char* msg, size_t n);
+#endif
