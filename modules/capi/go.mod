@@ -9,6 +9,8 @@ require (
 	github.com/cubehip/cubehip/modules/stream v0.0.0
 )
 
+require github.com/stretchr/testify v1.12.1 // indirect
+
 replace (
 	github.com/cubehip/cubehip/modules/hipsys => ../hipsys
 	github.com/cubehip/cubehip/modules/memory => ../memory
