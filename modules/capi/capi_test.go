@@ -142,3 +142,48 @@ func keys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+func cxx() string {
+	if c := os.Getenv("CXX"); c != "" {
+		return c
+	}
+	return "c++"
+}
+
+func TestExampleCPP(t *testing.T) {
+	out := runHost(t, compileHost(t, cxx(), "examples/cpp/saxpy.cpp", "-std=c++17"))
+	require.Contains(t, out, "saxpy over 1048576 elements: ok")
+	require.Contains(t, out, "compile error reported: ok")
+	require.Contains(t, out, "released handle rejected: ok")
+}
+
+// TestInstall does what the README tells a C user to: build and install the library
+// under a prefix with scripts/build-capi.sh, then build a host with pkg-config alone.
+func TestInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds libcubehip.so: not in -short")
+	}
+	if _, err := exec.LookPath("pkg-config"); err != nil {
+		t.Fatalf("pkg-config is not installed (scripts/deps.sh installs pkgconf): %v", err)
+	}
+	prefix := t.TempDir()
+	cmd := exec.Command(filepath.Join(root(t), "scripts", "build-capi.sh"), "--install", "--prefix", prefix)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, f := range []string{"lib/libcubehip.so", "lib/libcubehip.so.0", "include/cubehip.h", "include/cubehip.hpp", "lib/pkgconfig/cubehip.pc"} {
+		require.FileExists(t, filepath.Join(prefix, f))
+	}
+	soname, err := exec.Command("readelf", "-d", filepath.Join(prefix, "lib", "libcubehip.so")).Output()
+	require.NoError(t, err)
+	require.Contains(t, string(soname), "Library soname: [libcubehip.so.0]")
+
+	pc := exec.Command("pkg-config", "--cflags", "--libs", "cubehip")
+	pc.Env = append(os.Environ(), "PKG_CONFIG_PATH="+filepath.Join(prefix, "lib", "pkgconfig"))
+	flags, err := pc.Output()
+	require.NoError(t, err)
+	bin := filepath.Join(t.TempDir(), "saxpy")
+	args := append([]string{"examples/c/saxpy.c", "-o", bin, "-Wl,-rpath," + filepath.Join(prefix, "lib")}, strings.Fields(string(flags))...)
+	out, err = exec.Command(cc(), args...).CombinedOutput()
+	require.NoError(t, err, "cc %s:\n%s", strings.Join(args, " "), out)
+	require.Contains(t, runHost(t, bin), "saxpy over 1048576 elements: ok")
+}
