@@ -67,6 +67,7 @@ type registry struct {
 	mu   sync.Mutex
 	gens []uint32 // each slot's current generation
 	free []uint32 // slots to reuse, most recently freed last
+	last uint64   // the id add gave out last (for tests that learn the handles they make)
 }
 
 var handles registry
@@ -87,6 +88,7 @@ func (r *registry) add(k kind, obj any) uint64 {
 	r.gens[idx] = (r.gens[idx] + 1) & genMask
 	id := makeID(k, r.gens[idx], idx)
 	r.at(idx).Store(&slot{id: id, obj: obj})
+	r.last = id
 	return id
 }
 
