@@ -166,3 +166,13 @@ func newestBuffer() uint64 {
 	defer handles.mu.Unlock()
 	return handles.last
 }
+
+// abiLaunchOne launches kernel over one block with one buffer argument, from Go memory
+// that lives for the call only (what a steady launch loop of a host does).
+func abiLaunchOne(kernel, buf uint64) C.cubehip_status {
+	grid := [3]C.uint32_t{1, 1, 1}
+	var a C.cubehip_arg
+	a.kind = C.CUBEHIP_ARG_BUFFER
+	*(*C.uint64_t)(unsafe.Pointer(&a.v)) = C.uint64_t(buf)
+	return cubehip_launch(C.cubehip_kernel{id: C.uint64_t(kernel)}, 0, (*C.capi_cu32)(unsafe.Pointer(&grid[0])), (*C.capi_carg)(unsafe.Pointer(&a)), 1)
+}

@@ -16,4 +16,19 @@ typedef const cubehip_kernel_desc capi_ckernel_desc;
 typedef const cubehip_arg capi_carg;
 
 void capi_set_last_error(const char* msg, size_t n);
+
+/* The benchmarks' C loops (benchloop.c): op is one of these. */
+enum {
+	CAPI_BENCH_SIZE,
+	CAPI_BENCH_CHECK,
+	CAPI_BENCH_LAUNCH,
+	CAPI_BENCH_LAUNCH_SYNC,
+	CAPI_BENCH_READ4,
+	CAPI_BENCH_WRITE4,
+	CAPI_BENCH_ALLOC_RELEASE,
+	CAPI_BENCH_PROFILE,
+	CAPI_BENCH_SYNC,
+	CAPI_BENCH_OPS
+};
+double capi_bench_run(int op, uint64_t dev, uint64_t buf, uint64_t kernel, int n, cubehip_status* status);
 #endif
