@@ -6,6 +6,7 @@
 #   gcc, g++             cgo, and the cpu platform's kernel compiler ($CXX)
 #   libamdhip64-dev      ROCm's HIP runtime and hiprtc (Debian ships ROCm 5.2): the amd platform
 #                        opens the real library and compiles kernels for AMD GPUs with it
+#   staticcheck          scripts/lint.sh's linter, from the Go module proxy, pinned below
 set -euo pipefail
 
 export PATH="$PATH:/usr/local/go/bin"
@@ -45,3 +46,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 for m in $(sed -n 's#^[[:space:]]*\./\(modules/[^[:space:])]*\).*#\1#p' "$top/go.work"); do
   (cd "$top/$m" && go mod download)
 done
+
+# staticcheck, pinned: a newer release can add checks, and a finding must come from a change
+# to the code, not to the linter. v0.8.2 (2026.2.2) is the newest release, checked with Go 1.26.
+staticcheck_version=v0.8.2
+gobin="$(go env GOPATH)/bin"
+if ! "$gobin/staticcheck" -version 2>/dev/null | grep -q "(${staticcheck_version#v})"; then
+  echo "deps: installing staticcheck $staticcheck_version"
+  go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version" || {
+    echo "deps: cannot install staticcheck $staticcheck_version from the Go module proxy ($(go env GOPROXY))" >&2
+    exit 1
+  }
+fi

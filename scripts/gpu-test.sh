@@ -3,15 +3,15 @@
 # runners often have none) into build/gpu/:
 #
 #   conformance.test  the hipsys conformance suite (TestNvidia, TestAMD, TestCPU, ...)
-#   nvidia.test       the nvidia platform's tests, and its benchmarks (-test.bench)
-#   anchor            bench/anchor.c: the raw CUDA driver API figures the benchmarks are
-#                     held to, built with the system C compiler, no CUDA headers
+#   nvidia.test       the nvidia platform's tests, and its benchmarks (-test.bench), each
+#                     paired with the raw driver's C loop in the same process
+#   anchor            bench/anchor.c: the raw CUDA driver API figures of a plain C
+#                     program, built with the system C compiler, no CUDA headers
 #   server.test       the server module's tests and Device benchmarks (CUBEHIP_PLATFORM
 #                     picks the platform: nvidia or amd there)
 #   cubehip           the command: `cubehip bench` runs the Device budgets beside the anchor
-#   run.sh            runs all of them there (ROUNDS rounds of benchmarks, default 5)
+#   run.sh            runs all of them there (ROUNDS rounds of benchmarks, default 3)
 #                     and prints the tables: logs in the folder given
-#   diag.sh           experiments that place a gap between the anchor and cubehip
 #
 # Copy build/gpu to the machine and run build/gpu/run.sh [logdir]. Set GOWORK as usual to
 # build against another workspace.
@@ -24,7 +24,7 @@ go test -c -o "$out/conformance.test" ./modules/hipsys/conformance
 go test -c -o "$out/nvidia.test" ./modules/hipsys/nvidia
 go test -c -o "$out/server.test" ./modules/server
 go build -o "$out/cubehip" ./modules/server/cmd/cubehip
-${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl -lpthread
-cp modules/hipsys/nvidia/bench/run.sh modules/hipsys/nvidia/bench/diag.sh "$out/"
-chmod +x "$out/run.sh" "$out/diag.sh"
+${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl
+cp modules/hipsys/nvidia/bench/run.sh "$out/"
+chmod +x "$out/run.sh"
 echo "built $out: $(cd "$out" && echo *)"

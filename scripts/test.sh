@@ -8,6 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export PATH="$PATH:/usr/local/go/bin"
 "$top/scripts/deps.sh"
+export PATH="$PATH:$(go env GOPATH)/bin"
 # deps.sh installed ROCm's library and hiprtc, so the amd platform's library tests must
 # run, not skip: a broken install is a failure here, not a quiet pass.
 export CUBEHIP_REQUIRE_AMD=1
@@ -18,4 +19,8 @@ for m in $modules; do
   echo "== $m"
   (cd "$m" && go vet ./... && go test -race -count=1 -timeout 20m ./...) || status=1
 done
+if command -v staticcheck >/dev/null; then
+  echo "== lint"
+  "$top/scripts/lint.sh" || status=1
+fi
 exit $status

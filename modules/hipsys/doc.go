@@ -21,4 +21,13 @@
 // Errors are *Error values naming the platform, the HIP call and HIP's status; test
 // them with errors.Is(err, hipsys.ErrorNotReady) and friends. No call panics on bad
 // input. As in HIP, the current device belongs to the calling OS thread.
+//
+// One capability goes beyond HIP: a launch queue (LaunchQueuer, LaunchQueue; the nvidia
+// platform has one), a platform thread that issues a holder's launches so that a launch
+// loop runs at the driver's rate while the caller's Go work overlaps it. It keeps HIP's
+// order (every other call first waits for the queued launches to be issued) and changes
+// when a queued launch's failure is known: later, from a Launch or a Settle, numbered.
+// While no queue is held, a call pays one pointer read for it. queue.go states the
+// contract in full. Package paired is the method cubehip's benchmarks hold a path to
+// its raw anchor with.
 package hipsys

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/nvidia/rawdriver"
 	"github.com/cubehip/cubehip/modules/server"
 )
 
@@ -358,9 +359,9 @@ func BenchmarkLayers(b *testing.B) {
 	}
 	// The Device against the anchor's loop in C, on the Device's own function and
 	// stream: the budget's comparison, in one process (nvidia only: the loop is its).
-	if c, ok := p.(interface {
-		RawLaunchLoop(hipsys.Function, hipsys.Stream, int) (time.Duration, error)
-	}); ok {
+	c, err := rawdriver.For(p)
+	require.NoError(b, err)
+	if c != nil {
 		pairs = append(pairs, struct {
 			name        string
 			n           int
@@ -368,7 +369,7 @@ func BenchmarkLayers(b *testing.B) {
 		}{"launch-c", 1000, // under syncEvery: one sync per block, as the C loop
 			side{op: func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, sync: devSync},
 			side{block: func(n int) float64 {
-				t, err := c.RawLaunchLoop(dfn, dsys, n)
+				t, err := c.LaunchLoop(dfn, dsys, n)
 				require.NoError(b, err)
 				return float64(t.Nanoseconds()) / float64(n) / 1e3
 			}}})

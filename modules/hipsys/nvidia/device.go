@@ -1,35 +1,6 @@
 package nvidia
 
-/*
-#include "cu.h"
-
-static CUresult cu_device_attr(int* v, int attr, int ordinal) {
-	CUdevice d;
-	CUresult r = CUFN(deviceGet, CUdevice*, int)(&d, ordinal);
-	if (r) return r;
-	return CUFN(deviceGetAttribute, int*, int, CUdevice)(v, attr, d);
-}
-static CUresult cu_device_name(char* buf, int len, int ordinal) {
-	CUdevice d;
-	CUresult r = CUFN(deviceGet, CUdevice*, int)(&d, ordinal);
-	if (r) return r;
-	return CUFN(deviceGetName, char*, int, CUdevice)(buf, len, d);
-}
-static CUresult cu_device_total_mem(size_t* v, int ordinal) {
-	CUdevice d;
-	CUresult r = CUFN(deviceGet, CUdevice*, int)(&d, ordinal);
-	if (r) return r;
-	return CUFN(deviceTotalMem, size_t*, CUdevice)(v, d);
-}
-static CUresult cu_ctx_sync(void) {
-	CUBEHIP_ENSURE();
-	return CUFN(ctxSynchronize, void)();
-}
-static CUresult cu_mem_info(size_t* free, size_t* total) {
-	CUBEHIP_ENSURE();
-	return CUFN(memGetInfo, size_t*, size_t*)(free, total);
-}
-*/
+// #include "trampolines.h"
 import "C"
 
 import (

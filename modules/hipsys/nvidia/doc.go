@@ -39,5 +39,39 @@
 // those modes locks its OS thread from StreamBeginCapture to StreamEndCapture; relaxed
 // mode has no such tie.
 //
+// Kernel parameters: FuncGetParams asks the driver's cuFuncGetParamInfo (CUDA 12.4 and
+// later), which gives each parameter's offset and size and nothing more (Kind
+// ParamUnknown); with an older driver it is hipErrorNotSupported.
+//
+// The launch queue (hipsys.LaunchQueuer): OpenLaunchQueue(device) holds the device's
+// ring of 256 launch descriptors (queue.h), which Go fills without a cgo call and a C
+// thread of the queue's own empties into cuLaunchKernel. When a launch takes it:
+//
+//   - directly, on the caller's thread, when the ring is empty, every refusal has been
+//     returned and the launch starts a run (the first handoffRun launches after any
+//     other call: a launch-then-sync caller never wakes the thread) or the thread is
+//     parked; a launch that continues a loop (launches within handoffGap of each other)
+//     also kicks the parked thread awake, and goes on directly until it runs;
+//   - queued otherwise, the thread then issuing the launches in order while the
+//     caller's Go work overlaps the driver's;
+//   - directly after the queue is drained, when its arguments do not fit a slot (more
+//     than 16 arguments or 176 bytes of them).
+//
+// Every trampoline settles the queue of the calling thread's current device first
+// (cubehip_q_settle, in trampolines.c's ENSURE): a call that follows a queued launch in
+// the program follows it in the driver, on any thread. A producer that fills the ring
+// sleeps until half of it is free (refillFree); the thread spins 100 µs after its last
+// launch, then parks. A queued launch's refusal comes back later, numbered (hipsys's
+// queue.go states the contract); each tuned constant's comment gives the measurement or
+// the reasoning behind it.
+//
+// The cgo boundary is trampolines.c (one C function per driver or NVRTC call, its
+// prototypes in trampolines.h, ffi.go's one #cgo block) and queue.c (the queue's
+// thread); driver.h and nvrtc.h declare what cubehip calls of the two libraries, one
+// function-pointer type per call signature. Package rawdriver holds what only tests and
+// benchmarks use: the raw driver's loops in C (the anchor the benchmarks pair with) and
+// recording stand-ins for driver entries. bench/ has the anchor as a C program and
+// run.sh, which scripts/gpu-test.sh copies to build/gpu for a GPU machine.
+//
 // Concurrency: the Platform is safe for concurrent use, as the driver is.
 package nvidia

@@ -1,40 +1,6 @@
 package nvidia
 
-/*
-#include "cu.h"
-
-#cgo nocallback cu_event_record
-#cgo noescape cu_event_query
-#cgo nocallback cu_event_query
-
-static CUresult cu_event_create(uintptr_t* e, unsigned flags) {
-	CUBEHIP_ENSURE();
-	CUevent h = NULL;
-	CUresult r = CUFN(eventCreate, CUevent*, unsigned)(&h, flags);
-	*e = (uintptr_t)h;
-	return r;
-}
-static CUresult cu_event_record(uintptr_t e, uintptr_t s) {
-	CUBEHIP_ENSURE();
-	return CUFN(eventRecord, CUevent, CUstream)((CUevent)e, (CUstream)s);
-}
-static CUresult cu_event_query(uintptr_t e) {
-	CUBEHIP_ENSURE();
-	return CUFN(eventQuery, CUevent)((CUevent)e);
-}
-static CUresult cu_event_sync(uintptr_t e) {
-	CUBEHIP_ENSURE();
-	return CUFN(eventSynchronize, CUevent)((CUevent)e);
-}
-static CUresult cu_event_elapsed(float* ms, uintptr_t a, uintptr_t b) {
-	CUBEHIP_ENSURE();
-	return CUFN(eventElapsedTime, float*, CUevent, CUevent)(ms, (CUevent)a, (CUevent)b);
-}
-static CUresult cu_event_destroy(uintptr_t e) {
-	CUBEHIP_ENSURE();
-	return CUFN(eventDestroy, CUevent)((CUevent)e);
-}
-*/
+// #include "trampolines.h"
 import "C"
 
 import (

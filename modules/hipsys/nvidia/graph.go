@@ -1,57 +1,6 @@
 package nvidia
 
-/*
-#include "cu.h"
-
-#cgo nocallback cu_graph_launch
-
-static CUresult cu_begin_capture(uintptr_t s, int mode) {
-	CUBEHIP_ENSURE();
-	return CUFN(streamBeginCapture, CUstream, int)((CUstream)s, mode);
-}
-static CUresult cu_end_capture(uintptr_t s, uintptr_t* g) {
-	CUBEHIP_ENSURE();
-	CUgraph h = NULL;
-	CUresult r = CUFN(streamEndCapture, CUstream, CUgraph*)((CUstream)s, &h);
-	*g = (uintptr_t)h;
-	return r;
-}
-static CUresult cu_is_capturing(uintptr_t s, int* status) {
-	CUBEHIP_ENSURE();
-	return CUFN(streamIsCapturing, CUstream, int*)((CUstream)s, status);
-}
-static CUresult cu_graph_nodes(uintptr_t g, uintptr_t* nodes, size_t* n) {
-	CUBEHIP_ENSURE();
-	return CUFN(graphGetNodes, CUgraph, CUgraphNode*, size_t*)((CUgraph)g, (CUgraphNode*)nodes, n);
-}
-static CUresult cu_node_type(uintptr_t node, int* t) {
-	CUBEHIP_ENSURE();
-	return CUFN(graphNodeGetType, CUgraphNode, int*)((CUgraphNode)node, t);
-}
-static CUresult cu_graph_instantiate(uintptr_t* e, uintptr_t g) {
-	CUBEHIP_ENSURE();
-	CUgraphExec h = NULL;
-	CUresult r = CUFN(graphInstantiate, CUgraphExec*, CUgraph, unsigned long long)(&h, (CUgraph)g, 0);
-	*e = (uintptr_t)h;
-	return r;
-}
-static CUresult cu_graph_upload(uintptr_t e, uintptr_t s) {
-	CUBEHIP_ENSURE();
-	return CUFN(graphUpload, CUgraphExec, CUstream)((CUgraphExec)e, (CUstream)s);
-}
-static CUresult cu_graph_launch(uintptr_t e, uintptr_t s) {
-	CUBEHIP_ENSURE();
-	return CUFN(graphLaunch, CUgraphExec, CUstream)((CUgraphExec)e, (CUstream)s);
-}
-static CUresult cu_graph_exec_destroy(uintptr_t e) {
-	CUBEHIP_ENSURE();
-	return CUFN(graphExecDestroy, CUgraphExec)((CUgraphExec)e);
-}
-static CUresult cu_graph_destroy(uintptr_t g) {
-	CUBEHIP_ENSURE();
-	return CUFN(graphDestroy, CUgraph)((CUgraph)g);
-}
-*/
+// #include "trampolines.h"
 import "C"
 
 import (

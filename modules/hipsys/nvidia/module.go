@@ -1,53 +1,6 @@
 package nvidia
 
-/*
-#include <stdlib.h>
-#include <string.h>
-#include "cu.h"
-
-// The launch is the hottest call of all (budgeted within 5% of a raw cuLaunchKernel):
-// it never calls back into Go, and the argument block is read only during the call
-// (cuLaunchKernel copies the parameter values before it returns).
-#cgo noescape cu_launch
-#cgo nocallback cu_launch
-
-static CUresult cu_module_load(uintptr_t* m, const void* image, size_t n) {
-	CUBEHIP_ENSURE();
-	// A copy with a NUL after it: PTX is loaded as a C string, and the Go image is not
-	// terminated. A CUBIN ignores the extra byte.
-	char* c = malloc(n + 1);
-	if (!c) return 2; // CUDA_ERROR_OUT_OF_MEMORY
-	memcpy(c, image, n);
-	c[n] = 0;
-	CUmodule h = NULL;
-	CUresult r = CUFN(moduleLoadData, CUmodule*, const void*)(&h, c);
-	free(c);
-	*m = (uintptr_t)h;
-	return r;
-}
-static CUresult cu_module_function(uintptr_t* f, uintptr_t m, const char* name) {
-	CUBEHIP_ENSURE();
-	CUfunction h = NULL;
-	CUresult r = CUFN(moduleGetFunction, CUfunction*, CUmodule, const char*)(&h, (CUmodule)m, name);
-	*f = (uintptr_t)h;
-	return r;
-}
-static CUresult cu_module_unload(uintptr_t m) {
-	CUBEHIP_ENSURE();
-	return CUFN(moduleUnload, CUmodule)((CUmodule)m);
-}
-static CUresult cu_launch(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-		unsigned by, unsigned bz, unsigned shmem, uintptr_t s, const uint8_t* buf,
-		const uint32_t* offs, int n) {
-	CUBEHIP_ENSURE();
-	if (n > CUBEHIP_MAX_ARGS) return CUBEHIP_TOO_MANY_ARGS;
-	void* params[n > 0 ? n : 1];
-	for (int i = 0; i < n; i++) params[i] = (void*)(buf + offs[i]);
-	return CUFN(launchKernel, CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-		unsigned, unsigned, CUstream, void**, void**)((CUfunction)f, gx, gy, gz, bx, by, bz,
-		shmem, (CUstream)s, n > 0 ? params : NULL, NULL);
-}
-*/
+// #include "trampolines.h"
 import "C"
 
 import (
@@ -152,8 +105,39 @@ func (p *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim
 	return nil
 }
 
-// FuncGetParams is not answered by this platform yet: hipErrorNotSupported, which the
-// layers above take as "cannot check the arguments".
+// cudaErrorInvalidValue is CUDA_ERROR_INVALID_VALUE: from cuFuncGetParamInfo, the
+// index is past the kernel's last parameter.
+const cudaErrorInvalidValue = 1
+
+// maxParams bounds FuncGetParams' walk: a kernel's parameter block holds at most 32 764
+// bytes (CUDA 12.1 and later), so no kernel has more parameters than that.
+const maxParams = 32764
+
+// FuncGetParams lists fn's parameters with cuFuncGetParamInfo (CUDA 12.4 and later),
+// which gives each parameter's offset and size in the parameter block and nothing
+// more: Kind is ParamUnknown and Name empty. On an older driver it is
+// hipErrorNotSupported, which the layers above take as "cannot check the arguments".
 func (p *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
-	return nil, hipsys.NewError("nvidia", "hipFuncGetParams", hipsys.ErrorNotSupported, "")
+	const call = "hipFuncGetParams"
+	if !p.functions.has(uintptr(fn)) {
+		return nil, hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
+	}
+	if C.cu_has_param_info() == 0 {
+		return nil, hipsys.NewError(platformName, call, hipsys.ErrorNotSupported,
+			"the driver has no cuFuncGetParamInfo (CUDA 12.4 or newer has it)")
+	}
+	var params []hipsys.KernelParam
+	for i := range maxParams {
+		var off, size C.size_t
+		r := int32(C.cu_func_param_info(C.uintptr_t(fn), C.size_t(i), &off, &size))
+		if r == cudaErrorInvalidValue {
+			return params, nil
+		}
+		if err := cuError(call, r); err != nil {
+			return nil, err
+		}
+		params = append(params, hipsys.KernelParam{Offset: uint32(off), Size: uint32(size), Kind: hipsys.ParamUnknown})
+	}
+	return nil, hipsys.NewError(platformName, call, hipsys.ErrorInvalidValue,
+		fmt.Sprintf("the driver reports more than %d parameters", maxParams))
 }

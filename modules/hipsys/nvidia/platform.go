@@ -1,17 +1,6 @@
 package nvidia
 
-/*
-#include "cu.h"
-
-static CUresult cu_init(void) { return CUFN(init, unsigned)(0); }
-static CUresult cu_device_count(int* n) { return CUFN(deviceGetCount, int*)(n); }
-static CUresult cu_retain(int ordinal) {
-	CUdevice d;
-	CUresult r = CUFN(deviceGet, CUdevice*, int)(&d, ordinal);
-	if (r) return r;
-	return CUFN(primaryCtxRetain, CUcontext*, CUdevice)(&cubehip_primary[ordinal], d);
-}
-*/
+// #include "trampolines.h"
 import "C"
 
 import (
@@ -87,6 +76,8 @@ func open() (*Platform, error) {
 	if err := lib.Resolve(driverSymbols()); err != nil {
 		return nil, fmt.Errorf("nvidia: %s is too old for cubehip (CUDA 11.4 or newer is needed): %w", lib.Name, err)
 	}
+	// Optional (CUDA 12.4 and later): without it FuncGetParams is hipErrorNotSupported.
+	*entryAddr(&C.cubehip_cu.funcGetParamInfo) = lib.Lookup("cuFuncGetParamInfo")
 	if err := cuError("hipInit", int32(C.cu_init())); err != nil {
 		return nil, err
 	}
@@ -107,60 +98,70 @@ func open() (*Platform, error) {
 // plain names to the _v2 forms, and dlsym sees only what the library exports.
 func driverSymbols() []dl.Entry {
 	f := &C.cubehip_cu
-	e := func(addr *unsafe.Pointer, names ...string) dl.Entry { return dl.Entry{Names: names, Addr: addr} }
 	return []dl.Entry{
-		e(&f.init, "cuInit"),
-		e(&f.deviceGetCount, "cuDeviceGetCount"),
-		e(&f.deviceGet, "cuDeviceGet"),
-		e(&f.deviceGetName, "cuDeviceGetName"),
-		e(&f.deviceGetAttribute, "cuDeviceGetAttribute"),
-		e(&f.deviceTotalMem, "cuDeviceTotalMem_v2"),
-		e(&f.primaryCtxRetain, "cuDevicePrimaryCtxRetain"),
-		e(&f.ctxSetCurrent, "cuCtxSetCurrent"),
-		e(&f.ctxSynchronize, "cuCtxSynchronize"),
-		e(&f.memGetInfo, "cuMemGetInfo_v2"),
-		e(&f.memAlloc, "cuMemAlloc_v2"),
-		e(&f.memFree, "cuMemFree_v2"),
-		e(&f.memHostAlloc, "cuMemHostAlloc"),
-		e(&f.memFreeHost, "cuMemFreeHost"),
-		e(&f.memsetD8, "cuMemsetD8_v2"),
-		e(&f.memsetD8Async, "cuMemsetD8Async"),
-		e(&f.memcpyHtoD, "cuMemcpyHtoD_v2"),
-		e(&f.memcpyDtoH, "cuMemcpyDtoH_v2"),
-		e(&f.memcpyDtoD, "cuMemcpyDtoD_v2"),
-		e(&f.memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
-		e(&f.memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
-		e(&f.memcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
-		e(&f.memcpy2D, "cuMemcpy2D_v2"),
-		e(&f.memcpy2DAsync, "cuMemcpy2DAsync_v2"),
-		e(&f.streamCreate, "cuStreamCreate"),
-		e(&f.streamQuery, "cuStreamQuery"),
-		e(&f.streamSynchronize, "cuStreamSynchronize"),
-		e(&f.streamWaitEvent, "cuStreamWaitEvent"),
-		e(&f.streamDestroy, "cuStreamDestroy_v2"),
-		e(&f.eventCreate, "cuEventCreate"),
-		e(&f.eventRecord, "cuEventRecord"),
-		e(&f.eventQuery, "cuEventQuery"),
-		e(&f.eventSynchronize, "cuEventSynchronize"),
+		entry(&f.init, "cuInit"),
+		entry(&f.deviceGetCount, "cuDeviceGetCount"),
+		entry(&f.deviceGet, "cuDeviceGet"),
+		entry(&f.deviceGetName, "cuDeviceGetName"),
+		entry(&f.deviceGetAttribute, "cuDeviceGetAttribute"),
+		entry(&f.deviceTotalMem, "cuDeviceTotalMem_v2"),
+		entry(&f.primaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+		entry(&f.ctxSetCurrent, "cuCtxSetCurrent"),
+		entry(&f.ctxSynchronize, "cuCtxSynchronize"),
+		entry(&f.memGetInfo, "cuMemGetInfo_v2"),
+		entry(&f.memAlloc, "cuMemAlloc_v2"),
+		entry(&f.memFree, "cuMemFree_v2"),
+		entry(&f.memHostAlloc, "cuMemHostAlloc"),
+		entry(&f.memFreeHost, "cuMemFreeHost"),
+		entry(&f.memsetD8, "cuMemsetD8_v2"),
+		entry(&f.memsetD8Async, "cuMemsetD8Async"),
+		entry(&f.memcpyHtoD, "cuMemcpyHtoD_v2"),
+		entry(&f.memcpyDtoH, "cuMemcpyDtoH_v2"),
+		entry(&f.memcpyDtoD, "cuMemcpyDtoD_v2"),
+		entry(&f.memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+		entry(&f.memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+		entry(&f.memcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
+		entry(&f.memcpy2D, "cuMemcpy2D_v2"),
+		entry(&f.memcpy2DAsync, "cuMemcpy2DAsync_v2"),
+		entry(&f.streamCreate, "cuStreamCreate"),
+		entry(&f.streamQuery, "cuStreamQuery"),
+		entry(&f.streamSynchronize, "cuStreamSynchronize"),
+		entry(&f.streamWaitEvent, "cuStreamWaitEvent"),
+		entry(&f.streamDestroy, "cuStreamDestroy_v2"),
+		entry(&f.eventCreate, "cuEventCreate"),
+		entry(&f.eventRecord, "cuEventRecord"),
+		entry(&f.eventQuery, "cuEventQuery"),
+		entry(&f.eventSynchronize, "cuEventSynchronize"),
 		// CUDA 12.8 added _v2 (same arguments, defined for events recorded in graphs);
 		// CUDA 13 keeps only that name behind the plain one.
-		e(&f.eventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
-		e(&f.eventDestroy, "cuEventDestroy_v2"),
-		e(&f.moduleLoadData, "cuModuleLoadData"),
-		e(&f.moduleGetFunction, "cuModuleGetFunction"),
-		e(&f.moduleUnload, "cuModuleUnload"),
-		e(&f.launchKernel, "cuLaunchKernel"),
-		e(&f.streamBeginCapture, "cuStreamBeginCapture_v2"),
-		e(&f.streamEndCapture, "cuStreamEndCapture"),
-		e(&f.streamIsCapturing, "cuStreamIsCapturing"),
-		e(&f.graphGetNodes, "cuGraphGetNodes"),
-		e(&f.graphNodeGetType, "cuGraphNodeGetType"),
-		e(&f.graphInstantiate, "cuGraphInstantiateWithFlags"),
-		e(&f.graphUpload, "cuGraphUpload"),
-		e(&f.graphLaunch, "cuGraphLaunch"),
-		e(&f.graphExecDestroy, "cuGraphExecDestroy"),
-		e(&f.graphDestroy, "cuGraphDestroy"),
+		entry(&f.eventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
+		entry(&f.eventDestroy, "cuEventDestroy_v2"),
+		entry(&f.moduleLoadData, "cuModuleLoadData"),
+		entry(&f.moduleGetFunction, "cuModuleGetFunction"),
+		entry(&f.moduleUnload, "cuModuleUnload"),
+		entry(&f.launchKernel, "cuLaunchKernel"),
+		entry(&f.streamBeginCapture, "cuStreamBeginCapture_v2"),
+		entry(&f.streamEndCapture, "cuStreamEndCapture"),
+		entry(&f.streamIsCapturing, "cuStreamIsCapturing"),
+		entry(&f.graphGetNodes, "cuGraphGetNodes"),
+		entry(&f.graphNodeGetType, "cuGraphNodeGetType"),
+		entry(&f.graphInstantiate, "cuGraphInstantiateWithFlags"),
+		entry(&f.graphUpload, "cuGraphUpload"),
+		entry(&f.graphLaunch, "cuGraphLaunch"),
+		entry(&f.graphExecDestroy, "cuGraphExecDestroy"),
+		entry(&f.graphDestroy, "cuGraphDestroy"),
 	}
+}
+
+// entryAddr is where dl stores a symbol's address: a field of a C function-pointer type
+// (which cgo types as *[0]byte) holds the address as an unsafe.Pointer would.
+func entryAddr[T ~*[0]byte](field *T) *unsafe.Pointer {
+	return (*unsafe.Pointer)(unsafe.Pointer(field))
+}
+
+// entry is the dl.Entry that resolves the first of names into field.
+func entry[T ~*[0]byte](field *T, names ...string) dl.Entry {
+	return dl.Entry{Names: names, Addr: entryAddr(field)}
 }
 
 // Name is "nvidia".

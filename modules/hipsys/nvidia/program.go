@@ -1,9 +1,6 @@
 package nvidia
 
-/*
-#include <stdlib.h>
-#include "nvrtc.h"
-*/
+// #include "trampolines.h"
 import "C"
 
 import (

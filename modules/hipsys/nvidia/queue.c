@@ -1,18 +1,34 @@
 // The launch queue's consumer thread and the waits on it (queue.h).
-#define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <time.h>
 
-#include "cu.h"
+#include "queue.h"
 
-// How long the consumer spins on an empty ring before it parks: a launch loop's gaps
-// (the caller's bookkeeping, a few microseconds of its own work) stay well inside it, so
-// a flowing loop never pays a wake-up, and an idle queue costs no CPU past it.
+// How long the consumer spins on an empty ring before it parks. A launch loop's gaps
+// (the caller's bookkeeping, a few microseconds of its own work between launches of 3.3
+// µs on an H200) stay well inside it, so a flowing loop never pays a wake-up, which
+// takes tens of microseconds on a virtual machine's idle CPU; an idle queue costs no CPU
+// past it. No sweep measured it: any value well above a loop's gaps and well below what
+// a caller would notice as a busy core does the same.
 #define CUBEHIP_Q_SPIN_NS 100000
+
+// How often the consumer publishes head while the ring is not empty, in launches. A
+// producer waiting for room polls head's line, and each store that finds it shared costs
+// the consumer a coherence round trip, which the driver's next locked instruction waits
+// for; a waiter (drain, settle) needs only the last store, made whenever the ring looks
+// empty. The queue's launch loop measured level with the raw driver's C loop with this
+// value (H200, 2026-12-02: median 1.006 of 19 paired runs); no other value was measured
+// on its own, and a refusal or room is seen at most 15 launches (about 50 µs) late.
+#define CUBEHIP_Q_PUBLISH_EVERY 16
+
+// How many times cubehip_q_wait polls head before it blocks: a few microseconds (a
+// pause instruction is 10-140 cycles, by CPU), a launch or two of driver work, so that a
+// drain that finds the last launch in the driver returns without a sleep and a wake-up.
+// No sweep measured it.
+#define CUBEHIP_Q_WAIT_SPINS 2048
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,7 +72,6 @@ static uint64_t wait_fill(cubehip_queue* q, uint64_t head) {
 	q->kick = 0;
 	__atomic_store_n(&q->sleeping, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&q->mu);
-	__atomic_store_n(&q->cpu, sched_getcpu(), __ATOMIC_RELAXED);
 	return tail;
 }
 
@@ -77,21 +92,16 @@ static void* consume(void* arg) {
 		for (int i = 0; i < s->n; i++) params[i] = s->buf + s->offs[i];
 		CUresult r = cubehip_ensure_ctx();
 		if (r == 0)
-			r = ((CUresult(*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-				unsigned, unsigned, CUstream, void**, void**))q->launch)((CUfunction)s->fn, s->grid[0],
-				s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2], s->shmem,
-				(CUstream)s->stream, s->n > 0 ? params : NULL, NULL);
+			r = q->launch((CUfunction)s->fn, s->grid[0], s->grid[1], s->grid[2], s->block[0],
+				s->block[1], s->block[2], s->shmem, (CUstream)s->stream, s->n > 0 ? params : NULL, NULL);
 		if (r) {
 			q->status[head % CUBEHIP_Q_SLOTS] = r;
 			__atomic_add_fetch(&q->nfail, 1, __ATOMIC_RELEASE);
 		}
 		head++;
-		// Published every 16 launches, and whenever the ring looks empty: a producer
-		// waiting for room polls this line, and each store that finds it shared costs
-		// this thread a coherence round trip, which the driver's next locked instruction
-		// waits for. A waiter (drain, settle) needs only the last store, which comes
-		// before this thread looks for more work.
-		if (head == tail || (head & 15) == 0) {
+		// Published every CUBEHIP_Q_PUBLISH_EVERY launches, and whenever the ring looks
+		// empty, before this thread looks for more work.
+		if (head == tail || head % CUBEHIP_Q_PUBLISH_EVERY == 0) {
 			// Sequentially consistent, then waitfor read: cubehip_q_wait stores waitfor
 			// and then reads head, so either it sees this head or this sees it waiting.
 			__atomic_store_n(&q->head, head, __ATOMIC_SEQ_CST);
@@ -106,11 +116,11 @@ static void* consume(void* arg) {
 	}
 }
 
-// cubehip_q_new starts device dev's queue, which issues launches through launch; 0 or
-// an errno. The queue and its thread last as long
-// as the process, as the driver's own threads do: parked, the thread costs nothing. The thread blocks every signal: it never runs Go code, and a signal meant for
-// the Go runtime is then delivered to one of the runtime's own threads.
-int cubehip_q_new(int dev, void* launch, cubehip_queue** out) {
+// cubehip_q_new: the queue and its thread last as long as the process, as the driver's
+// own threads do: parked, the thread costs nothing. The thread blocks every signal: it
+// never runs Go code, and a signal meant for the Go runtime is then delivered to one of
+// the runtime's own threads.
+int cubehip_q_new(int dev, cu_launch_kernel_fn launch, cubehip_queue** out) {
 	cubehip_queue* q = NULL;
 	if (posix_memalign((void**)&q, 64, sizeof *q)) return ENOMEM;
 	memset(q, 0, sizeof *q);
@@ -135,9 +145,8 @@ int cubehip_q_new(int dev, void* launch, cubehip_queue** out) {
 	return 0;
 }
 
-// cubehip_q_publish makes q the queue its device's calls settle (queue.h), or, with on
-// 0, no queue: a queue is published while it is held, so that with none held a call
-// reads one pointer and nothing more. The holder unpublishes a settled queue, so a call
+// cubehip_q_publish: a queue is published while it is held, so that with none held a
+// call reads one pointer and nothing more. The holder unpublishes a settled queue, so a call
 // that read the pointer just before finds nothing to wait for.
 void cubehip_q_publish(cubehip_queue* q, int on) {
 	__atomic_store_n(&cubehip_queues[q->dev], on ? q : NULL, __ATOMIC_RELEASE);
@@ -157,9 +166,7 @@ void cubehip_q_wake(cubehip_queue* q) {
 }
 
 void cubehip_q_wait(cubehip_queue* q, uint64_t target) {
-	// A launch or two's worth of spinning: a drain that finds the last launch in the
-	// driver returns without a sleep and a wake-up.
-	for (unsigned i = 0; i < 2048; i++) {
+	for (unsigned i = 0; i < CUBEHIP_Q_WAIT_SPINS; i++) {
 		if (__atomic_load_n(&q->head, __ATOMIC_ACQUIRE) >= target) return;
 		cpu_relax();
 	}

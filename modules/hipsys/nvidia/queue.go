@@ -1,41 +1,6 @@
 package nvidia
 
-/*
-#include "cu.h"
-
-int cubehip_q_new(int dev, void* launch, cubehip_queue** out);
-void cubehip_q_wake(cubehip_queue* q);
-void cubehip_q_kick(cubehip_queue* q);
-void cubehip_q_publish(cubehip_queue* q, int on);
-void cubehip_q_wait(cubehip_queue* q, uint64_t target);
-
-#cgo nocallback cubehip_q_wake
-#cgo nocallback cubehip_q_kick
-#cgo nocallback cubehip_q_wait
-#cgo noescape cu_q_direct
-#cgo nocallback cu_q_direct
-
-// A status no CUresult uses: the calling thread's current device is not the queue's, so
-// the launch cannot be issued on it directly.
-#define CUBEHIP_NOT_CURRENT (-2)
-
-// cu_q_direct issues a launch on the calling thread, as cu_launch does, but through the
-// queue's launch entry and without settling the queue (the caller found it empty and its
-// thread parked): the run of launches goes on.
-static CUresult cu_q_direct(cubehip_queue* q, uintptr_t f, unsigned gx, unsigned gy,
-		unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem, uintptr_t s,
-		const uint8_t* buf, const uint32_t* offs, int n) {
-	if (cubehip_tls_dev != q->dev) return CUBEHIP_NOT_CURRENT;
-	CUresult r = cubehip_ensure_ctx();
-	if (r) return r;
-	if (n > CUBEHIP_MAX_ARGS) return CUBEHIP_TOO_MANY_ARGS;
-	void* params[n > 0 ? n : 1];
-	for (int i = 0; i < n; i++) params[i] = (void*)(buf + offs[i]);
-	return ((CUresult(*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-		unsigned, unsigned, CUstream, void**, void**))q->launch)((CUfunction)f, gx, gy, gz,
-		bx, by, bz, shmem, (CUstream)s, n > 0 ? params : NULL, NULL);
-}
-*/
+// #include "trampolines.h"
 import "C"
 
 import (
@@ -52,21 +17,28 @@ import (
 // handoffRun is how many launches in a row, with no other call between them, go
 // straight to the driver on the caller's thread before the queue's parked thread is
 // woken to take the next ones. A launch followed by a sync or a read (a latency-bound
-// caller) never wakes it and pays nothing over ModuleLaunchKernel. A loop of launches
+// caller) never wakes it and pays nothing over ModuleLaunchKernel (the queue's tests
+// check that such launches are issued on the caller's thread). A loop of launches
 // kicks the thread awake (one futex call) and goes on launching directly until the
 // thread is seen running, then queues: the wake-up's latency, tens of microseconds on a
-// virtual machine's idle CPU, is never waited for.
+// virtual machine's idle CPU, is never waited for. With 2, a caller that makes two
+// launches between syncs (a kernel and its follow-up) never wakes the thread either; no
+// other value was measured.
 const handoffRun = 2
 
 // handoffGap is how close two launches must follow each other for the second to count
 // as a loop: launches further apart (a caller with work of its own between them) go to
-// the driver directly however long their run, since each would otherwise pay a wake-up.
+// the driver directly however long their run, since each would otherwise pay a
+// wake-up. 20 µs is six empty launches on an H200 (3.3 µs each) and a fraction of the
+// thread's 100 µs spin (queue.c's CUBEHIP_Q_SPIN_NS); no other value was measured.
 const handoffGap = 20 * time.Microsecond
 
 // refillFree is how many slots a producer that found the ring full waits for. It sleeps
 // until then, and the queue's thread pays a wake-up (a futex call on its own path) once
-// per refillFree launches: half the ring keeps that under 1% of a launch while leaving
-// 128 launches, some 400 µs of driver work, queued when the producer wakes.
+// per refillFree launches: with half the ring, about once per 420 µs of driver work on
+// an H200 (128 launches of 3.3 µs), under 1% per launch, while the 128 launches
+// still queued keep the driver busy while the producer wakes. No other value was
+// measured.
 const refillFree = C.CUBEHIP_Q_SLOTS / 2
 
 // launchQueue is the Go side of a device's queue.h ring: the producer. It lives as long
@@ -97,7 +69,7 @@ func (p *Platform) OpenLaunchQueue(device int) (hipsys.LaunchQueue, error) {
 	if device < 0 || device >= p.ndev {
 		return nil, hipsys.NewError(platformName, call, hipsys.ErrorInvalidDevice, fmt.Sprintf("device %d of %d", device, p.ndev))
 	}
-	q, err := p.launchQueue(device, C.cubehip_cu.launchKernel)
+	q, err := p.launchQueue(device, unsafe.Pointer(C.cubehip_cu.launchKernel))
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +88,7 @@ func (p *Platform) launchQueue(device int, launch unsafe.Pointer) (*launchQueue,
 		return q, nil
 	}
 	var cq *C.cubehip_queue
-	if e := C.cubehip_q_new(C.int(device), launch, &cq); e != 0 {
+	if e := C.cubehip_q_new(C.int(device), (*[0]byte)(launch), &cq); e != 0 {
 		return nil, hipsys.NewError(platformName, "hipOpenLaunchQueue", hipsys.ErrorOutOfMemory,
 			fmt.Sprintf("starting the launch thread: %v", errnoError(e)))
 	}
@@ -328,3 +300,8 @@ func (q *launchQueue) settle(refused []hipsys.LaunchRefusal) []hipsys.LaunchRefu
 }
 
 func errnoError(e C.int) error { return fmt.Errorf("errno %d", int(e)) }
+
+// parked says whether the queue's thread is parked, waiting for a wake-up.
+func (q *launchQueue) parked() bool {
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&q.q.sleeping))) != 0
+}

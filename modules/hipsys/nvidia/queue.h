@@ -1,6 +1,7 @@
 // The launch queue: a ring of launch descriptors that Go fills without a cgo call and a
 // C thread of the queue's own empties into cuLaunchKernel, so that while launches flow
-// the caller's thread never waits for the driver. queue.go says when a launch takes it.
+// the caller's thread never waits for the driver. doc.go gives the contract, queue.go
+// the producer and when a launch takes the queue, queue.c the consumer thread.
 //
 // One producer at a time (queue.go holds a mutex) and one consumer (the queue's thread).
 // Each side writes its own cache line of indices and reads the other's only when its
@@ -12,10 +13,17 @@
 #include <pthread.h>
 #include <stdint.h>
 
-// A slot is four cache lines; a launch with up to 48 bytes of arguments (a kernel with
-// a few buffers and scalars) touches the first two. A launch that does not fit is
-// issued on the caller's thread instead, after the queue is drained.
+#include "driver.h"
+
+// The ring's depth. 256 launches of an empty kernel are about 850 µs of driver work on an
+// H200 (3.3 µs each): deep enough that a producer refilling half a ring (queue.go's
+// refillFree) wakes once per 400 µs, and a refusal still comes back within a millisecond
+// of its launch (hipsys.LaunchQueue promises it within Depth launches).
 #define CUBEHIP_Q_SLOTS 256
+// A slot is four cache lines: the most arguments and argument bytes a launch may carry
+// to be queued. A launch with up to 48 bytes of arguments (a kernel with a few buffers
+// and scalars) touches the slot's first two lines; one that does not fit is issued on
+// the caller's thread instead, after the queue is drained (queue.go).
 #define CUBEHIP_Q_ARGS 16
 #define CUBEHIP_Q_BYTES 176
 
@@ -44,14 +52,13 @@ typedef struct {
 	uint32_t sleeping __attribute__((aligned(64))); // parked on cv; a producer that fills a slot wakes it
 	uint32_t parks;                                  // times the thread has parked
 	uint32_t kick;                                   // set under mu: wake with nothing to do yet (queue.go)
-	int cpu;                                         // the CPU the thread last woke on (diagnostics)
 
 	// The least head a thread blocked in cubehip_q_wait waits for (0: none), written
 	// under mu by the waiters and by the consumer, which wakes them on room.
 	uint64_t waitfor __attribute__((aligned(64)));
 
 	// Set at creation.
-	void* launch __attribute__((aligned(64))); // cuLaunchKernel's entry (a recording one in tests)
+	cu_launch_kernel_fn launch __attribute__((aligned(64))); // cuLaunchKernel (a recording one in tests)
 	int dev;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -61,8 +68,20 @@ typedef struct {
 	cubehip_qslot ring[CUBEHIP_Q_SLOTS] __attribute__((aligned(64)));
 } cubehip_queue;
 
-// The queue of each device, or NULL until its first queued launch.
-extern cubehip_queue* cubehip_queues[];
+// The queue each device's calls settle, or NULL while no queue of it is held.
+extern cubehip_queue* cubehip_queues[CUBEHIP_MAX_DEVICES];
+
+// cubehip_q_new starts device dev's queue, which issues launches through launch; 0 or
+// an errno.
+int cubehip_q_new(int dev, cu_launch_kernel_fn launch, cubehip_queue** out);
+
+// cubehip_q_publish makes q the queue its device's calls settle, or, with on 0, none.
+void cubehip_q_publish(cubehip_queue* q, int on);
+
+// cubehip_q_wake wakes a parked consumer that has work; cubehip_q_kick wakes it with
+// none yet, to take the launches of a loop that is starting (queue.go).
+void cubehip_q_wake(cubehip_queue* q);
+void cubehip_q_kick(cubehip_queue* q);
 
 // cubehip_q_wait returns once the consumer has issued the launches below target: after
 // a short spin, blocked, so that a producer waiting for room or a call waiting for the
@@ -72,9 +91,10 @@ void cubehip_q_wait(cubehip_queue* q, uint64_t target);
 // cubehip_q_drain waits until every launch filled into q so far has been issued.
 void cubehip_q_drain(cubehip_queue* q);
 
-// cubehip_q_settle is what every other driver call does first (cu.h's CUBEHIP_ENSURE): a
-// launch queued before it is issued before it, as if the caller had made it, so no call
-// can overtake a queued launch on any stream; and the run of launches is broken.
+// cubehip_q_settle is what every other driver call does first (trampolines.c's
+// cubehip_ensure): a launch queued before it is issued before it, as if the caller had
+// made it, so no call can overtake a queued launch on any stream; and the run of
+// launches is broken.
 static inline void cubehip_q_settle(cubehip_queue* q) {
 	if (__atomic_load_n(&q->run, __ATOMIC_RELAXED)) __atomic_store_n(&q->run, 0, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&q->head, __ATOMIC_ACQUIRE) != __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE)) cubehip_q_drain(q);

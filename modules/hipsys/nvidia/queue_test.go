@@ -6,12 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/nvidia/rawdriver"
 )
 
 // The queue tests drive a real queue (queue.c's thread, its ring, the waits) over the
-// recording launch entry of fakedriver.go, on device fakeDev, which no machine has: they
+// recording launch entry of package rawdriver, on device fakeDev, which no machine has: they
 // need no driver and leave a real device's queue alone.
 const fakeDev = 63
 
@@ -22,7 +24,7 @@ var fake struct {
 	err  error
 }
 
-// Function handles the fake queue accepts; refused is the one fakeReset refuses.
+// Function handles the fake queue accepts; refused is the one FakeReset refuses.
 const (
 	fnA     = uintptr(0xa000)
 	fnB     = uintptr(0xb000)
@@ -38,14 +40,14 @@ func fakeQueue(t *testing.T, refuse uintptr, delayUS uint) (*launchQueue, hipsys
 			p.functions.put(fn, 0)
 		}
 		fake.p = p
-		fake.q, fake.err = p.launchQueue(fakeDev, fakeLaunchEntry())
+		fake.q, fake.err = p.launchQueue(fakeDev, rawdriver.FakeLaunchEntry())
 	})
 	require.NoError(t, fake.err)
 	h, err := fake.q.hold("test", fakeDev)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = h.Close() })
 	h.Settle(nil)
-	fakeReset(refuse, delayUS)
+	rawdriver.FakeReset(refuse, delayUS)
 	return fake.q, h
 }
 
@@ -60,10 +62,10 @@ func launchOne(h hipsys.LaunchQueue, fn uintptr, args *hipsys.KernelArgs) (uint6
 // requireInOrder checks that the driver saw n launches, carrying 0 .. n-1 in order.
 func requireInOrder(t *testing.T, n int) {
 	t.Helper()
-	calls := fakeCalls()
+	calls := rawdriver.FakeCalls()
 	require.Len(t, calls, n)
 	for i, c := range calls {
-		require.Equal(t, uint64(i), c.arg, "launch %d reached the driver out of order or with another's arguments", i)
+		require.Equal(t, uint64(i), c.Arg, "launch %d reached the driver out of order or with another's arguments", i)
 	}
 }
 
@@ -77,13 +79,13 @@ func TestQueueIssuesInOrderWithTheirArguments(t *testing.T) {
 		require.Equal(t, uint64(i+1), seq-firstSeq(t, h, seq, i), "seqs count up by one")
 	}
 	require.Empty(t, h.Settle(nil))
-	calls := fakeCalls()
+	calls := rawdriver.FakeCalls()
 	require.Len(t, calls, n)
-	self := fakeSelf()
+	self := rawdriver.ThreadSelf()
 	for i, c := range calls {
-		require.Equal(t, fnA, c.fn)
-		require.Equal(t, uint64(i), c.arg, "launch %d reached the driver out of order or with another's arguments", i)
-		require.NotEqual(t, self, c.thread, "this thread's device is not the queue's: every launch goes through the queue's thread")
+		require.Equal(t, fnA, c.Fn)
+		require.Equal(t, uint64(i), c.Arg, "launch %d reached the driver out of order or with another's arguments", i)
+		require.NotEqual(t, self, c.Thread, "this thread's device is not the queue's: every launch goes through the queue's thread")
 	}
 }
 
@@ -138,16 +140,16 @@ func TestQueueIsSettledByEveryOtherCall(t *testing.T) {
 		_, _, err := launchOne(h, fnA, argsOf(uint64(i)))
 		require.NoError(t, err)
 	}
-	require.Less(t, len(fakeCalls()), 10, "a 300 µs launch each: not all issued yet")
+	require.Less(t, len(rawdriver.FakeCalls()), 10, "a 300 µs launch each: not all issued yet")
 	// Another goroutine's call on the device, as any trampoline begins.
 	done := make(chan int)
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		old := fakeSwapTLSDev(fakeDev)
-		fakeSettle()
-		fakeSwapTLSDev(old)
-		done <- len(fakeCalls())
+		old := swapDevice(fakeDev)
+		settleCurrent()
+		swapDevice(old)
+		done <- len(rawdriver.FakeCalls())
 	}()
 	require.Equal(t, 10, <-done, "the call waited for every launch queued before it")
 }
@@ -156,9 +158,9 @@ func TestQueueIssuesDirectlyUnlessLaunchesLoop(t *testing.T) {
 	q, h := fakeQueue(t, 0, 0)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	old := fakeSwapTLSDev(fakeDev)
-	defer fakeSwapTLSDev(old)
-	self := fakeSelf()
+	old := swapDevice(fakeDev)
+	defer swapDevice(old)
+	self := rawdriver.ThreadSelf()
 	launch := func(i int) {
 		_, _, err := launchOne(h, fnB, argsOf(uint64(i)))
 		require.NoError(t, err)
@@ -171,14 +173,14 @@ func TestQueueIssuesDirectlyUnlessLaunchesLoop(t *testing.T) {
 		}
 	}
 	waitParked()
-	fakeSettle() // as a sync would: the run starts here
+	settleCurrent() // as a sync would: the run starts here
 	// A pause of this thread between two launches must not make them look far apart.
 	q.gap = time.Hour
 	defer func() { q.gap = handoffGap }()
 	// A loop: the first handoffRun launches go to the driver here; the next kicks the
 	// thread awake and they go on here until it runs, and from then on through it.
 	// Launches of some 50 µs (a usleep), so that the wake-up takes a few, not thousands.
-	fakeReset(0, 1)
+	rawdriver.FakeReset(0, 1)
 	deadline := time.Now().Add(5 * time.Second)
 	n := 0
 	for ; ; n++ {
@@ -195,42 +197,42 @@ func TestQueueIssuesDirectlyUnlessLaunchesLoop(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "the thread was never woken")
 	}
 	h.Settle(nil)
-	calls := fakeCalls()
+	calls := rawdriver.FakeCalls()
 	require.Len(t, calls, n)
 	through := -1 // the first launch the thread issued
 	for i, c := range calls {
-		require.Equal(t, uint64(i), c.arg, "in order across the handoff")
+		require.Equal(t, uint64(i), c.Arg, "in order across the handoff")
 		if i < handoffRun {
-			require.Equal(t, self, c.thread, "launch %d: before the loop is seen, on the caller's thread", i)
+			require.Equal(t, self, c.Thread, "launch %d: before the loop is seen, on the caller's thread", i)
 		}
-		if c.thread != self && through < 0 {
+		if c.Thread != self && through < 0 {
 			through = i
 		}
 		if through >= 0 {
-			require.NotEqual(t, self, c.thread, "launch %d: once the thread took over, every launch of the loop goes through it", i)
+			require.NotEqual(t, self, c.Thread, "launch %d: once the thread took over, every launch of the loop goes through it", i)
 		}
 	}
 	require.Greater(t, through, handoffRun-1, "the thread took over, after the first launches")
 	// Launch then another call, again and again (launch, sync): always on the caller's
 	// thread, the queue's parked or still spinning from the loop just before.
-	fakeReset(0, 0)
-	fakeSettle()
+	rawdriver.FakeReset(0, 0)
+	settleCurrent()
 	for i := range 10 {
 		launch(i)
-		fakeSettle()
+		settleCurrent()
 	}
-	for i, c := range fakeCalls() {
-		require.Equal(t, self, c.thread, "launch %d of a launch-and-sync loop went through the queue", i)
+	for i, c := range rawdriver.FakeCalls() {
+		require.Equal(t, self, c.Thread, "launch %d of a launch-and-sync loop went through the queue", i)
 	}
 	// Launches far apart, with no call between: each directly.
 	q.gap = handoffGap
-	fakeReset(0, 0)
+	rawdriver.FakeReset(0, 0)
 	for i := range 5 {
 		launch(i)
 		time.Sleep(2 * handoffGap)
 	}
-	for i, c := range fakeCalls() {
-		require.Equal(t, self, c.thread, "launch %d, %v after the last, went through the queue", i, 2*handoffGap)
+	for i, c := range rawdriver.FakeCalls() {
+		require.Equal(t, self, c.Thread, "launch %d, %v after the last, went through the queue", i, 2*handoffGap)
 	}
 }
 
@@ -259,7 +261,7 @@ func TestQueueChecksHandlesFirst(t *testing.T) {
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, hipsys.ErrorInvalidHandle, he.Status)
 	require.Empty(t, h.Settle(nil))
-	require.Empty(t, fakeCalls(), "nothing reached the driver")
+	require.Empty(t, rawdriver.FakeCalls(), "nothing reached the driver")
 }
 
 func TestQueueRefusesRefusalsCloseReportsThem(t *testing.T) {
@@ -284,14 +286,14 @@ func TestQueueConcurrentSettles(t *testing.T) {
 			defer wg.Done()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			old := fakeSwapTLSDev(fakeDev)
-			defer fakeSwapTLSDev(old)
+			old := swapDevice(fakeDev)
+			defer swapDevice(old)
 			for {
 				select {
 				case <-stop:
 					return
 				default:
-					fakeSettle()
+					settleCurrent()
 				}
 			}
 		}()
@@ -343,8 +345,8 @@ func TestQueueTooBigForASlot(t *testing.T) {
 		_, _, err := launchOne(h, fn, argsOf(uint64(i)))
 		require.NoError(t, err)
 	}
-	old := fakeSwapTLSDev(fakeDev)
-	defer fakeSwapTLSDev(old)
+	old := swapDevice(fakeDev)
+	defer swapDevice(old)
 	big := new(hipsys.KernelArgs).U64(5)
 	for range 20 {
 		big.U32(1)
@@ -352,11 +354,11 @@ func TestQueueTooBigForASlot(t *testing.T) {
 	seq, ref, err := launchOne(h, fnB, big)
 	require.NoError(t, err)
 	require.Zero(t, seq, "issued directly")
-	calls := fakeCalls()
+	calls := rawdriver.FakeCalls()
 	require.Len(t, calls, 6)
-	require.Equal(t, fnB, calls[5].fn)
-	require.Equal(t, uint64(5), calls[5].arg)
-	require.Equal(t, fakeSelf(), calls[5].thread)
+	require.Equal(t, fnB, calls[5].Fn)
+	require.Equal(t, uint64(5), calls[5].Arg)
+	require.Equal(t, rawdriver.ThreadSelf(), calls[5].Thread)
 	var seqs []uint64
 	for _, r := range ref {
 		seqs = append(seqs, r.Seq)

@@ -1,9 +1,6 @@
 package nvidia
 
-/*
-#include <stdlib.h>
-#include "nvrtc.h"
-*/
+// #include "trampolines.h"
 import "C"
 
 import (
@@ -66,19 +63,18 @@ func openNVRTC() (*nvrtcLib, error) {
 		return nil, err
 	}
 	f := &C.cubehip_nvrtc
-	e := func(addr *unsafe.Pointer, name string) dl.Entry { return dl.Entry{Names: []string{name}, Addr: addr} }
 	if err := lib.Resolve([]dl.Entry{
-		e(&f.version, "nvrtcVersion"), e(&f.createProgram, "nvrtcCreateProgram"),
-		e(&f.compileProgram, "nvrtcCompileProgram"), e(&f.destroyProgram, "nvrtcDestroyProgram"),
-		e(&f.getProgramLogSize, "nvrtcGetProgramLogSize"), e(&f.getProgramLog, "nvrtcGetProgramLog"),
-		e(&f.getCUBINSize, "nvrtcGetCUBINSize"), e(&f.getCUBIN, "nvrtcGetCUBIN"),
-		e(&f.getPTXSize, "nvrtcGetPTXSize"), e(&f.getPTX, "nvrtcGetPTX"),
+		entry(&f.version, "nvrtcVersion"), entry(&f.createProgram, "nvrtcCreateProgram"),
+		entry(&f.compileProgram, "nvrtcCompileProgram"), entry(&f.destroyProgram, "nvrtcDestroyProgram"),
+		entry(&f.getProgramLogSize, "nvrtcGetProgramLogSize"), entry(&f.getProgramLog, "nvrtcGetProgramLog"),
+		entry(&f.getCUBINSize, "nvrtcGetCUBINSize"), entry(&f.getCUBIN, "nvrtcGetCUBIN"),
+		entry(&f.getPTXSize, "nvrtcGetPTXSize"), entry(&f.getPTX, "nvrtcGetPTX"),
 	}); err != nil {
 		return nil, err
 	}
 	// Optional (CUDA 11.2+): without them the device's own SM is asked for.
-	f.getNumSupportedArchs = lib.Lookup("nvrtcGetNumSupportedArchs")
-	f.getSupportedArchs = lib.Lookup("nvrtcGetSupportedArchs")
+	*entryAddr(&f.getNumSupportedArchs) = lib.Lookup("nvrtcGetNumSupportedArchs")
+	*entryAddr(&f.getSupportedArchs) = lib.Lookup("nvrtcGetSupportedArchs")
 
 	n := &nvrtcLib{lib: lib}
 	var major, minor C.int

@@ -1,36 +1,6 @@
 package nvidia
 
-/*
-#include "cu.h"
-
-#cgo noescape cu_stream_query
-#cgo nocallback cu_stream_query
-#cgo nocallback cu_stream_sync
-
-static CUresult cu_stream_create(uintptr_t* s, unsigned flags) {
-	CUBEHIP_ENSURE();
-	CUstream h = NULL;
-	CUresult r = CUFN(streamCreate, CUstream*, unsigned)(&h, flags);
-	*s = (uintptr_t)h;
-	return r;
-}
-static CUresult cu_stream_query(uintptr_t s) {
-	CUBEHIP_ENSURE();
-	return CUFN(streamQuery, CUstream)((CUstream)s);
-}
-static CUresult cu_stream_sync(uintptr_t s) {
-	CUBEHIP_ENSURE();
-	return CUFN(streamSynchronize, CUstream)((CUstream)s);
-}
-static CUresult cu_stream_wait_event(uintptr_t s, uintptr_t e, unsigned flags) {
-	CUBEHIP_ENSURE();
-	return CUFN(streamWaitEvent, CUstream, CUevent, unsigned)((CUstream)s, (CUevent)e, flags);
-}
-static CUresult cu_stream_destroy(uintptr_t s) {
-	CUBEHIP_ENSURE();
-	return CUFN(streamDestroy, CUstream)((CUstream)s);
-}
-*/
+// #include "trampolines.h"
 import "C"
 
 import (

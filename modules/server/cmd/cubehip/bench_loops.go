@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/nvidia/rawdriver"
 	"github.com/cubehip/cubehip/modules/server"
 )
 
@@ -225,12 +226,13 @@ func (b *bencher) measure() ([]figure, error) {
 		figs = append(figs, figure{name: l.name + ", streams", unit: "µs", budget: l.budget, device: dev, raw: raw, ratio: ratio, rawFrom: "hipsys"})
 	}
 	// On nvidia, the Device's launches and reads against the anchor's own loops, in C
-	// in this process (nvidia.Platform.RawLaunchLoop, RawReadLoop): the budgets'
+	// in this process (rawdriver's LaunchLoop, ReadLoop): the budgets'
 	// comparisons without two processes' difference in them.
-	if c, ok := p.(interface {
-		RawLaunchLoop(hipsys.Function, hipsys.Stream, int) (time.Duration, error)
-		RawReadLoop(hipsys.DevicePtr, int) (time.Duration, error)
-	}); ok {
+	c, err := rawdriver.For(p)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
 		n := 1000 // under the Device loop's sync interval: one sync per block on each side
 		dev, raw, ratio, err := b.paired("launch vs the anchor's loop in C", n,
 			func(i int) error {
@@ -243,7 +245,7 @@ func (b *bencher) measure() ([]figure, error) {
 				if i > 0 {
 					return nil
 				}
-				_, err := c.RawLaunchLoop(fn, sys, n)
+				_, err := c.LaunchLoop(fn, sys, n)
 				return err
 			})
 		if err != nil {
@@ -257,7 +259,7 @@ func (b *bencher) measure() ([]figure, error) {
 				if i > 0 {
 					return nil
 				}
-				_, err := c.RawReadLoop(rawPtr, n)
+				_, err := c.ReadLoop(rawPtr, n)
 				return err
 			})
 		if err != nil {

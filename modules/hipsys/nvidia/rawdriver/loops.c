@@ -1,0 +1,102 @@
+// The anchor loops (rawdriver.h): nvidia/bench/anchor.c's loops, in this process.
+#include <time.h>
+
+#include "rawdriver.h"
+
+struct rawd_cu rawd_cu;
+
+static double now_us(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+CUresult rawd_retain(int ordinal, uintptr_t* ctx) {
+	CUresult r = rawd_cu.init(0);
+	if (r) return r;
+	CUdevice d;
+	if ((r = rawd_cu.deviceGet(&d, ordinal))) return r;
+	CUcontext c = NULL;
+	r = rawd_cu.primaryCtxRetain(&c, d);
+	*ctx = (uintptr_t)c;
+	return r;
+}
+
+// enter makes ctx current and keeps the thread's context in *prev, which leave
+// restores: package nvidia caches each thread's current context, and a loop that left
+// another one current would make its next call on this thread run in the wrong one.
+static CUresult enter(uintptr_t ctx, CUcontext* prev) {
+	CUresult r = rawd_cu.ctxGetCurrent(prev);
+	if (r) return r;
+	return rawd_cu.ctxSetCurrent((CUcontext)ctx);
+}
+
+static CUresult leave(CUresult r, CUcontext prev) {
+	CUresult r2 = rawd_cu.ctxSetCurrent(prev);
+	return r ? r : r2;
+}
+
+CUresult rawd_launch_loop(uintptr_t ctx, uintptr_t f, uintptr_t s, int n, int sync, double* us) {
+	CUcontext prev;
+	CUresult r = enter(ctx, &prev);
+	if (r) return r;
+	double t = now_us();
+	for (int i = 0; i < n && !r; i++) {
+		r = rawd_cu.launchKernel((CUfunction)f, 1, 1, 1, 1, 1, 1, 0, (CUstream)s, NULL, NULL);
+		if (!r && sync) r = rawd_cu.streamSynchronize((CUstream)s);
+	}
+	if (!r) r = rawd_cu.streamSynchronize((CUstream)s);
+	*us = now_us() - t;
+	return leave(r, prev);
+}
+
+CUresult rawd_graph_loop(uintptr_t ctx, uintptr_t e, uintptr_t s, int n, double* us) {
+	CUcontext prev;
+	CUresult r = enter(ctx, &prev);
+	if (r) return r;
+	double t = now_us();
+	for (int i = 0; i < n && !r; i++) r = rawd_cu.graphLaunch((CUgraphExec)e, (CUstream)s);
+	if (!r) r = rawd_cu.streamSynchronize((CUstream)s);
+	*us = now_us() - t;
+	return leave(r, prev);
+}
+
+CUresult rawd_read_loop(uintptr_t ctx, CUdeviceptr d, int n, double* us) {
+	CUcontext prev;
+	CUresult r = enter(ctx, &prev);
+	if (r) return r;
+	char buf[4];
+	double t = now_us();
+	for (int i = 0; i < n && !r; i++) r = rawd_cu.memcpyDtoH(buf, d, sizeof buf);
+	*us = now_us() - t;
+	return leave(r, prev);
+}
+
+CUresult rawd_alloc_loop(uintptr_t ctx, size_t size, int n, double* us) {
+	CUcontext prev;
+	CUresult r = enter(ctx, &prev);
+	if (r) return r;
+	double t = now_us();
+	for (int i = 0; i < n && !r; i++) {
+		CUdeviceptr d;
+		r = rawd_cu.memAlloc(&d, size);
+		if (!r) r = rawd_cu.memFree(d);
+	}
+	*us = now_us() - t;
+	return leave(r, prev);
+}
+
+CUresult rawd_copy_loop(uintptr_t ctx, CUdeviceptr d, uintptr_t h, size_t size, int up, uintptr_t s,
+		int n, double* us) {
+	CUcontext prev;
+	CUresult r = enter(ctx, &prev);
+	if (r) return r;
+	double t = now_us();
+	for (int i = 0; i < n && !r; i++) {
+		if (up) r = rawd_cu.memcpyHtoDAsync(d, (const void*)h, size, (CUstream)s);
+		else r = rawd_cu.memcpyDtoHAsync((void*)h, d, size, (CUstream)s);
+	}
+	if (!r) r = rawd_cu.streamSynchronize((CUstream)s);
+	*us = now_us() - t;
+	return leave(r, prev);
+}

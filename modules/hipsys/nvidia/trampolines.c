@@ -1,0 +1,368 @@
+// The trampolines of package nvidia (prototypes in trampolines.h; ffi.go says what holds
+// for them all): one C function per driver or NVRTC call Go makes, so that each call
+// crosses from Go into C once. Every trampoline that needs a context begins with
+// ENSURE: the launches queued on the calling thread's current device are issued first
+// (queue.h), then that device's primary context is made current (driver.h).
+#include <stdlib.h>
+#include <string.h>
+
+#include "trampolines.h"
+
+// Storage for the headers' declarations: one definition per process.
+struct cubehip_cu cubehip_cu;
+struct cubehip_nvrtc cubehip_nvrtc;
+CUcontext cubehip_primary[CUBEHIP_MAX_DEVICES];
+__thread int cubehip_tls_dev;
+__thread CUcontext cubehip_tls_ctx;
+cubehip_queue* cubehip_queues[CUBEHIP_MAX_DEVICES];
+
+// cubehip_settle issues the launches queued on the calling thread's current device;
+// with no queue held there, it reads one pointer.
+static inline void cubehip_settle(void) {
+	cubehip_queue* q = __atomic_load_n(&cubehip_queues[cubehip_tls_dev], __ATOMIC_ACQUIRE);
+	if (__builtin_expect(q != NULL, 0)) cubehip_q_settle(q);
+}
+
+static inline CUresult cubehip_ensure(void) {
+	cubehip_settle();
+	return cubehip_ensure_ctx();
+}
+
+#define ENSURE() \
+	do { \
+		CUresult _r = cubehip_ensure(); \
+		if (_r) return _r; \
+	} while (0)
+
+// Open.
+
+CUresult cu_init(void) { return cubehip_cu.init(0); }
+CUresult cu_device_count(int* n) { return cubehip_cu.deviceGetCount(n); }
+CUresult cu_retain(int ordinal) {
+	CUdevice d;
+	CUresult r = cubehip_cu.deviceGet(&d, ordinal);
+	if (r) return r;
+	return cubehip_cu.primaryCtxRetain(&cubehip_primary[ordinal], d);
+}
+
+// Devices.
+
+int cu_get_dev(void) { return cubehip_tls_dev; }
+CUresult cu_set_dev(int d) {
+	cubehip_tls_dev = d;
+	return cubehip_ensure();
+}
+CUresult cu_device_attr(int* v, int attr, int ordinal) {
+	CUdevice d;
+	CUresult r = cubehip_cu.deviceGet(&d, ordinal);
+	if (r) return r;
+	return cubehip_cu.deviceGetAttribute(v, attr, d);
+}
+CUresult cu_device_name(char* buf, int len, int ordinal) {
+	CUdevice d;
+	CUresult r = cubehip_cu.deviceGet(&d, ordinal);
+	if (r) return r;
+	return cubehip_cu.deviceGetName(buf, len, d);
+}
+CUresult cu_device_total_mem(size_t* v, int ordinal) {
+	CUdevice d;
+	CUresult r = cubehip_cu.deviceGet(&d, ordinal);
+	if (r) return r;
+	return cubehip_cu.deviceTotalMem(v, d);
+}
+CUresult cu_ctx_sync(void) {
+	ENSURE();
+	return cubehip_cu.ctxSynchronize();
+}
+CUresult cu_mem_info(size_t* free, size_t* total) {
+	ENSURE();
+	return cubehip_cu.memGetInfo(free, total);
+}
+
+// Memory.
+
+CUresult cu_mem_alloc(CUdeviceptr* p, size_t n) {
+	ENSURE();
+	return cubehip_cu.memAlloc(p, n);
+}
+CUresult cu_mem_free(CUdeviceptr p) {
+	ENSURE();
+	return cubehip_cu.memFree(p);
+}
+CUresult cu_host_alloc(uintptr_t* p, size_t n, unsigned flags) {
+	ENSURE();
+	void* h = NULL;
+	CUresult r = cubehip_cu.memHostAlloc(&h, n, flags);
+	*p = (uintptr_t)h;
+	return r;
+}
+CUresult cu_host_free(uintptr_t p) {
+	ENSURE();
+	return cubehip_cu.memFreeHost((void*)p);
+}
+CUresult cu_memset(CUdeviceptr d, unsigned char v, size_t n) {
+	ENSURE();
+	return cubehip_cu.memsetD8(d, v, n);
+}
+CUresult cu_memset_async(CUdeviceptr d, unsigned char v, size_t n, uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.memsetD8Async(d, v, n, (CUstream)s);
+}
+CUresult cu_memcpy_htod(CUdeviceptr d, const void* h, size_t n) {
+	ENSURE();
+	return cubehip_cu.memcpyHtoD(d, h, n);
+}
+CUresult cu_memcpy_dtoh(void* h, CUdeviceptr d, size_t n) {
+	ENSURE();
+	return cubehip_cu.memcpyDtoH(h, d, n);
+}
+CUresult cu_memcpy_dtod(CUdeviceptr d, CUdeviceptr s, size_t n) {
+	ENSURE();
+	return cubehip_cu.memcpyDtoD(d, s, n);
+}
+CUresult cu_memcpy_htod_async(CUdeviceptr d, uintptr_t h, size_t n, uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.memcpyHtoDAsync(d, (const void*)h, n, (CUstream)s);
+}
+CUresult cu_memcpy_dtoh_async(uintptr_t h, CUdeviceptr d, size_t n, uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.memcpyDtoHAsync((void*)h, d, n, (CUstream)s);
+}
+CUresult cu_memcpy_dtod_async(CUdeviceptr d, CUdeviceptr src, size_t n, uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.memcpyDtoDAsync(d, src, n, (CUstream)s);
+}
+CUresult cu_memcpy_2d(uintptr_t dst, int dstType, size_t dpitch, uintptr_t src, int srcType,
+		size_t spitch, size_t width, size_t height, int async, uintptr_t s) {
+	ENSURE();
+	CUDA_MEMCPY2D c = {0};
+	c.srcMemoryType = srcType;
+	if (srcType == CU_MEMORYTYPE_HOST) c.srcHost = (const void*)src; else c.srcDevice = src;
+	c.srcPitch = spitch;
+	c.dstMemoryType = dstType;
+	if (dstType == CU_MEMORYTYPE_HOST) c.dstHost = (void*)dst; else c.dstDevice = dst;
+	c.dstPitch = dpitch;
+	c.WidthInBytes = width;
+	c.Height = height;
+	if (async) return cubehip_cu.memcpy2DAsync(&c, (CUstream)s);
+	return cubehip_cu.memcpy2D(&c);
+}
+
+// Streams and events.
+
+CUresult cu_stream_create(uintptr_t* s, unsigned flags) {
+	ENSURE();
+	CUstream h = NULL;
+	CUresult r = cubehip_cu.streamCreate(&h, flags);
+	*s = (uintptr_t)h;
+	return r;
+}
+CUresult cu_stream_query(uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.streamQuery((CUstream)s);
+}
+CUresult cu_stream_sync(uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.streamSynchronize((CUstream)s);
+}
+CUresult cu_stream_wait_event(uintptr_t s, uintptr_t e, unsigned flags) {
+	ENSURE();
+	return cubehip_cu.streamWaitEvent((CUstream)s, (CUevent)e, flags);
+}
+CUresult cu_stream_destroy(uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.streamDestroy((CUstream)s);
+}
+CUresult cu_event_create(uintptr_t* e, unsigned flags) {
+	ENSURE();
+	CUevent h = NULL;
+	CUresult r = cubehip_cu.eventCreate(&h, flags);
+	*e = (uintptr_t)h;
+	return r;
+}
+CUresult cu_event_record(uintptr_t e, uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.eventRecord((CUevent)e, (CUstream)s);
+}
+CUresult cu_event_query(uintptr_t e) {
+	ENSURE();
+	return cubehip_cu.eventQuery((CUevent)e);
+}
+CUresult cu_event_sync(uintptr_t e) {
+	ENSURE();
+	return cubehip_cu.eventSynchronize((CUevent)e);
+}
+CUresult cu_event_elapsed(float* ms, uintptr_t a, uintptr_t b) {
+	ENSURE();
+	return cubehip_cu.eventElapsedTime(ms, (CUevent)a, (CUevent)b);
+}
+CUresult cu_event_destroy(uintptr_t e) {
+	ENSURE();
+	return cubehip_cu.eventDestroy((CUevent)e);
+}
+
+// Modules and launches.
+
+CUresult cu_module_load(uintptr_t* m, const void* image, size_t n) {
+	ENSURE();
+	// A copy with a NUL after it: PTX is loaded as a C string, and the Go image is not
+	// terminated. A CUBIN ignores the extra byte.
+	char* c = malloc(n + 1);
+	if (!c) return 2; // CUDA_ERROR_OUT_OF_MEMORY
+	memcpy(c, image, n);
+	c[n] = 0;
+	CUmodule h = NULL;
+	CUresult r = cubehip_cu.moduleLoadData(&h, c);
+	free(c);
+	*m = (uintptr_t)h;
+	return r;
+}
+CUresult cu_module_function(uintptr_t* f, uintptr_t m, const char* name) {
+	ENSURE();
+	CUfunction h = NULL;
+	CUresult r = cubehip_cu.moduleGetFunction(&h, (CUmodule)m, name);
+	*f = (uintptr_t)h;
+	return r;
+}
+CUresult cu_module_unload(uintptr_t m) {
+	ENSURE();
+	return cubehip_cu.moduleUnload((CUmodule)m);
+}
+int cu_has_param_info(void) { return cubehip_cu.funcGetParamInfo != NULL; }
+CUresult cu_func_param_info(uintptr_t f, size_t index, size_t* offset, size_t* size) {
+	ENSURE();
+	return cubehip_cu.funcGetParamInfo((CUfunction)f, index, offset, size);
+}
+
+// launch issues a launch through entry (cuLaunchKernel, or a queue's recording one in
+// tests) with the argument pointers built on this stack from the packed block: offs[i]
+// is where argument i starts in buf.
+static inline CUresult launch(cu_launch_kernel_fn entry, uintptr_t f, unsigned gx, unsigned gy,
+		unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem, uintptr_t s,
+		const uint8_t* buf, const uint32_t* offs, int n) {
+	if (n > CUBEHIP_MAX_ARGS) return CUBEHIP_TOO_MANY_ARGS;
+	void* params[n > 0 ? n : 1];
+	for (int i = 0; i < n; i++) params[i] = (void*)(buf + offs[i]);
+	return entry((CUfunction)f, gx, gy, gz, bx, by, bz, shmem, (CUstream)s, n > 0 ? params : NULL, NULL);
+}
+
+CUresult cu_launch(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+		unsigned by, unsigned bz, unsigned shmem, uintptr_t s, const uint8_t* buf,
+		const uint32_t* offs, int n) {
+	ENSURE();
+	return launch(cubehip_cu.launchKernel, f, gx, gy, gz, bx, by, bz, shmem, s, buf, offs, n);
+}
+
+// Graphs.
+
+CUresult cu_begin_capture(uintptr_t s, int mode) {
+	ENSURE();
+	return cubehip_cu.streamBeginCapture((CUstream)s, mode);
+}
+CUresult cu_end_capture(uintptr_t s, uintptr_t* g) {
+	ENSURE();
+	CUgraph h = NULL;
+	CUresult r = cubehip_cu.streamEndCapture((CUstream)s, &h);
+	*g = (uintptr_t)h;
+	return r;
+}
+CUresult cu_is_capturing(uintptr_t s, int* status) {
+	ENSURE();
+	return cubehip_cu.streamIsCapturing((CUstream)s, status);
+}
+CUresult cu_graph_nodes(uintptr_t g, uintptr_t* nodes, size_t* n) {
+	ENSURE();
+	return cubehip_cu.graphGetNodes((CUgraph)g, (CUgraphNode*)nodes, n);
+}
+CUresult cu_node_type(uintptr_t node, int* t) {
+	ENSURE();
+	return cubehip_cu.graphNodeGetType((CUgraphNode)node, t);
+}
+CUresult cu_graph_instantiate(uintptr_t* e, uintptr_t g) {
+	ENSURE();
+	CUgraphExec h = NULL;
+	CUresult r = cubehip_cu.graphInstantiate(&h, (CUgraph)g, 0);
+	*e = (uintptr_t)h;
+	return r;
+}
+CUresult cu_graph_upload(uintptr_t e, uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.graphUpload((CUgraphExec)e, (CUstream)s);
+}
+CUresult cu_graph_launch(uintptr_t e, uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.graphLaunch((CUgraphExec)e, (CUstream)s);
+}
+CUresult cu_graph_exec_destroy(uintptr_t e) {
+	ENSURE();
+	return cubehip_cu.graphExecDestroy((CUgraphExec)e);
+}
+CUresult cu_graph_destroy(uintptr_t g) {
+	ENSURE();
+	return cubehip_cu.graphDestroy((CUgraph)g);
+}
+
+// The launch queue.
+
+// cu_q_direct issues a launch on the calling thread, as cu_launch does, but through the
+// queue's launch entry and without settling the queue (the caller found it empty): the
+// run of launches goes on.
+CUresult cu_q_direct(cubehip_queue* q, uintptr_t f, unsigned gx, unsigned gy, unsigned gz,
+		unsigned bx, unsigned by, unsigned bz, unsigned shmem, uintptr_t s, const uint8_t* buf,
+		const uint32_t* offs, int n) {
+	if (cubehip_tls_dev != q->dev) return CUBEHIP_NOT_CURRENT;
+	CUresult r = cubehip_ensure_ctx();
+	if (r) return r;
+	return launch(q->launch, f, gx, gy, gz, bx, by, bz, shmem, s, buf, offs, n);
+}
+
+// cu_settle_current is ENSURE's first step alone, and cu_swap_dev sets the calling
+// thread's current device without making its context current: the queue's tests drive
+// a device no machine has, whose context does not exist.
+void cu_settle_current(void) { cubehip_settle(); }
+int cu_swap_dev(int d) {
+	int old = cubehip_tls_dev;
+	cubehip_tls_dev = d;
+	return old;
+}
+
+// NVRTC.
+
+nvrtcResult nv_version(int* major, int* minor) { return cubehip_nvrtc.version(major, minor); }
+nvrtcResult nv_archs(int* out, int cap, int* n) {
+	if (!cubehip_nvrtc.getNumSupportedArchs || !cubehip_nvrtc.getSupportedArchs) {
+		*n = 0;
+		return 0;
+	}
+	nvrtcResult r = cubehip_nvrtc.getNumSupportedArchs(n);
+	if (r || *n > cap) {
+		*n = 0;
+		return r;
+	}
+	return cubehip_nvrtc.getSupportedArchs(out);
+}
+nvrtcResult nv_create(uintptr_t* p, const char* src, const char* name, int nh, char** headers,
+		char** names) {
+	nvrtcProgram h = NULL;
+	nvrtcResult r = cubehip_nvrtc.createProgram(&h, src, name, nh, (const char* const*)headers,
+		(const char* const*)names);
+	*p = (uintptr_t)h;
+	return r;
+}
+nvrtcResult nv_compile(uintptr_t p, int n, char** opts) {
+	return cubehip_nvrtc.compileProgram((nvrtcProgram)p, n, (const char* const*)opts);
+}
+nvrtcResult nv_destroy(uintptr_t p) {
+	nvrtcProgram h = (nvrtcProgram)p;
+	return cubehip_nvrtc.destroyProgram(&h);
+}
+nvrtcResult nv_log_size(uintptr_t p, size_t* n) { return cubehip_nvrtc.getProgramLogSize((nvrtcProgram)p, n); }
+nvrtcResult nv_log(uintptr_t p, char* out) { return cubehip_nvrtc.getProgramLog((nvrtcProgram)p, out); }
+nvrtcResult nv_code_size(uintptr_t p, int cubin, size_t* n) {
+	if (cubin) return cubehip_nvrtc.getCUBINSize((nvrtcProgram)p, n);
+	return cubehip_nvrtc.getPTXSize((nvrtcProgram)p, n);
+}
+nvrtcResult nv_code(uintptr_t p, int cubin, char* out) {
+	if (cubin) return cubehip_nvrtc.getCUBIN((nvrtcProgram)p, out);
+	return cubehip_nvrtc.getPTX((nvrtcProgram)p, out);
+}
