@@ -159,9 +159,9 @@ func abiStatusName(s C.cubehip_status) string { return C.GoString((*C.char)(cube
 // lastError is cubehip_last_error as a Go string.
 func lastError() string { return C.GoString(C.cubehip_last_error()) }
 
-// newestBuffer is the id of the handle registered last (the fuzz test learns the
+// newestHandle is the id of the handle registered last (the fuzz test learns the
 // buffers it makes through it).
-func newestBuffer() uint64 {
+func newestHandle() uint64 {
 	handles.mu.Lock()
 	defer handles.mu.Unlock()
 	return handles.last
@@ -175,4 +175,10 @@ func abiLaunchOne(kernel, buf uint64) C.cubehip_status {
 	a.kind = C.CUBEHIP_ARG_BUFFER
 	*(*C.uint64_t)(unsafe.Pointer(&a.v)) = C.uint64_t(buf)
 	return cubehip_launch(C.cubehip_kernel{id: C.uint64_t(kernel)}, 0, (*C.capi_cu32)(unsafe.Pointer(&grid[0])), (*C.capi_carg)(unsafe.Pointer(&a)), 1)
+}
+
+// abiLaunchNone launches kernel, which takes no argument, over one block.
+func abiLaunchNone(kernel uint64, stream uint64) C.cubehip_status {
+	grid := [3]C.uint32_t{1, 1, 1}
+	return cubehip_launch(C.cubehip_kernel{id: C.uint64_t(kernel)}, C.uint64_t(stream), (*C.capi_cu32)(unsafe.Pointer(&grid[0])), nil, 0)
 }

@@ -20,7 +20,7 @@ func BenchmarkABI(b *testing.B) {
 	k, s := abiKernel(dev, `extern "C" __global__ void k(int* p) { p[0] = 1; }`, "k", []int32{2}, 1)
 	require.EqualValues(b, 0, s, "%s", lastError())
 	require.EqualValues(b, 0, abiCall(0, dev, 0, 4, 0, nil, nil, 0), "%s", lastError())
-	buf := newestBuffer()
+	buf := newestHandle()
 	const rounds, n = 31, 2000
 	for op := benchOp(0); op < benchOps; op++ {
 		b.Run(op.String(), func(b *testing.B) {
@@ -74,7 +74,7 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 	k, s := abiKernel(dev, `extern "C" __global__ void k(int* p) { p[0] = 1; }`, "k", []int32{2}, 1)
 	require.EqualValues(t, 0, s)
 	require.EqualValues(t, 0, abiCall(0, dev, 0, 4, 0, nil, nil, 0))
-	buf := newestBuffer()
+	buf := newestHandle()
 	launch := func() {
 		if st := abiLaunchOne(k, buf); st != 0 {
 			panic(fmt.Sprint("launch: ", abiStatusName(st), ": ", lastError()))

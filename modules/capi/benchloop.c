@@ -13,6 +13,7 @@ typedef struct {
 	cubehip_device dev;
 	cubehip_buffer buf;
 	cubehip_kernel kernel;
+	cubehip_graph graph;
 	double ns_per_op;
 	cubehip_status status;
 } job;
@@ -30,15 +31,17 @@ static void* run(void* p) {
 	const uint32_t grid[3] = {1, 1, 1};
 	cubehip_arg arg = {.kind = CUBEHIP_ARG_BUFFER};
 	arg.v.buffer.buffer = j->buf;
+	/* Without a buffer, the kernel takes no argument: the raw driver's anchor kernel. */
+	const size_t nargs = j->buf.id != 0 ? 1 : 0;
 	cubehip_status s = CUBEHIP_SUCCESS;
 	double t0 = now_ns();
 	for (int i = 0; i < j->n && s == CUBEHIP_SUCCESS; i++) {
 		switch (j->op) {
 		case CAPI_BENCH_SIZE: s = cubehip_buffer_size(j->buf, &size); break;
 		case CAPI_BENCH_CHECK: s = cubehip_buffer_check(j->buf); break;
-		case CAPI_BENCH_LAUNCH: s = cubehip_launch(j->kernel, 0, grid, &arg, 1); break;
+		case CAPI_BENCH_LAUNCH: s = cubehip_launch(j->kernel, 0, grid, &arg, nargs); break;
 		case CAPI_BENCH_LAUNCH_SYNC:
-			s = cubehip_launch(j->kernel, 0, grid, &arg, 1);
+			s = cubehip_launch(j->kernel, 0, grid, &arg, nargs);
 			if (s == CUBEHIP_SUCCESS) s = cubehip_device_sync(j->dev, 0);
 			break;
 		case CAPI_BENCH_READ4: s = cubehip_buffer_read(j->buf, 0, 0, &word, 4); break;
@@ -56,16 +59,18 @@ static void* run(void* p) {
 			break;
 		}
 		case CAPI_BENCH_SYNC: s = cubehip_device_sync(j->dev, 0); break;
+		case CAPI_BENCH_REPLAY: s = cubehip_graph_replay(j->graph); break;
 		}
 	}
-	if (s == CUBEHIP_SUCCESS && (j->op == CAPI_BENCH_LAUNCH)) s = cubehip_device_sync(j->dev, 0);
+	if (s == CUBEHIP_SUCCESS && (j->op == CAPI_BENCH_LAUNCH || j->op == CAPI_BENCH_REPLAY)) s = cubehip_device_sync(j->dev, 0);
 	j->ns_per_op = (now_ns() - t0) / j->n;
 	j->status = s;
 	return NULL;
 }
 
-HIDDEN double capi_bench_run(int op, uint64_t dev, uint64_t buf, uint64_t kernel, int n, cubehip_status* status) {
-	job j = {.op = op, .n = n, .dev = {dev}, .buf = {buf}, .kernel = {kernel}};
+HIDDEN double capi_bench_run(int op, uint64_t dev, uint64_t buf, uint64_t kernel, uint64_t graph, int n,
+	cubehip_status* status) {
+	job j = {.op = op, .n = n, .dev = {dev}, .buf = {buf}, .kernel = {kernel}, .graph = {graph}};
 	pthread_t t;
 	if (pthread_create(&t, NULL, run, &j) != 0) {
 		*status = CUBEHIP_ERROR_INTERNAL;

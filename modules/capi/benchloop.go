@@ -27,18 +27,24 @@ const (
 	benchAllocRelease
 	benchProfile
 	benchSync
-	benchOps
+	benchOps   // the ops BenchmarkABI pairs with the Device's own calls
+	benchReplay = benchOps // a graph's replay: paired with the raw driver only
 )
 
-var benchNames = [...]string{"buffer_size", "buffer_check", "launch", "launch+sync", "read 4 B", "write 4 B", "alloc+release 1 KiB", "profile start+stop", "device_sync"}
+var benchNames = [...]string{"buffer_size", "buffer_check", "launch", "launch+sync", "read 4 B", "write 4 B", "alloc+release 1 KiB", "profile start+stop", "device_sync", "replay"}
 
 func (o benchOp) String() string { return benchNames[o] }
 
 // benchC runs n calls of op from a C thread the Go runtime never saw, through the ABI,
 // and returns the time per call.
 func benchC(op benchOp, dev, buf, kern uint64, n int) (time.Duration, error) {
+	return benchCGraph(op, dev, buf, kern, 0, n)
+}
+
+// benchCGraph is benchC with a graph, for benchReplay.
+func benchCGraph(op benchOp, dev, buf, kern, graph uint64, n int) (time.Duration, error) {
 	var st C.cubehip_status
-	ns := C.capi_bench_run(C.int(op), C.uint64_t(dev), C.uint64_t(buf), C.uint64_t(kern), C.int(n), &st)
+	ns := C.capi_bench_run(C.int(op), C.uint64_t(dev), C.uint64_t(buf), C.uint64_t(kern), C.uint64_t(graph), C.int(n), &st)
 	if st != 0 {
 		return 0, fmt.Errorf("%s from C: %s: %s", op, abiStatusName(st), lastError())
 	}

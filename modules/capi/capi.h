@@ -28,7 +28,8 @@ enum {
 	CAPI_BENCH_ALLOC_RELEASE,
 	CAPI_BENCH_PROFILE,
 	CAPI_BENCH_SYNC,
+	CAPI_BENCH_REPLAY,
 	CAPI_BENCH_OPS
 };
-double capi_bench_run(int op, uint64_t dev, uint64_t buf, uint64_t kernel, int n, cubehip_status* status);
+double capi_bench_run(int op, uint64_t dev, uint64_t buf, uint64_t kernel, uint64_t graph, int n, cubehip_status* status);
 #endif

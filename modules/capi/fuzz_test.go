@@ -62,7 +62,7 @@ func FuzzABI(f *testing.F) {
 			}
 			if op%24 == 0 && st == 0 {
 				// Learn the new buffer's id: it is the most recent buffer handle.
-				bufs = append(bufs, newestBuffer())
+				bufs = append(bufs, newestHandle())
 			}
 		}
 		// Whatever happened, the device still works: a fresh buffer round-trips. An
@@ -72,7 +72,7 @@ func FuzzABI(f *testing.F) {
 		abiCall(14, dev, 0, 0, 0, nil, nil, 2)
 		abiCall(14, dev, 0, 0, 0, nil, nil, 3)
 		require.EqualValues(t, 0, abiCall(0, dev, 0, 16, 0, nil, nil, 0), "%s", lastError())
-		b := newestBuffer()
+		b := newestHandle()
 		in := []byte("0123456789abcdef")
 		require.EqualValues(t, 0, abiCall(3, b, 0, 0, 16, in, nil, 0), "%s", lastError())
 		out := make([]byte, 16)
