@@ -60,3 +60,16 @@ if ! "$gobin/staticcheck" -version 2>/dev/null | grep -q "(${staticcheck_version
     exit 1
   }
 fi
+
+# --- releases: the release tooling and the workflow linter --------------------------------
+# scripts/modproxy (the file-based module proxy of release.sh and the outsider test) is
+# its own module outside go.work: its modules too, so its tests run offline-safe.
+(cd "$top/scripts/modproxy" && GOWORK=off go mod download)
+# actionlint checks .github/workflows (test.sh runs it when installed). Pinned, so a new
+# release's new checks never fail a build that changed nothing; from the Go module proxy.
+actionlint_version=v1.7.12
+if ! "$(go env GOPATH)/bin/actionlint" -version 2>/dev/null | grep -qx "$actionlint_version"; then
+  echo "deps: installing actionlint $actionlint_version"
+  (cd "$top" && GOWORK=off go install "github.com/rhysd/actionlint/cmd/actionlint@$actionlint_version") ||
+    echo "deps: could not install actionlint $actionlint_version; test.sh will not lint the workflows" >&2
+fi

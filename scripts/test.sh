@@ -23,4 +23,20 @@ if command -v staticcheck >/dev/null; then
   echo "== lint"
   "$top/scripts/lint.sh" || status=1
 fi
+
+# --- releases: the modules as outsiders take them, the release script, the workflows ------
+echo "== scripts/modproxy"
+(cd scripts/modproxy && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...) || status=1
+actionlint=$(go env GOPATH)/bin/actionlint
+if [ -x "$actionlint" ]; then
+  echo "== actionlint"
+  "$actionlint" || status=1
+else
+  echo "== actionlint: not installed (scripts/deps.sh installs it), workflows not linted"
+fi
+echo "== scripts/outsider-test.sh"
+./scripts/outsider-test.sh || status=1
+echo "== scripts/release-test.sh"
+./scripts/release-test.sh || status=1
+
 exit $status

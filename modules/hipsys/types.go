@@ -148,7 +148,7 @@ type DeviceProps struct {
 	Name                          string // "AMD Instinct MI250X", "NVIDIA H200", the CPU's brand string
 	ArchName                      string // gcnArchName: "gfx90a:sramecc+:xnack-", "sm_90", "x86-64-v3"
 	TotalMem                      uint64 // bytes of device memory
-	WarpSize                      int    // 64 on CDNA, 32 on RDNA and NVIDIA, 1 on the cpu platform
+	WarpSize                      int    // 64 on CDNA, 32 on RDNA and NVIDIA, 32 (or 64) on the cpu platform
 	MultiProcessorCount           int
 	ClockRateKHz                  int
 	SharedMemPerBlock             uint64

@@ -3,8 +3,8 @@ module github.com/cubehip/cubehip/modules/stream
 go 1.26.0
 
 require (
-	github.com/cubehip/cubehip/modules/hipsys v0.0.0
-	github.com/cubehip/cubehip/modules/memory v0.0.0
+	github.com/cubehip/cubehip/modules/hipsys v0.1.0
+	github.com/cubehip/cubehip/modules/memory v0.1.0
 	github.com/stretchr/testify v1.12.1
 	pgregory.net/rapid v1.3.0
 )
@@ -13,12 +13,4 @@ require (
 	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-)
-
-// Unreleased siblings: the workspace builds them from source, and these keep a build of
-// this module alone (GOWORK=off) and the workspace's module graph from asking the proxy
-// for the placeholder v0.0.0 (STYLE 24: a temporary replace for unreleased siblings).
-replace (
-	github.com/cubehip/cubehip/modules/hipsys => ../hipsys
-	github.com/cubehip/cubehip/modules/memory => ../memory
 )

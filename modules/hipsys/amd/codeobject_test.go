@@ -91,19 +91,18 @@ func TestRTCOptionsByRelease(t *testing.T) {
 		user    []string
 		want    []string
 	}{
-		{"5.x passes the include directory", 50200000, nil,
-			[]string{"-O3", "-std=c++17", "-I/usr/include", "--offload-arch=gfx90a"}},
+		{"5.x: the hip/ headers come with the program, not an include directory", 50200000, nil,
+			[]string{"-O3", "-std=c++17", "--offload-arch=gfx90a"}},
 		{"6.1 supplies its own headers", 60100000, nil,
 			[]string{"-O3", "-std=c++17", "--offload-arch=gfx90a"}},
-		{"caller's optimization and standard win", 60200000, []string{"-O1", "--std=c++20"},
-			[]string{"--offload-arch=gfx90a", "-O1", "--std=c++20"}},
+		{"caller's optimization and standard win; 6.2 has the sync builtins", 60200000, []string{"-O1", "--std=c++20"},
+			[]string{"-DHIP_ENABLE_WARP_SYNC_BUILTINS", "--offload-arch=gfx90a", "-O1", "--std=c++20"}},
 		{"caller's architecture wins", 70000000, []string{"--offload-arch=gfx942"},
-			[]string{"-O3", "-std=c++17", "--offload-arch=gfx942"}},
+			[]string{"-O3", "-std=c++17", "-DHIP_ENABLE_WARP_SYNC_BUILTINS", "--offload-arch=gfx942"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l := &library{version: tc.version}
-			l.includeOnce.Do(func() { l.includeDir = "/usr/include" })
 			l.isaOnce.Do(func() {}) // no comgr: architectures are not checked
 			got, err := l.rtcOptions("gfx90a", tc.user)
 			require.NoError(t, err)

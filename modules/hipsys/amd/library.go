@@ -67,9 +67,6 @@ type library struct {
 	rtc    *rtcSyms
 	rtcErr error // why hiprtc is unavailable, when rtc is nil
 
-	includeOnce sync.Once
-	includeDir  string
-
 	isaOnce sync.Once
 	isas    []string
 	isaErr  error
@@ -175,31 +172,4 @@ func (l *library) findRTC(names []string) (*rtcSyms, error) {
 	}
 	r.lib = l.hip.Name
 	return r, nil
-}
-
-// hipIncludeDir is the directory holding hip/hip_runtime.h for this runtime, which hiprtc
-// before ROCm 6.1 needs on its include path ("" when none is found). The runtime's own
-// tree comes first, so a second ROCm on the machine cannot lend mismatched headers.
-func (l *library) hipIncludeDir() string {
-	l.includeOnce.Do(func() {
-		var cands []string
-		for _, env := range []string{"HIP_PATH", "ROCM_PATH"} {
-			if v := os.Getenv(env); v != "" {
-				cands = append(cands, filepath.Join(v, "include"))
-			}
-		}
-		if d := l.dir(); d != "" {
-			// /opt/rocm-X/lib/libamdhip64.so → /opt/rocm-X/include; Debian's
-			// /usr/lib/x86_64-linux-gnu/libamdhip64.so.5 → /usr/include.
-			cands = append(cands, filepath.Join(d, "..", "include"), filepath.Join(d, "..", "..", "include"))
-		}
-		cands = append(cands, "/opt/rocm/include", "/usr/include")
-		for _, c := range cands {
-			if _, err := os.Stat(filepath.Join(c, "hip", "hip_runtime.h")); err == nil {
-				l.includeDir = filepath.Clean(c)
-				return
-			}
-		}
-	})
-	return l.includeDir
 }

@@ -71,8 +71,8 @@ func (p *Platform) RTCCreateProgram(source, progName string, headers []hipsys.He
 }
 
 // RTCCompileProgram is hiprtcCompileProgram for the current device: unless options name
-// an --offload-arch, the device's gcnArchName is used. Before ROCm 6.1 the HIP include
-// directory is passed too. A failed compile is RTCErrorCompilation with hiprtc's log.
+// an --offload-arch, the device's gcnArchName is used. cubehip's hiprtc header and, before
+// ROCm 6.1, its stand-ins for the hip/ headers join the program (rtcProgram). A failed compile is RTCErrorCompilation with hiprtc's log.
 func (p *Platform) RTCCompileProgram(prog hipsys.Program, options []string) error {
 	const call = "hiprtcCompileProgram"
 	arch := ""
@@ -156,7 +156,7 @@ func explicitArch(options []string) string {
 }
 
 // rtcOptions are the options hiprtc is given: cubehip's defaults (-O3, C++17) where the
-// caller set none, the HIP include directory before ROCm 6.1, --offload-arch=arch unless
+// caller set none, HIP's _sync warp functions from 6.2, --offload-arch=arch unless
 // the caller named one, then the caller's own, which come last so that they win.
 func (l *library) rtcOptions(arch string, user []string) ([]string, error) {
 	has := func(prefixes ...string) bool {
@@ -176,10 +176,11 @@ func (l *library) rtcOptions(arch string, user []string) ([]string, error) {
 	if !has("-std=", "--std=") {
 		opts = append(opts, "-std=c++17")
 	}
-	if l.version < rtcHeadersVersion {
-		if dir := l.hipIncludeDir(); dir != "" && !has("-I"+dir) {
-			opts = append(opts, "-I"+dir)
-		}
+	// Before 6.1 hiprtc's preamble holds hip_runtime.h and hip_fp16.h, and cubehip gives
+	// the hip/ names as headers of the program (rtcProgram): the ROCm include directory
+	// is not passed, since its headers would define the preamble's content again.
+	if l.version >= warpSyncVersion && !has("-DHIP_ENABLE_WARP_SYNC_BUILTINS") {
+		opts = append(opts, "-DHIP_ENABLE_WARP_SYNC_BUILTINS")
 	}
 	if a := explicitArch(user); a != "" {
 		arch = a

@@ -42,6 +42,7 @@ func (l *library) create(source, progName string, headers []hipsys.Header) (uint
 		return 0, err
 	}
 	defer rtcMu.Unlock()
+	source, headers = l.rtcProgram(source, headers)
 	src := C.CString(source)
 	defer C.free(unsafe.Pointer(src))
 	var cname *C.char

@@ -38,7 +38,7 @@ type Kernel struct {
 	Entries []string
 }
 
-//go:embed kernels/*.hip
+//go:embed kernels/*.hip kernels/corpus/*.hip
 var kernelFiles embed.FS
 
 // entryRE finds the extern "C" entry points of a source: those are the names a module

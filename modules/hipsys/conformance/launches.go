@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
@@ -23,6 +24,30 @@ func (s *suite) kernels(t *testing.T) {
 	t.Run("templates and device functions", s.templates)
 	t.Run("math functions", s.mathFuncs)
 	t.Run("64-bit scalars and indices", s.wide)
+	t.Run("parameter layout", s.params)
+}
+
+// params: saxpy(float alpha, const float* x, float* y, int n) is laid out as the C++ ABI
+// puts it (the pointers 8-aligned after the float), with sizes the platform's compiler
+// reports; a platform that cannot tell says hipErrorNotSupported.
+func (s *suite) params(t *testing.T) {
+	ps, err := s.p.FuncGetParams(s.function(t, "vector", "saxpy"))
+	if hipsys.StatusOf(err) == hipsys.ErrorNotSupported {
+		t.Skipf("%s does not report kernel parameters: %v", s.p.Name(), err)
+	}
+	require.NoError(t, err, "hipFuncGetParams")
+	require.Len(t, ps, 4)
+	offsets, sizes := []uint32{0, 8, 16, 24}, []uint32{4, 8, 8, 4}
+	for i, p := range ps {
+		assert.Equal(t, offsets[i], p.Offset, "parameter %d offset", i)
+		assert.Equal(t, sizes[i], p.Size, "parameter %d size", i)
+	}
+	if ps[1].Kind != hipsys.ParamUnknown {
+		kinds := []hipsys.ParamKind{hipsys.ParamValue, hipsys.ParamPointer, hipsys.ParamPointer, hipsys.ParamValue}
+		for i, p := range ps {
+			assert.Equal(t, kinds[i], p.Kind, "parameter %d kind", i)
+		}
+	}
 }
 
 func ramp(n int, scale, offset float32) []float32 {

@@ -48,9 +48,8 @@ func deviceProps(total uint64) hipsys.DeviceProps {
 		Name:     name,
 		ArchName: archName(),
 		TotalMem: total,
-		// One lane per thread: a kernel's threads run one after another on a core, so
-		// there is no lock-step group wider than one, and warp-synchronous code that
-		// assumes 32 or 64 must not be told otherwise.
+		// The jit runs a block's threads as warps of this many lanes (shuffles and votes
+		// see them); 32 unless $CUBEHIP_CPU_WARP_SIZE asks for 64.
 		WarpSize:                      jit.WarpSize,
 		MultiProcessorCount:           cores,
 		ClockRateKHz:                  int(cpuid.CPU.Hz / 1000),

@@ -143,8 +143,13 @@ func shapeOK(grid, block hipsys.Dim3) bool {
 		block.Count() <= maxThreadsPerBlock
 }
 
-// FuncGetParams is not answered by this platform yet: hipErrorNotSupported, which the
-// layers above take as "cannot check the arguments".
+// FuncGetParams lists fn's parameters as the kernel's compiled signature gives them:
+// each one's offset in the parameter block (the C++ ABI's layout: every parameter aligned
+// to its type), size, and whether it is a pointer or a value. Names are not kept.
 func (p *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
-	return nil, hipsys.NewError("cpu", "hipFuncGetParams", hipsys.ErrorNotSupported, "")
+	f := p.functions.get(uintptr(fn))
+	if f == nil {
+		return nil, errorf("hipFuncGetParams", hipsys.ErrorInvalidHandle, "unknown function")
+	}
+	return f.jf.Params(), nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
 )
 
 // newTest opens a fresh platform and, at the end of the test, checks that the test
@@ -75,7 +76,7 @@ func TestDevice(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, props.Name)
 	assert.NotEmpty(t, props.ArchName)
-	assert.Equal(t, 1, props.WarpSize)
+	assert.Equal(t, jit.WarpSize, props.WarpSize) // 32 unless $CUBEHIP_CPU_WARP_SIZE asks for 64
 	assert.Positive(t, props.MultiProcessorCount)
 	assert.Positive(t, props.TotalMem)
 	assert.True(t, props.Integrated)

@@ -32,6 +32,10 @@ const hipRuntimeHeader = `#pragma once
 #define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 #define __HIP_FULL_MASK 0xffffffffu
+// NVRTC defines no NULL (it has no <cstddef>); HIP code compares pointers with it.
+#ifndef NULL
+#define NULL 0
+#endif
 
 // NVRTC has no <stdint.h>; HIP sources use the fixed-width names freely. The types are
 // the ones libcu++ gives these names under NVRTC (64 bits as long long), because
@@ -96,12 +100,36 @@ typedef __nv_bfloat16 __hip_bfloat16;
 typedef __nv_bfloat162 __hip_bfloat162;
 `
 
+// hipCooperativeGroupsHeader maps <hip/hip_cooperative_groups.h> onto CUDA's cooperative
+// groups, with the reductions and scans of its reduce.h and scan.h (CUDA 11+), which HIP's
+// header offers from the one include.
+const hipCooperativeGroupsHeader = `#pragma once
+#include <hip/hip_runtime.h>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
+`
+
+// typeTraitsHeader gives <type_traits> to NVRTC, which has no C++ library of its own:
+// libcu++'s traits (from the toolkit's CCCL headers), named in std as HIP code names them.
+const typeTraitsHeader = `#pragma once
+#include <cuda/std/type_traits>
+namespace std { using namespace ::cuda::std; }
+`
+
 // builtinHeaders are the in-memory HIP headers, in the order NVRTC is given them.
 var builtinHeaders = []hipsys.Header{
 	{Name: "hip/hip_runtime.h", Source: hipRuntimeHeader},
 	{Name: "hip/hip_runtime_api.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
 	{Name: "hip/hip_fp16.h", Source: hipFP16Header},
 	{Name: "hip/hip_bf16.h", Source: hipBF16Header},
+	{Name: "hip/hip_bfloat16.h", Source: hipBF16Header},
+	{Name: "hip/hip_cooperative_groups.h", Source: hipCooperativeGroupsHeader},
+	{Name: "hip/hip_vector_types.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
+	{Name: "hip/math_functions.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
+	{Name: "hip/device_functions.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
+	{Name: "hip/hip_common.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
+	{Name: "type_traits", Source: typeTraitsHeader},
 }
 
 // programHeaders is the caller's headers followed by the built-in ones it does not

@@ -90,6 +90,8 @@ func TestHIPRuntimeHeader(t *testing.T) {
 		assert.Contains(t, hipRuntimeHeader, want)
 	}
 	assert.Contains(t, hipFP16Header, "#include <cuda_fp16.h>")
+	assert.Contains(t, hipRuntimeHeader, "#define NULL 0")
+	assert.Contains(t, hipCooperativeGroupsHeader, "#include <cooperative_groups.h>")
 }
 
 func TestProgramHeadersCallerWins(t *testing.T) {
@@ -98,11 +100,13 @@ func TestProgramHeadersCallerWins(t *testing.T) {
 	for i, h := range all {
 		names[i] = h.Name
 	}
-	assert.Equal(t, []string{"hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip/hip_fp16.h", "hip/hip_bf16.h"}, names)
+	assert.Equal(t, []string{"hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip/hip_fp16.h", "hip/hip_bf16.h",
+		"hip/hip_bfloat16.h", "hip/hip_cooperative_groups.h", "hip/hip_vector_types.h", "hip/math_functions.h",
+		"hip/device_functions.h", "hip/hip_common.h", "type_traits"}, names)
 
 	mine := hipsys.Header{Name: "hip/hip_fp16.h", Source: "// mine"}
 	all = programHeaders([]hipsys.Header{mine, {Name: "util.h", Source: "//"}})
-	assert.Len(t, all, 5)
+	assert.Len(t, all, len(builtinHeaders)+1)
 	assert.Equal(t, mine, all[0])
 	for _, h := range all[2:] {
 		assert.NotEqual(t, "hip/hip_fp16.h", h.Name, "the built-in fp16 header is replaced")

@@ -179,3 +179,104 @@ func BenchmarkBarrierReduce(b *testing.B) {
 	switches := float64(blocks) * 256 * 9 * float64(b.N)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())*float64(poolThreads())/switches, "ns/thread-barrier")
 }
+
+const benchWarpKernels = `
+extern "C" __global__ void reduce_warp(const float* in, float* out) {
+	__shared__ float partial[256 / 32];
+	unsigned t = threadIdx.x;
+	float v = in[blockIdx.x * 256 + t];
+	for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+	if (t % warpSize == 0) partial[t / warpSize] = v;
+	__syncthreads();
+	if (t < warpSize) {
+		v = t < 256 / warpSize ? partial[t] : 0.0f;
+		for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+		if (t == 0) out[blockIdx.x] = v;
+	}
+}
+`
+
+// BenchmarkWarpShuffleReduce: the 256-thread block sum written with warp shuffles (5 per
+// lane, one barrier, 5 more in the first warp), timed against the same sum written with
+// shared memory and 9 barriers (BenchmarkBarrierReduce's kernel) in the same run. Budget:
+// ratio (shuffle time / barrier time) at most 2.
+func BenchmarkWarpShuffleReduce(b *testing.B) {
+	const blocks = 4096
+	warp := benchFunction(b, benchWarpKernels, "reduce_warp")
+	shared := benchFunction(b, benchBarrierKernels, "reduce")
+	in, out := hostmem.Alloc(blocks*256*4), hostmem.Alloc(blocks*4)
+	defer hostmem.Free(in)
+	defer hostmem.Free(out)
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(in)).Ptr(hipsys.DevicePtr(out))
+	grid, block := hipsys.Dim3{X: blocks, Y: 1, Z: 1}, hipsys.Dim3{X: 256, Y: 1, Z: 1}
+	var tw, ts time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if err := warp.Launch(grid, block, 0, args.Buffer(), args.Offsets()); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if err := shared.Launch(grid, block, 0, args.Buffer(), args.Offsets()); err != nil {
+			b.Fatal(err)
+		}
+		tw, ts = tw+mid.Sub(start), ts+time.Since(mid)
+	}
+	b.ReportMetric(float64(tw.Microseconds())/float64(b.N), "shuffle-µs")
+	b.ReportMetric(float64(ts.Microseconds())/float64(b.N), "barrier-µs")
+	b.ReportMetric(tw.Seconds()/ts.Seconds(), "ratio")
+}
+
+// fullLibrarySource uses every part of the device library a real kernel might: half
+// precision, cooperative groups, warp shuffles, math, atomics and printf.
+const fullLibrarySource = `#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#include <hip/hip_cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(const float* in, float* out, unsigned* count, int n) {
+	cg::thread_block b = cg::this_thread_block();
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	float v = i < n ? in[i] : 0.0f;
+	for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+	b.sync();
+	half h = v;
+	if (i == 0) printf("%f\n", (double)v);
+	atomicAdd(count, 1);
+	if (i < n) out[i] = float(h) + erfinvf(0.5f) + sinpif(v);
+}
+`
+
+// BenchmarkFirstCompile: a kernel using the whole device library, compiled with an empty
+// object cache (the compiler runs every time): "prelude" parses the prelude (no
+// precompiled one, as the first compile on a machine does), "precompiled" loads the
+// prelude precompiled by an earlier compile. Budget: under 1 s.
+func BenchmarkFirstCompile(b *testing.B) {
+	compile := func(b *testing.B) {
+		img, log, err := NewCompiler(b.TempDir()).Compile(fullLibrarySource, "full.hip", nil, nil)
+		require.NoError(b, err, log)
+		require.NotEmpty(b, img)
+	}
+	b.Run("prelude", func(b *testing.B) {
+		b.Setenv("CUBEHIP_CPU_PCH", "0")
+		for b.Loop() {
+			compile(b)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/compile")
+	})
+	b.Run("precompiled", func(b *testing.B) {
+		b.Setenv("CUBEHIP_CACHE_DIR", b.TempDir())
+		compile(b) // starts the precompiled prelude's build
+		pattern := filepath.Join(DefaultCacheDir(), layoutVersion, "pch", "[0-9a-f]*", "cubehip_prelude.h.gch")
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			if m, _ := filepath.Glob(pattern); len(m) > 0 {
+				break
+			}
+			require.True(b, time.Now().Before(deadline), "no precompiled prelude")
+		}
+		b.ResetTimer()
+		for b.Loop() {
+			compile(b)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/compile")
+	})
+}

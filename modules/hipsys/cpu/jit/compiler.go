@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -64,7 +65,7 @@ func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options
 		}
 		hs[i] = header{h.Name, h.Source}
 	}
-	key := cacheKey(tc.identity+"\x00"+strings.Join(extraFlags(), " "), options, hs, source)
+	key := cacheKey(tc.identity+"\x00"+strings.Join(extraFlags(), " ")+"\x00warp"+strconv.Itoa(WarpSize), options, hs, source)
 
 	c.mu.Lock()
 	if img, ok := c.memory[key]; ok {
@@ -131,10 +132,30 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 			return nil, "", internal(err)
 		}
 	}
-	prog := scan(source)
 	opt, user := compilerFlags(options)
+	file := sourceName(name)
+	// codegen are the flags that decide the code, paths aside.
+	codegen := append(append([]string{}, baseFlags(opt)...), "-DCUBEHIP_WARP_SIZE="+strconv.Itoa(WarpSize))
+	codegen = append(codegen, extraFlags()...)
+	// The flags that decide what the preprocessor keeps: every compile flag but the
+	// modes, which the scan decides next and which change nothing in the user's lines.
+	common := append([]string{}, codegen...)
+	common = append(common, "-I", filepath.Join(tmp, "headers"), "-I", inc)
+	common = append(common, user...)
+	common = append(common, "-include", filepath.Join(inc, "cubehip_prelude.h"))
+	var live map[int]bool
+	if conditional.MatchString(source) {
+		if err := os.WriteFile(filepath.Join(tmp, file), []byte(source), 0o644); err != nil {
+			return nil, "", internal(err)
+		}
+		live = liveLines(tc, tmp, file, source, ppFlags(common))
+	}
+	prog := scanLive(source, live)
 	for _, h := range headers {
 		prog.barrier = prog.barrier || strings.Contains(h.source, "__syncthreads")
+		if namesWarp(h.source) {
+			prog.warps, prog.barrier, prog.tlsBuiltins = true, true, true
+		}
 		prog.tlsBuiltins = prog.tlsBuiltins || builtinsOutside(h.source, nil)
 	}
 	for _, f := range user {
@@ -142,17 +163,18 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		// __device__ functions too.
 		prog.tlsBuiltins = prog.tlsBuiltins || strings.HasPrefix(f, "-I")
 	}
-	file := sourceName(name)
 	if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o644); err != nil {
 		return nil, "", internal(err)
 	}
+	modes := []string{"-DCUBEHIP_FIBERS=" + boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS=" + boolFlag(prog.tlsBuiltins),
+		"-DCUBEHIP_WARPS=" + boolFlag(prog.warps)}
+	prelude := preludeDir(tc, inc, append(append([]string{}, codegen...), modes...))
 	args := append([]string{}, tc.argv[1:]...)
-	args = append(args, baseFlags(opt)...)
-	args = append(args, extraFlags()...)
-	args = append(args, "-DCUBEHIP_FIBERS="+boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS="+boolFlag(prog.tlsBuiltins))
-	args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", inc)
+	args = append(args, codegen...)
+	args = append(args, modes...)
+	args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", prelude)
 	args = append(args, user...)
-	args = append(args, "-include", filepath.Join(inc, "cubehip_prelude.h"), "-o", "kernel.so", file)
+	args = append(args, "-include", filepath.Join(prelude, "cubehip_prelude.h"), "-o", "kernel.so", file)
 	cmd := exec.CommandContext(context.Background(), tc.argv[0], args...)
 	cmd.Dir = tmp
 	var out bytes.Buffer
@@ -199,6 +221,19 @@ func baseFlags(opt string) []string {
 		// privatizes the lambda's closure per lane before inlining it. $CUBEHIP_CPU_CXXFLAGS
 		// chooses otherwise.
 	}
+}
+
+// ppFlags drops from compile flags those that only concern code generation and linking,
+// which a preprocessor-only run warns about or rejects.
+func ppFlags(flags []string) []string {
+	var out []string
+	for _, f := range flags {
+		if f == "-shared" || f == "-fPIC" || f == "-pipe" || strings.HasPrefix(f, "-Wl,") {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // extraFlags are $CUBEHIP_CPU_CXXFLAGS, appended after the jit's own so they can override

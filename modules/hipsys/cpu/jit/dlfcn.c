@@ -17,5 +17,5 @@ void* cubehip_dlopen(const char* path, char* err, int errlen) {
 
 void* cubehip_dlsym(void* h, const char* name) { return dlsym(h, name); }
 int cubehip_dlclose(void* h) { return dlclose(h); }
-unsigned cubehip_call_sig(void* fn, uint32_t* sizes, unsigned cap) { return ((cubehip_sig_fn)fn)(sizes, cap); }
+unsigned cubehip_call_sig(void* fn, cubehip_param* params, unsigned cap) { return ((cubehip_sig_fn)fn)(params, cap); }
 unsigned cubehip_call_abi(void* fn) { return ((unsigned (*)(void))fn)(); }

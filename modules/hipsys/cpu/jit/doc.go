@@ -15,6 +15,7 @@
 //	(*Module).Function(name string) (*Function, error)
 //	(*Module).Close() error
 //	(*Function).Launch(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error
+//	(*Function).Params() []hipsys.KernelParam      // offsets as the C++ ABI lays them out
 //
 // Errors are *hipsys.Error with Platform "cpu" and the HIP call the step stands for:
 // hiprtcCompileProgram, hipModuleLoadData, hipModuleGetFunction, hipModuleUnload,
@@ -28,6 +29,12 @@
 // sources compile with or without the include). Options: -D, -U, -I, -O*, -std=c++17 and
 // later, -ffast-math are honoured; GPU code-generation options (--offload-arch,
 // -fgpu-rdc, --gpu-architecture, ...) are ignored.
+//
+// A source with #if, #ifdef or #ifndef is first run through the compiler's preprocessor
+// (GCC's -fdirectives-only: directives evaluated, macros left alone), so a kernel in a
+// disabled block is not an entry. <hip/*.h> names resolve to cubehip's own headers
+// (hip_fp16.h, hip_bf16.h, hip_cooperative_groups.h, the rest to the prelude), never to a
+// system ROCm installation.
 //
 // Before compiling, the source is scanned (entries.go) for its extern "C" __global__
 // definitions (also inside extern "C" { } blocks and namespaces, with __launch_bounds__
@@ -43,6 +50,11 @@
 // one OS thread runs one block at a time). A launcher per entry is appended to the
 // translation unit. Line numbers are kept, so the compile log points at the user's lines.
 //
+// The prelude is precompiled (GCC's precompiled headers) once per set of code-generation
+// flags and modes, in the background after the first compile that needs it, under
+// DefaultCacheDir/cpu-v1/pch; later compiles load it instead of parsing the prelude
+// (pch.go; CUBEHIP_CPU_PCH=0 turns it off).
+//
 // Code objects are cached by a hash of the source, headers, options, the compiler's
 // identity, the CPU's features and the prelude: in memory per Compiler and on disk under
 // <cacheDir>/cpu-v1 (files written atomically, so processes may share the directory). A
@@ -55,8 +67,11 @@
 // __syncthreads runs each range of blocks as one call of the entry, which loops over the
 // blocks and their threads; otherwise each thread is a fiber with a 64 KiB stack (guard
 // page below), switched by a register-only context switch (prelude/cubehip_fiber.h) at
-// each barrier. warpSize is 1: shuffles return the caller's value and votes its own
-// predicate. __device__ functions that read threadIdx & co. see thread-local copies the
+// each barrier. A block's threads form warps of WarpSize lanes (32; 64 with
+// $CUBEHIP_CPU_WARP_SIZE=64): a module whose source names a warp function (a shuffle,
+// vote, __syncwarp, cooperative groups) runs as fibers that also wait, lane by lane, at
+// each warp collective until every running lane of the warp reaches one
+// (prelude/cubehip_warp.h); other modules pay nothing for it. __device__ functions that read threadIdx & co. see thread-local copies the
 // runner keeps current, which costs a store per thread, so only modules that need it pay
 // it.
 //

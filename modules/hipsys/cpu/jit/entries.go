@@ -11,6 +11,7 @@ type program struct {
 	bodies      []body   // the entries' bodies, wrapped in the thread loop before compiling
 	shared      []shared // extern __shared__ declarations, rewritten before compiling
 	barrier     bool     // the source names __syncthreads: its kernels run as fibers
+	warps       bool     // the source names a warp function: fibers scheduled as warps too
 	dynShared   bool     // the translation unit needs the dynamic shared buffer
 	tlsBuiltins bool     // threadIdx & co. are named outside entry bodies (builtinsOutside)
 	rewritten   string   // the source with bodies and shared rewritten, line numbers unchanged
@@ -43,9 +44,15 @@ type scope struct {
 }
 
 // scan finds the entry points and dynamic shared declarations of src.
-func scan(src string) *program {
+func scan(src string) *program { return scanLive(src, nil) }
+
+// scanLive is scan taking only what sits on live lines (1-based; nil = every line): the
+// lines the preprocessor kept, so a kernel in a disabled #if block is not an entry.
+func scanLive(src string, live map[int]bool) *program {
 	toks := tokenize(src)
 	p := &program{}
+	lines := newLineIndex(src)
+	alive := func(tok token) bool { return live == nil || live[lines.of(tok.start)] }
 	var stack []scope
 	pendingNS, pendingName := false, ""
 	seen := map[string]bool{}
@@ -80,16 +87,18 @@ func scan(src string) *program {
 			pendingNS = false
 		case t.text == "__syncthreads" || strings.HasPrefix(t.text, "__syncthreads_"):
 			p.barrier = true
+		case warpNames[t.text]:
+			p.warps = true
 		case t.text == "HIP_DYNAMIC_SHARED" || t.text == "cubehip_dyn_shared":
 			p.dynShared = true
-		case t.text == "extern" && i+1 < len(toks) && toks[i+1].text == "__shared__":
+		case t.text == "extern" && i+1 < len(toks) && toks[i+1].text == "__shared__" && alive(t):
 			if d, ok := sharedDecl(toks, i, inFunction()); ok {
 				p.shared = append(p.shared, d)
 				p.dynShared = true
 			}
 		case t.text == "__global__" && !inFunction():
 			at, ok := kernelName(toks, i)
-			if !ok || !(externC() || declaredExternC(toks, i)) {
+			if !ok || !alive(toks[at]) || !(externC() || declaredExternC(toks, i)) {
 				continue
 			}
 			// Only a definition is an entry: the launcher relies on the body being wrapped
@@ -106,10 +115,98 @@ func scan(src string) *program {
 			}
 		}
 	}
-	p.tlsBuiltins = builtinsOutside(src, p.bodies)
+	// A macro may hide a barrier or a warp function from the tokens above (a
+	// #define'd WARP_SYNC): the directives' words count too.
+	for _, w := range directiveWords(src) {
+		p.barrier = p.barrier || w == "__syncthreads" || strings.HasPrefix(w, "__syncthreads_")
+		p.warps = p.warps || warpNames[w]
+	}
+	// Warp functions and cooperative groups read the running thread's index and wait
+	// at barriers from the prelude's code: such a module runs as fibers, with the
+	// thread-local index kept current.
+	if p.warps {
+		p.barrier, p.tlsBuiltins = true, true
+	} else {
+		p.tlsBuiltins = builtinsOutside(src, p.bodies)
+	}
 	p.rewritten = rewrite(src, p.bodies, p.shared)
 	return p
 }
+
+// warpNames are the functions (and cooperative groups' names, whose members call them
+// and __syncthreads from a header) that make a module's threads run as warps.
+var warpNames = map[string]bool{
+	"__shfl": true, "__shfl_up": true, "__shfl_down": true, "__shfl_xor": true,
+	"__shfl_sync": true, "__shfl_up_sync": true, "__shfl_down_sync": true, "__shfl_xor_sync": true,
+	"__ballot": true, "__ballot_sync": true, "__any": true, "__all": true, "__any_sync": true, "__all_sync": true,
+	"__uni_sync": true, "__activemask": true, "__syncwarp": true, "__lane_id": true,
+	"__reduce_add_sync": true, "__reduce_min_sync": true, "__reduce_max_sync": true,
+	"__reduce_and_sync": true, "__reduce_or_sync": true, "__reduce_xor_sync": true,
+	"__match_any_sync": true, "__match_all_sync": true,
+	"cooperative_groups": true, "tiled_partition": true, "thread_block_tile": true, "this_thread_block": true,
+}
+
+// directiveWords are the identifiers on the source's preprocessor lines (with their
+// continuations), which tokenize leaves out.
+func directiveWords(src string) []string {
+	var words []string
+	lineStart := true
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c == '\n' {
+			lineStart = true
+			continue
+		}
+		if c == ' ' || c == '\t' {
+			continue
+		}
+		if !(lineStart && c == '#') {
+			lineStart = false
+			continue
+		}
+		lineStart = false
+		j := i
+		for j < len(src) && src[j] != '\n' {
+			if src[j] == '\\' && j+1 < len(src) && src[j+1] == '\n' {
+				j++
+			}
+			j++
+		}
+		for _, t := range tokenize(src[i+1 : j]) {
+			if t.kind == 'i' {
+				words = append(words, t.text)
+			}
+		}
+		i = j - 1
+	}
+	return words
+}
+
+// namesWarp reports whether text names a warp function anywhere (an in-memory header).
+func namesWarp(text string) bool {
+	for _, t := range tokenize(text) {
+		if t.kind == 'i' && warpNames[t.text] {
+			return true
+		}
+	}
+	return false
+}
+
+// lineIndex holds the byte offset at which each line of a source starts.
+type lineIndex []int
+
+func newLineIndex(src string) lineIndex {
+	idx := lineIndex{0}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	return idx
+}
+
+// of returns the 1-based line holding byte offset off.
+func (l lineIndex) of(off int) int { return sort.SearchInts(l, off+1) }
 
 // builtinNames are the index variables and HIP's macros for them; a name is counted by
 // prefix, so hipThreadIdx counts hipThreadIdx_x.

@@ -111,3 +111,25 @@ func TestBuiltinsOutsideEntryBodies(t *testing.T) {
 		})
 	}
 }
+
+func TestMainFileLines(t *testing.T) {
+	out := "# 0 \"k.hip\"\n# 1 \"<command-line>\"\nint x;\n# 1 \"k.hip\"\n#pragma once\n\n# 5 \"k.hip\"\nextern \"C\" void live() {}\n# 3 \"other.h\" 1\nvoid h();\n"
+	assert.Equal(t, map[int]bool{1: true, 5: true}, mainFileLines(out, "k.hip"))
+}
+
+func TestScanLiveSkipsRemovedLines(t *testing.T) {
+	src := "#if 0\nextern \"C\" __global__ void dead(int* p) { extern __shared__ int s[]; }\n#endif\nextern \"C\" __global__ void live(int* p) {}\n"
+	p := scanLive(src, map[int]bool{4: true})
+	assert.Equal(t, []entry{{"live", "live"}}, p.entries)
+	assert.Empty(t, p.shared)
+	assert.Len(t, p.bodies, 1)
+}
+
+func TestScanSeesWarpFunctionsAndBarriersInMacros(t *testing.T) {
+	p := scan("#define REDUCE(v) v += __shfl_down(v, 1)\n#define SYNC \\\n  __syncthreads()\nextern \"C\" __global__ void k(int* a) { int v = a[0]; REDUCE(v); SYNC; a[0] = v; }\n")
+	assert.True(t, p.warps)
+	assert.True(t, p.barrier)
+	p = scan("#include <hip/hip_runtime.h>\n#define N 4\nextern \"C\" __global__ void k(int* a) { a[0] = N; }\n")
+	assert.False(t, p.warps)
+	assert.False(t, p.barrier)
+}

@@ -8,7 +8,9 @@ package jit
 import "C"
 
 import (
+	"os"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -20,8 +22,20 @@ const (
 	MaxThreadsPerBlock   = C.CUBEHIP_MAX_THREADS
 	MaxSharedMemPerBlock = C.CUBEHIP_MAX_SHARED      // dynamic shared bytes per block
 	MaxParamBytes        = C.CUBEHIP_MAX_PARAM_BYTES // packed kernel arguments
-	WarpSize             = 1                         // every thread is its own warp
 )
+
+// WarpSize is the lanes of a warp on the cpu platform: 32, as on NVIDIA GPUs and AMD's
+// RDNA, unless $CUBEHIP_CPU_WARP_SIZE is 64 (AMD's CDNA wavefront) when the process starts.
+// Kernels are compiled for it, and it is part of their cache key.
+var WarpSize = warpSizeFromEnv(os.Getenv("CUBEHIP_CPU_WARP_SIZE"))
+
+// warpSizeFromEnv takes "64" for 64 lanes; anything else is the usual 32.
+func warpSizeFromEnv(v string) int {
+	if strings.TrimSpace(v) == "64" {
+		return 64
+	}
+	return 32
+}
 
 // MaxBlockDim and MaxGridDim bound each dimension, as AMD GPUs do.
 var (
@@ -42,10 +56,18 @@ var (
 
 // Function is one kernel entry of a loaded Module.
 type Function struct {
-	m     *Module
-	name  string
-	run   unsafe.Pointer // cubehip_run_<name>
-	sizes []uint32       // each parameter's size, from cubehip_sig_<name>
+	m      *Module
+	name   string
+	run    unsafe.Pointer       // cubehip_run_<name>
+	sizes  []uint32             // each parameter's size, from cubehip_sig_<name>
+	params []hipsys.KernelParam // each parameter's place in the parameter block and kind
+}
+
+// Params lists the kernel's parameters in declaration order: each one's offset in the
+// parameter block as the C++ ABI lays it out (aligned to its type), its size, and whether
+// it is a pointer or a value. Names are not kept (""). The slice is the caller's.
+func (f *Function) Params() []hipsys.KernelParam {
+	return append([]hipsys.KernelParam(nil), f.params...)
 }
 
 // Name is the entry's name.

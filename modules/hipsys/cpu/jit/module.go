@@ -123,18 +123,37 @@ func (m *Module) Function(name string) (*Function, error) {
 	if run == nil || sig == nil {
 		return nil, notFound
 	}
-	var sizes [C.CUBEHIP_MAX_ARGS]C.uint32_t
-	// SAFETY: sizes is a local array the callee fills up to its length and does not keep.
-	n := int(C.cubehip_call_sig(sig, &sizes[0], C.CUBEHIP_MAX_ARGS))
-	if n > len(sizes) {
+	var desc [C.CUBEHIP_MAX_ARGS]C.cubehip_param
+	// SAFETY: desc is a local array the callee fills up to its length and does not keep.
+	n := int(C.cubehip_call_sig(sig, &desc[0], C.CUBEHIP_MAX_ARGS))
+	if n > len(desc) {
 		return nil, hipsys.NewError("cpu", callGetFunction, hipsys.ErrorInvalidDeviceFunction, "kernel "+name+" takes more arguments than HIP allows")
 	}
-	f := &Function{m: m, name: name, run: run, sizes: make([]uint32, n)}
+	f := &Function{m: m, name: name, run: run, sizes: make([]uint32, n), params: layoutParams(desc[:n])}
 	for i := range f.sizes {
-		f.sizes[i] = uint32(sizes[i])
+		f.sizes[i] = uint32(desc[i].size)
 	}
 	m.funcs[name] = f
 	return f, nil
+}
+
+// layoutParams places each parameter as the C++ ABI lays out a kernel's parameter block
+// (HIP's kernarg segment, CUDA's parameter space): at the next multiple of its alignment
+// after the one before, so an int followed by a double puts the double at 8, not 4.
+func layoutParams(desc []C.cubehip_param) []hipsys.KernelParam {
+	ps := make([]hipsys.KernelParam, len(desc))
+	off := uint32(0)
+	for i, d := range desc {
+		align := max(uint32(d.align), 1)
+		off = (off + align - 1) / align * align
+		kind := hipsys.ParamValue
+		if d.pointer != 0 {
+			kind = hipsys.ParamPointer
+		}
+		ps[i] = hipsys.KernelParam{Offset: off, Size: uint32(d.size), Kind: kind}
+		off += uint32(d.size)
+	}
+	return ps
 }
 
 // Close unloads the module after the launches in flight on it return. Later calls on it

@@ -20,18 +20,33 @@ var preludeFS embed.FS
 // tail, the source rewrite or the compiler flags), so old cached objects miss.
 const generatorVersion = "gen-5"
 
-// includeFiles maps each file of the include directory to its embedded source; the
-// hip/ names are what kernel sources include on every platform.
-var includeFiles = map[string]string{
-	"cubehip_abi.h":         "prelude/cubehip_abi.h",
-	"cubehip_prelude.h":     "prelude/cubehip_prelude.h",
-	"cubehip_vector.h":      "prelude/cubehip_vector.h",
-	"cubehip_device.h":      "prelude/cubehip_device.h",
-	"cubehip_fiber.h":       "prelude/cubehip_fiber.h",
-	"cubehip_entry.h":       "prelude/cubehip_entry.h",
-	"hip/hip_runtime.h":     "prelude/hip_runtime.h",
-	"hip/hip_runtime_api.h": "prelude/hip_runtime.h",
-	"hip/hip_fp16.h":        "prelude/hip_runtime.h",
+// includeFiles maps each file of the include directory that is not a prelude file of the
+// same name (those are all there, under their own names) to its embedded source: the hip/
+// names kernel sources include on every platform (hipHeaders).
+var includeFiles = map[string]string{}
+
+// hipHeaders are the public headers of HIP's include/hip directory: each maps to
+// cubehip's own (the prelude, or the piece of HIP's device side it names), so a kernel
+// never reaches the system's ROCm headers, which need the AMD or NVIDIA compiler (and stop
+// at an #error without one).
+var hipHeaders = map[string]string{
+	"hip_runtime.h": "prelude/hip_runtime.h", "hip_runtime_api.h": "prelude/hip_runtime.h",
+	"hip_fp16.h": "prelude/hip_fp16.h", "hip_bf16.h": "prelude/hip_bf16.h", "hip_bfloat16.h": "prelude/hip_bf16.h",
+	"hip_cooperative_groups.h": "prelude/hip_cooperative_groups.h",
+	"hip_vector_types.h":       "prelude/hip_runtime.h", "math_functions.h": "prelude/hip_runtime.h",
+	"device_functions.h": "prelude/hip_runtime.h", "hip_common.h": "prelude/hip_runtime.h",
+	"hip_math_constants.h": "prelude/hip_runtime.h", "hip_version.h": "prelude/hip_runtime.h",
+	"hip_complex.h": "prelude/hip_complex.h", "hip_ext.h": "prelude/hip_runtime.h",
+	"hip_profile.h": "prelude/hip_runtime.h", "hip_texture_types.h": "prelude/hip_runtime.h",
+	"channel_descriptor.h": "prelude/hip_runtime.h", "driver_types.h": "prelude/hip_runtime.h",
+	"library_types.h": "prelude/hip_runtime.h", "surface_types.h": "prelude/hip_runtime.h",
+	"texture_types.h": "prelude/hip_runtime.h", "hip_hcc.h": "prelude/hip_runtime.h",
+}
+
+func init() {
+	for name, src := range hipHeaders {
+		includeFiles["hip/"+name] = src
+	}
 }
 
 var preludeHash = sync.OnceValue(func() string {
@@ -63,7 +78,15 @@ func includeDir(root string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
+	files := map[string]string{}
+	prelude, _ := fs.Glob(preludeFS, "prelude/*.h")
+	for _, f := range prelude {
+		files[filepath.Base(f)] = f
+	}
 	for name, src := range includeFiles {
+		files[name] = src
+	}
+	for name, src := range files {
 		b, err := preludeFS.ReadFile(src)
 		if err != nil {
 			return "", err

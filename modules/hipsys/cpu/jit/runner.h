@@ -16,6 +16,6 @@ int cubehip_pool_threads(void);
 void* cubehip_dlopen(const char* path, char* err, int errlen);
 void* cubehip_dlsym(void* h, const char* name);
 int cubehip_dlclose(void* h);
-unsigned cubehip_call_sig(void* fn, uint32_t* sizes, unsigned cap);
+unsigned cubehip_call_sig(void* fn, cubehip_param* params, unsigned cap);
 unsigned cubehip_call_abi(void* fn);
 #endif

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define CUBEHIP_ABI_VERSION 1
+#define CUBEHIP_ABI_VERSION 2
 #define CUBEHIP_MAX_THREADS 1024       /* threads per block, as on AMD GPUs */
 #define CUBEHIP_MAX_SHARED 65536       /* dynamic shared bytes per block (hipDeviceProp sharedMemPerBlock) */
 #define CUBEHIP_MAX_PARAM_BYTES 4096   /* HIP's kernel argument limit */
@@ -39,10 +39,18 @@ typedef struct cubehip_arena {
  * launch on the calling thread; returns 0. */
 typedef int (*cubehip_entry_fn)(const cubehip_launch* launch, uint64_t first, uint64_t end, cubehip_arena* arena);
 
-/* cubehip_sig_<entry>: writes the size of each kernel parameter (up to cap of them) and
- * returns how many the kernel takes, so the Go side checks a launch's arguments without
- * calling into the kernel. */
-typedef unsigned (*cubehip_sig_fn)(uint32_t* sizes, unsigned cap);
+/* One kernel parameter as the compiler sees its type: sizeof, alignof, and whether it is
+ * a pointer (a device buffer) or a value (a scalar or a struct passed by copy). */
+typedef struct cubehip_param {
+	uint32_t size;
+	uint32_t align;
+	uint32_t pointer; /* 1 for a pointer type */
+} cubehip_param;
+
+/* cubehip_sig_<entry>: describes each kernel parameter (up to cap of them) and returns
+ * how many the kernel takes, so the Go side checks a launch's arguments and lays out the
+ * parameter block without calling into the kernel. */
+typedef unsigned (*cubehip_sig_fn)(cubehip_param* params, unsigned cap);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,11 @@
 #ifndef CUBEHIP_TLS_BUILTINS
 #define CUBEHIP_TLS_BUILTINS 1
 #endif
+/* The module calls warp functions (shuffles, votes, __syncwarp, cooperative groups' tiles):
+ * its fibers are scheduled warp by warp as well as at barriers (CUBEHIP_FIBERS is set too). */
+#ifndef CUBEHIP_WARPS
+#define CUBEHIP_WARPS 0
+#endif
 
 namespace cubehip {
 
@@ -65,6 +70,23 @@ inline void set_block(unsigned x, unsigned y, unsigned z) {
 /* The fibers of the block an OS thread is running: one stack pointer per thread of the
  * block, the scheduler's own, and whether each thread has returned. Lives on the runner's
  * native stack for the length of one block range. */
+#if CUBEHIP_WARPS
+/* One warp's collective in progress. Lanes post a value into val[par] and wait; when every
+ * lane still running has posted (or waits at a block barrier, which it cannot leave before
+ * this warp's lanes get there too), the collective completes: par flips, and each lane
+ * reads the others' values from the half it posted in. A lane reads before it can post
+ * its next value, and the next collective cannot complete until every lane posted, so two
+ * halves are enough. */
+struct warp_state {
+	unsigned arrived; /* lanes posted in the collective in progress */
+	unsigned at_bar;  /* lanes waiting at a block barrier */
+	unsigned live;    /* lanes that have not returned */
+	unsigned par;     /* the half the collective in progress posts into */
+	uint64_t mask[2]; /* lanes that took part, per half */
+	uint64_t val[2][CUBEHIP_WARP_SIZE];
+};
+enum : unsigned char { fiber_run = 0, fiber_at_barrier = 1, fiber_at_warp = 2, fiber_done = 3 };
+#endif
 struct fibers {
 	void* sched;
 	unsigned cur, n;
@@ -74,6 +96,11 @@ struct fibers {
 	void* sp[CUBEHIP_MAX_THREADS];
 	uint3 idx[CUBEHIP_MAX_THREADS];
 	unsigned char done[CUBEHIP_MAX_THREADS];
+#if CUBEHIP_WARPS
+	unsigned live, at_bar;                    /* threads not returned; threads at the barrier */
+	unsigned char state[CUBEHIP_MAX_THREADS]; /* fiber_run, ... */
+	warp_state warps[CUBEHIP_MAX_THREADS / CUBEHIP_WARP_SIZE];
+#endif
 };
 CUBEHIP_HIDDEN __thread fibers* current;
 /* A const accessor, as for block(): one __tls_get_addr per function, not per barrier. */
@@ -94,11 +121,93 @@ inline void resume_next(fibers* f, void** save) {
 	cubehip_swap(save, f->sched);
 }
 
+#if !CUBEHIP_WARPS
 CUBEHIP_HIDDEN void barrier() {
 	fibers* f = *current_slot();
 	if (f == nullptr) return;
 	resume_next(f, &f->sp[f->cur]);
 }
+#else
+/* Warp modules: a fiber waits at a barrier (for every thread of the block) or at a warp
+ * collective (for the lanes of its warp), and only runnable fibers are resumed. Each wait
+ * switches straight to the next runnable fiber in thread order, wrapping around, so the
+ * lanes of a warp run one after another to the collective and then on; the scheduler is
+ * switched to only when nothing is runnable, which the last thread's return makes so. */
+inline void switch_to(fibers* f, unsigned u, void** save) {
+	f->cur = u;
+	f->ctx->tid = f->idx[u];
+	if (CUBEHIP_TLS_BUILTINS) ::threadIdx = f->idx[u];
+	cubehip_swap(save, f->sp[u]);
+}
+/* The first runnable fiber after t in thread order, wrapping around; n if none. */
+inline unsigned next_runnable(const fibers* f, unsigned t) {
+	for (unsigned u = t + 1; u < f->n; u++)
+		if (f->state[u] == fiber_run) return u;
+	for (unsigned u = 0; u <= t && u < f->n; u++)
+		if (f->state[u] == fiber_run) return u;
+	return f->n;
+}
+inline void complete_warp(fibers* f, unsigned w) {
+	warp_state& ws = f->warps[w];
+	const unsigned end = (w + 1) * CUBEHIP_WARP_SIZE < f->n ? (w + 1) * CUBEHIP_WARP_SIZE : f->n;
+	for (unsigned u = w * CUBEHIP_WARP_SIZE; u < end; u++)
+		if (f->state[u] == fiber_at_warp) f->state[u] = fiber_run;
+	ws.arrived = 0;
+	ws.par ^= 1;
+	ws.mask[ws.par] = 0;
+}
+inline void release_barrier(fibers* f) {
+	for (unsigned u = 0; u < f->n; u++)
+		if (f->state[u] == fiber_at_barrier) f->state[u] = fiber_run;
+	f->at_bar = 0;
+	for (unsigned w = 0; w * CUBEHIP_WARP_SIZE < f->n; w++) f->warps[w].at_bar = 0;
+}
+/* Completes what the last change of warp w's lanes made complete. */
+inline void settle(fibers* f, unsigned w) {
+	warp_state& ws = f->warps[w];
+	if (ws.arrived != 0 && ws.arrived + ws.at_bar == ws.live) complete_warp(f, w);
+	if (f->at_bar != 0 && f->at_bar == f->live) release_barrier(f);
+}
+/* Hands the OS thread to the next runnable fiber (none other: t keeps running). */
+inline void yield(fibers* f, unsigned t) {
+	const unsigned u = next_runnable(f, t);
+	if (u == t) return;
+	if (u == f->n) cubehip_swap(&f->sp[t], f->sched);
+	else switch_to(f, u, &f->sp[t]);
+}
+CUBEHIP_HIDDEN void barrier() {
+	fibers* f = *current_slot();
+	if (f == nullptr) return;
+	const unsigned t = f->cur;
+	f->state[t] = fiber_at_barrier;
+	f->at_bar++;
+	f->warps[t / CUBEHIP_WARP_SIZE].at_bar++;
+	settle(f, t / CUBEHIP_WARP_SIZE);
+	yield(f, t);
+}
+/* Posts v for the running lane's warp collective and returns once the collective is
+ * complete: *lane is the caller's lane, and ws->val[*half] and ws->mask[*half] what every
+ * lane posted. nullptr outside a warp kernel's fibers. */
+inline warp_state* warp_post(uint64_t v, unsigned* lane, unsigned* half) {
+	fibers* f = *current_slot();
+	if (f == nullptr) return nullptr;
+	const unsigned t = f->cur, w = t / CUBEHIP_WARP_SIZE;
+	warp_state& ws = f->warps[w];
+	*lane = t % CUBEHIP_WARP_SIZE;
+	*half = ws.par;
+	ws.val[ws.par][*lane] = v;
+	ws.mask[ws.par] |= 1ull << *lane;
+	ws.arrived++;
+	f->state[t] = fiber_at_warp;
+	settle(f, w);
+	yield(f, t);
+	return &ws;
+}
+inline unsigned lane_id() {
+	fibers* f = *current_slot();
+	return f ? f->cur % CUBEHIP_WARP_SIZE : 0;
+}
+#endif
 
 /* Where fiber t's stack starts below the top of its 64 KiB slot. Slots are 64 KiB apart,
  * so unstaggered tops would all fall in the same cache sets and a 256-thread block would
@@ -128,9 +237,10 @@ struct block_walk {
 
 template <class Fn> struct entry;
 template <class... A> struct entry<void (*)(A...)> {
-	static unsigned sig(uint32_t* sizes, unsigned cap) {
-		const uint32_t s[] = {uint32_t(sizeof(A))..., 0};
-		for (unsigned i = 0; i < sizeof...(A) && i < cap; i++) sizes[i] = s[i];
+	static unsigned sig(cubehip_param* out, unsigned cap) {
+		const cubehip_param s[] = {cubehip_param{uint32_t(sizeof(A)), uint32_t(alignof(A)), uint32_t(std::is_pointer<A>::value)}...,
+		                           cubehip_param{0, 0, 0}};
+		for (unsigned i = 0; i < sizeof...(A) && i < cap; i++) out[i] = s[i];
 		return sizeof...(A);
 	}
 
@@ -147,8 +257,39 @@ template <class... A> struct entry<void (*)(A...)> {
 		c->bid = uint3{w.x, w.y, w.z};
 		c->count = end - b;
 		args.template call<F>();
+		print_flush();
 		return 0;
 	}
+
+#if CUBEHIP_WARPS
+	/* One block of a warp module: resumes runnable fibers until every one has returned.
+	 * Fibers hand the thread to each other (yield); control comes back here only when
+	 * none is runnable. With threads still waiting that cannot happen for a kernel whose
+	 * every thread reaches the same barriers (a GPU requires it), so a wait nothing can
+	 * end is ended here instead: pending collectives complete with the lanes they have,
+	 * and the barrier opens, rather than the launch hanging. */
+	static void run_warps(fibers& st) {
+		st.live = st.n;
+		st.at_bar = 0;
+		for (unsigned t = 0; t < st.n; t++) st.state[t] = fiber_run;
+		for (unsigned w = 0; w * CUBEHIP_WARP_SIZE < st.n; w++) {
+			warp_state& ws = st.warps[w];
+			ws.arrived = ws.at_bar = ws.par = 0;
+			ws.mask[0] = ws.mask[1] = 0;
+			ws.live = (w + 1) * CUBEHIP_WARP_SIZE <= st.n ? CUBEHIP_WARP_SIZE : st.n - w * CUBEHIP_WARP_SIZE;
+		}
+		while (st.live > 0) {
+			unsigned u = next_runnable(&st, st.n - 1);
+			if (u == st.n) {
+				for (unsigned w = 0; w * CUBEHIP_WARP_SIZE < st.n; w++)
+					if (st.warps[w].arrived) complete_warp(&st, w);
+				if (st.at_bar) release_barrier(&st);
+				continue;
+			}
+			switch_to(&st, u, &st.sched);
+		}
+	}
+#endif
 
 	template <void (*F)(A...)> static void body(void* args) { static_cast<pack<A...>*>(args)->template call<F>(); }
 
@@ -181,6 +322,10 @@ template <class... A> struct entry<void (*)(A...)> {
 				st.sp[t] = fiber_stack(arena->base + size_t(t + 1) * CUBEHIP_FIBER_STACK - stack_stagger(t));
 				st.done[t] = 0;
 			}
+#if CUBEHIP_WARPS
+			run_warps(st);
+			continue;
+#endif
 			/* Each round starts at the first live fiber, which hands on to the next
 			 * (resume_next) until the last comes back here. */
 			for (unsigned first = 0;;) {
@@ -193,6 +338,7 @@ template <class... A> struct entry<void (*)(A...)> {
 			}
 		}
 		*slot = outer;
+		print_flush();
 		return 0;
 	}
 };
@@ -205,17 +351,31 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
 	f->body(f->args);
 	f->done[f->cur] = 1;
 	void* dead;
+#if CUBEHIP_WARPS
+	/* A returned lane leaves its warp's collectives and the block's barriers. */
+	const unsigned t = f->cur, w = t / CUBEHIP_WARP_SIZE;
+	f->state[t] = cubehip::fiber_done;
+	f->live--;
+	f->warps[w].live--;
+	cubehip::settle(f, w);
+	const unsigned u = cubehip::next_runnable(f, t);
+	if (u == f->n) cubehip_swap(&dead, f->sched);
+	else cubehip::switch_to(f, u, &dead);
+#else
 	cubehip::resume_next(f, &dead);
+#endif
 	__builtin_unreachable();
 }
 
 #define CUBEHIP_EXPORT extern "C" __attribute__((visibility("default")))
-#define CUBEHIP_ENTRY(sym, fn, mode)                                                                        \
-	CUBEHIP_EXPORT int cubehip_run_##sym(const cubehip_launch* L, uint64_t b, uint64_t e, cubehip_arena* a) { \
-		return ::cubehip::entry<decltype(&fn)>::template mode<&fn>(L, b, e, a);                               \
-	}                                                                                                         \
-	CUBEHIP_EXPORT unsigned cubehip_sig_##sym(uint32_t* sizes, unsigned cap) {                                \
-		return ::cubehip::entry<decltype(&fn)>::sig(sizes, cap);                                              \
+/* The launcher's own parameters have reserved names: a kernel may be called L or a. */
+#define CUBEHIP_ENTRY(sym, fn, mode)                                                                                   \
+	CUBEHIP_EXPORT int cubehip_run_##sym(const cubehip_launch* __cubehip_l, uint64_t __cubehip_b, uint64_t __cubehip_e, \
+	                                     cubehip_arena* __cubehip_a) {                                               \
+		return ::cubehip::entry<decltype(&fn)>::template mode<&fn>(__cubehip_l, __cubehip_b, __cubehip_e, __cubehip_a); \
+	}                                                                                                                \
+	CUBEHIP_EXPORT unsigned cubehip_sig_##sym(cubehip_param* __cubehip_p, unsigned __cubehip_cap) {                  \
+		return ::cubehip::entry<decltype(&fn)>::sig(__cubehip_p, __cubehip_cap);                                     \
 	}
 #define CUBEHIP_DYN_SHARED_STORAGE alignas(64) CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[CUBEHIP_MAX_SHARED];
 

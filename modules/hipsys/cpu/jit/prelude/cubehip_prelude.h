@@ -9,9 +9,7 @@
  *    GPU thread runs (and before each fiber resumes);
  *  - __shared__ is `static thread_local`: one copy per OS thread, which is one copy per
  *    running block, shared by all of that block's threads;
- *  - warpSize is 1: every thread is its own warp, so shuffles return the caller's value and
- *    votes its own predicate. Kernels that assume 32 or 64 lanes without reading warpSize
- *    compute wrong results here.
+ *  - warps: see cubehip_warp.h.
  */
 #pragma once
 #define __HIP_PLATFORM_CUBEHIP_CPU__ 1
@@ -19,6 +17,7 @@
 #define __HIPCC__ 1
 
 #include <cmath>
+#include <math.h> /* C++'s float overloads in the global namespace: sqrt(float) is a float */
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -86,10 +85,17 @@ extern CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[];
 #define hipGridDim_y (gridDim.y)
 #define hipGridDim_z (gridDim.z)
 
-static constexpr int warpSize = 1;
+/* Lanes per warp: 32 as on NVIDIA and RDNA, or 64 (CDNA's wavefront) when the jit is asked
+ * for it (CUBEHIP_WARP_SIZE on its command line). */
+#ifndef CUBEHIP_WARP_SIZE
+#define CUBEHIP_WARP_SIZE 32
+#endif
+static constexpr int warpSize = CUBEHIP_WARP_SIZE;
 
 #include "cubehip_device.h"
+#include "cubehip_printf.h"
 #include "cubehip_fiber.h"
 #include "cubehip_entry.h"
+#include "cubehip_warp.h"
 
 extern "C" __attribute__((visibility("default"))) unsigned cubehip_abi_version(void) { return CUBEHIP_ABI_VERSION; }

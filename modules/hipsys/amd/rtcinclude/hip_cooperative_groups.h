@@ -1,0 +1,67 @@
+/* hip/hip_cooperative_groups.h for hiprtc before ROCm 6.1, whose own header needs the
+ * parts of hip_runtime.h hiprtc leaves out: the thread block and its tiles, built on the
+ * warp functions every ROCm has. */
+#pragma once
+#include "cubehip_hiprtc.h"
+
+namespace cooperative_groups {
+namespace detail {
+__device__ inline unsigned block_rank() { return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }
+__device__ inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+} // namespace detail
+
+class thread_block {
+public:
+	__device__ void sync() const { __syncthreads(); }
+	__device__ unsigned thread_rank() const { return detail::block_rank(); }
+	__device__ unsigned size() const { return detail::block_size(); }
+	__device__ unsigned num_threads() const { return detail::block_size(); }
+	__device__ dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+	__device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+	__device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+};
+__device__ inline thread_block this_thread_block() { return thread_block(); }
+
+template <unsigned N> class thread_block_tile {
+	__device__ static unsigned long long lanes() {
+		const unsigned long long m = N == 64 ? ~0ull : ((1ull << N) - 1);
+		return m << (__lane_id() & ~(N - 1));
+	}
+
+public:
+	__device__ static constexpr unsigned size() { return N; }
+	__device__ static constexpr unsigned num_threads() { return N; }
+	__device__ unsigned thread_rank() const { return detail::block_rank() % N; }
+	__device__ unsigned meta_group_rank() const { return detail::block_rank() / N; }
+	__device__ unsigned meta_group_size() const { return (detail::block_size() + N - 1) / N; }
+	__device__ void sync() const { __builtin_amdgcn_wave_barrier(); }
+	template <class T> __device__ T shfl(T v, int src) const { return __shfl(v, src, int(N)); }
+	template <class T> __device__ T shfl_down(T v, unsigned d) const { return __shfl_down(v, d, int(N)); }
+	template <class T> __device__ T shfl_up(T v, unsigned d) const { return __shfl_up(v, d, int(N)); }
+	template <class T> __device__ T shfl_xor(T v, unsigned m) const { return __shfl_xor(v, int(m), int(N)); }
+	__device__ unsigned long long ballot(int p) const { return (__ballot(p) & lanes()) >> (__lane_id() & ~(N - 1)); }
+	__device__ bool any(int p) const { return ballot(p) != 0; }
+	__device__ bool all(int p) const {
+		const unsigned long long active = __ballot(1) & lanes();
+		return (__ballot(p) & active) == active;
+	}
+};
+template <unsigned N, class Parent> __device__ inline thread_block_tile<N> tiled_partition(const Parent&) { return thread_block_tile<N>(); }
+template <class Group> __device__ inline void sync(const Group& g) { g.sync(); }
+
+template <class T> struct plus { __device__ T operator()(T a, T b) const { return a + b; } };
+template <class T> struct less { __device__ T operator()(T a, T b) const { return b < a ? b : a; } };
+template <class T> struct greater { __device__ T operator()(T a, T b) const { return a < b ? b : a; } };
+template <unsigned N, class T, class Op> __device__ inline T reduce(const thread_block_tile<N>& g, T v, Op op) {
+	for (unsigned m = N / 2; m > 0; m /= 2) v = op(v, g.shfl_xor(v, m));
+	return v;
+}
+template <unsigned N, class T, class Op> __device__ inline T inclusive_scan(const thread_block_tile<N>& g, T v, Op op) {
+	for (unsigned d = 1; d < N; d *= 2) {
+		T u = g.shfl_up(v, d);
+		if (g.thread_rank() >= d) v = op(v, u);
+	}
+	return v;
+}
+template <unsigned N, class T> __device__ inline T inclusive_scan(const thread_block_tile<N>& g, T v) { return inclusive_scan(g, v, plus<T>()); }
+} // namespace cooperative_groups

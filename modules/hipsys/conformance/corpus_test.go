@@ -1,0 +1,44 @@
+package conformance_test
+
+import (
+	"io"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys/conformance"
+)
+
+// captureStdout runs fn with file descriptor 1 (where device printf output goes, from the
+// cpu device's kernels and from the GPU drivers alike) redirected to a pipe, and returns
+// what was written there.
+func captureStdout(t *testing.T) func(func()) string {
+	return func(fn func()) string {
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		saved, err := syscall.Dup(1)
+		require.NoError(t, err)
+		require.NoError(t, syscall.Dup3(int(w.Fd()), 1, 0))
+		done := make(chan string)
+		go func() {
+			b, _ := io.ReadAll(r)
+			done <- string(b)
+		}()
+		fn()
+		os.Stdout.Sync()
+		require.NoError(t, syscall.Dup3(saved, 1, 0))
+		syscall.Close(saved)
+		w.Close()
+		return <-done
+	}
+}
+
+func TestCorpusCPU(t *testing.T) { conformance.RunCorpus(t, cpu(t), captureStdout(t)) }
+
+func TestCorpusNvidia(t *testing.T) {
+	conformance.RunCorpus(t, gpu(t, "nvidia"), captureStdout(t))
+}
+
+func TestCorpusAMD(t *testing.T) { conformance.RunCorpus(t, gpu(t, "amd"), captureStdout(t)) }

@@ -1,0 +1,114 @@
+/* cubehip_cg.h: cooperative groups (<hip/hip_cooperative_groups.h>) on the host: the
+ * thread block, and tiles of it (tiled_partition) whose collectives are the warp
+ * functions restricted to the tile's lanes. A module that names cooperative_groups runs
+ * its threads as warps (cubehip_warp.h), so every member here works. Grid-wide groups
+ * (this_grid().sync()) are not offered: blocks of a launch do not all run at once here. */
+#pragma once
+
+namespace cooperative_groups {
+namespace detail {
+inline unsigned block_rank() { return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }
+inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+} // namespace detail
+
+class thread_group {
+protected:
+	unsigned size_; /* threads in the group; a tile's when under the block's */
+	explicit thread_group(unsigned size) : size_(size) {}
+
+public:
+	unsigned size() const { return size_; }
+	unsigned num_threads() const { return size_; }
+	unsigned thread_rank() const { return size_ >= detail::block_size() ? detail::block_rank() : detail::block_rank() % size_; }
+	void sync() const {
+		if (size_ >= detail::block_size()) __syncthreads();
+		else __syncwarp();
+	}
+};
+
+/* The block a thread belongs to. */
+class thread_block : public thread_group {
+public:
+	thread_block() : thread_group(detail::block_size()) {}
+	void sync() const { __syncthreads(); }
+	unsigned thread_rank() const { return detail::block_rank(); }
+	dim3 group_index() const { return dim3(blockIdx); }
+	dim3 thread_index() const { return dim3(threadIdx); }
+	dim3 group_dim() const { return dim3(blockDim); }
+	dim3 dim_threads() const { return dim3(blockDim); }
+};
+inline thread_block this_thread_block() { return thread_block(); }
+
+/* A tile of N lanes (a power of two up to warpSize) within a warp. */
+template <unsigned N> class thread_block_tile : public thread_group {
+	static_assert(N > 0 && (N & (N - 1)) == 0 && N <= CUBEHIP_WARP_SIZE, "tile size: a power of two up to warpSize");
+	/* This lane's tile's lanes, as a mask over the warp. */
+	static uint64_t lanes() {
+		const uint64_t m = N == 64 ? ~0ull : ((1ull << N) - 1);
+		return m << (__lane_id() & ~(N - 1));
+	}
+
+public:
+	thread_block_tile() : thread_group(N) {}
+	static constexpr unsigned size() { return N; }
+	static constexpr unsigned num_threads() { return N; }
+	unsigned thread_rank() const { return detail::block_rank() % N; }
+	unsigned meta_group_rank() const { return detail::block_rank() / N; }
+	unsigned meta_group_size() const { return (detail::block_size() + N - 1) / N; }
+	void sync() const { __syncwarp(); }
+	template <class T> T shfl(T v, int src) const { return __shfl(v, src, int(N)); }
+	template <class T> T shfl_down(T v, unsigned d) const { return __shfl_down(v, d, int(N)); }
+	template <class T> T shfl_up(T v, unsigned d) const { return __shfl_up(v, d, int(N)); }
+	template <class T> T shfl_xor(T v, unsigned m) const { return __shfl_xor(v, int(m), int(N)); }
+	/* Votes over this tile's lanes; the ballot's bits are tile ranks. */
+	unsigned long long ballot(int pred) const {
+		const uint64_t b = __ballot(pred) & lanes();
+		return b >> (__lane_id() & ~(N - 1));
+	}
+	bool any(int pred) const { return ballot(pred) != 0; }
+	bool all(int pred) const {
+		const uint64_t active = __activemask() & lanes();
+		return (__ballot(pred) & active) == active;
+	}
+	template <class T> unsigned long long match_any(T v) const {
+		return (__match_any_sync(0, v) & lanes()) >> (__lane_id() & ~(N - 1));
+	}
+};
+
+template <unsigned N, class Parent> inline thread_block_tile<N> tiled_partition(const Parent&) { return thread_block_tile<N>(); }
+/* The run-time form: a group of n threads (a power of two up to warpSize, or the block). */
+class tiled_group : public thread_group {
+public:
+	explicit tiled_group(unsigned n) : thread_group(n) {}
+};
+template <class Parent> inline tiled_group tiled_partition(const Parent&, unsigned n) { return tiled_group(n); }
+
+template <class Group> inline void sync(const Group& g) { g.sync(); }
+template <class Group> inline unsigned group_size(const Group& g) { return g.size(); }
+template <class Group> inline unsigned thread_rank(const Group& g) { return g.thread_rank(); }
+
+/* cg::reduce with the operators of <cooperative_groups/reduce.h>: a butterfly over the tile. */
+template <class T> struct plus { T operator()(T a, T b) const { return a + b; } };
+template <class T> struct less { T operator()(T a, T b) const { return b < a ? b : a; } };
+template <class T> struct greater { T operator()(T a, T b) const { return a < b ? b : a; } };
+template <class T> struct bit_and { T operator()(T a, T b) const { return a & b; } };
+template <class T> struct bit_or { T operator()(T a, T b) const { return a | b; } };
+template <class T> struct bit_xor { T operator()(T a, T b) const { return a ^ b; } };
+template <unsigned N, class T, class Op> inline T reduce(const thread_block_tile<N>& g, T v, Op op) {
+	for (unsigned m = N / 2; m > 0; m /= 2) v = op(v, g.shfl_xor(v, m));
+	return v;
+}
+/* Inclusive and exclusive scans over the tile. */
+template <unsigned N, class T, class Op> inline T inclusive_scan(const thread_block_tile<N>& g, T v, Op op) {
+	for (unsigned d = 1; d < N; d *= 2) {
+		T u = g.shfl_up(v, d);
+		if (g.thread_rank() >= d) v = op(v, u);
+	}
+	return v;
+}
+template <unsigned N, class T> inline T inclusive_scan(const thread_block_tile<N>& g, T v) { return inclusive_scan(g, v, plus<T>()); }
+template <unsigned N, class T> inline T exclusive_scan(const thread_block_tile<N>& g, T v) {
+	T inc = inclusive_scan(g, v, plus<T>());
+	return inc - v;
+}
+} // namespace cooperative_groups
