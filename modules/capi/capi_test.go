@@ -187,3 +187,16 @@ func TestInstall(t *testing.T) {
 	require.NoError(t, err, "cc %s:\n%s", strings.Join(args, " "), out)
 	require.Contains(t, runHost(t, bin), "saxpy over 1048576 elements: ok")
 }
+
+// TestHeadersAreTheRepositorys: the module carries copies of include/cubehip.h and
+// cubehip.hpp (a Go module's zip holds only its own directory, and cgo compiles the
+// exports against the header), which must be the repository's byte for byte.
+func TestHeadersAreTheRepositorys(t *testing.T) {
+	for _, h := range []string{"cubehip.h", "cubehip.hpp"} {
+		want, err := os.ReadFile(filepath.Join(root(t), "include", h))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join("include", h))
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), "modules/capi/include/%s differs from include/%s: copy it over", h, h)
+	}
+}

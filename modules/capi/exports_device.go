@@ -1,7 +1,7 @@
 package main
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include -I${SRCDIR}
+#cgo CFLAGS: -I${SRCDIR}/include -I${SRCDIR}
 #include "capi.h"
 */
 import "C"
