@@ -27,7 +27,7 @@ const (
 	benchAllocRelease
 	benchProfile
 	benchSync
-	benchOps   // the ops BenchmarkABI pairs with the Device's own calls
+	benchOps               // the ops BenchmarkABI pairs with the Device's own calls
 	benchReplay = benchOps // a graph's replay: paired with the raw driver only
 )
 

@@ -74,11 +74,20 @@ func BenchmarkABIvsDriver(b *testing.B) {
 	}
 	pairs := []pair{
 		{"launch", 2000, func(n int) (time.Duration, error) { return benchC(benchLaunch, dev, 0, k, n) },
-			func(n int) (time.Duration, error) { d, err := drv.LaunchLoop(fn, st, n); return d / time.Duration(n), err }},
+			func(n int) (time.Duration, error) {
+				d, err := drv.LaunchLoop(fn, st, n)
+				return d / time.Duration(n), err
+			}},
 		{"launch+sync", 500, func(n int) (time.Duration, error) { return benchC(benchLaunchSync, dev, 0, k, n) },
-			func(n int) (time.Duration, error) { d, err := drv.LaunchSyncLoop(fn, st, n); return d / time.Duration(n), err }},
+			func(n int) (time.Duration, error) {
+				d, err := drv.LaunchSyncLoop(fn, st, n)
+				return d / time.Duration(n), err
+			}},
 		{"replay10", 500, func(n int) (time.Duration, error) { return benchCGraph(benchReplay, dev, 0, k, graph, n) },
-			func(n int) (time.Duration, error) { d, err := drv.GraphLoop(exec, st, n); return d / time.Duration(n), err }},
+			func(n int) (time.Duration, error) {
+				d, err := drv.GraphLoop(exec, st, n)
+				return d / time.Duration(n), err
+			}},
 		{"read4", 500, func(n int) (time.Duration, error) { return benchC(benchRead4, dev, buf, k, n) },
 			func(n int) (time.Duration, error) { d, err := drv.ReadLoop(ptr, n); return d / time.Duration(n), err }},
 	}

@@ -109,9 +109,7 @@ func (s *launchScratch) convert(dev *device, args *C.capi_carg, n C.size_t) erro
 				return argError(fmt.Sprintf("argument %d: %d info words", i, uint64(ia.count)))
 			}
 			if ia.count > 0 {
-				for _, w := range unsafe.Slice((*uint64)(unsafe.Pointer(ia.words)), int(ia.count)) {
-					s.info = append(s.info, w)
-				}
+				s.info = append(s.info, unsafe.Slice((*uint64)(unsafe.Pointer(ia.words)), int(ia.count))...)
 			}
 			s.args.Info, s.args.HasInfo = s.info, true
 		case C.CUBEHIP_ARG_I8, C.CUBEHIP_ARG_U8, C.CUBEHIP_ARG_I16, C.CUBEHIP_ARG_U16, C.CUBEHIP_ARG_BYTES:
