@@ -66,7 +66,7 @@ func benchGo(op benchOp, dev, buf, kern uint64, n int) (time.Duration, error) {
 		return 0, err
 	}
 	s := d.d.On(0)
-	one := server.LaunchArgs{Buffers: []*server.DeviceBuffer{b.b}}
+	one := server.Args{Buffers: []*server.Buffer{b.b}}
 	var word [4]byte
 	grid := hipsys.Dim3{X: 1, Y: 1, Z: 1}
 	t0 := time.Now()
@@ -87,7 +87,7 @@ func benchGo(op benchOp, dev, buf, kern uint64, n int) (time.Duration, error) {
 		case benchWrite4:
 			err = s.Write(b.b, word[:])
 		case benchAllocRelease:
-			var nb *server.DeviceBuffer
+			var nb *server.Buffer
 			if nb, err = s.Alloc(1024); err == nil {
 				err = nb.Release()
 			}

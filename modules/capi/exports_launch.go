@@ -22,7 +22,7 @@ const maxArgs = 4096
 // launchScratch is one launch's converted arguments, reused through a pool so a steady
 // stream of launches allocates nothing.
 type launchScratch struct {
-	args server.LaunchArgs
+	args server.Args
 	info []uint64
 }
 

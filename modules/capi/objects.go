@@ -15,7 +15,7 @@ type (
 	}
 	buffer struct {
 		dev *device
-		b   *server.DeviceBuffer
+		b   *server.Buffer
 	}
 	kernel struct {
 		dev *device

@@ -88,9 +88,10 @@ func statusOf(err error) C.cubehip_status {
 	case errors.As(err, &he), errors.Is(err, server.ErrReleased), errors.Is(err, server.ErrForeign):
 		return statusInvalidHandle
 	case errors.As(err, &ae), errors.Is(err, server.ErrInvalidArgument),
-		errors.Is(err, server.ErrOutOfBounds), errors.Is(err, server.ErrUnsupportedStrides),
-		errors.Is(err, server.ErrDynamicCount):
+		errors.Is(err, server.ErrOutOfBounds), errors.Is(err, server.ErrCaptureState):
 		return statusInvalidArgument
+	case errors.Is(err, server.ErrRecorded):
+		return statusCaptureRefused
 	case errors.As(err, &ce), errors.Is(err, server.ErrCompilation):
 		return statusCompile
 	case errors.Is(err, server.ErrClosed):

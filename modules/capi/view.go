@@ -13,7 +13,7 @@ import (
 
 // view is the part [offset, offset+size) of b that a read or write touches, checked
 // against b's size without overflow.
-func view(b *buffer, offset, size C.uint64_t, call string) (*server.DeviceBuffer, error) {
+func view(b *buffer, offset, size C.uint64_t, call string) (*server.Buffer, error) {
 	total := b.b.Size()
 	off, n := uint64(offset), uint64(size)
 	if off > total || n > total-off {

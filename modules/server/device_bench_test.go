@@ -14,7 +14,7 @@ import (
 	"github.com/cubehip/cubehip/modules/server"
 )
 
-// The Device budgets (DESIGN "Performance budgets"), on whatever platform auto picks.
+// The Device performance budgets, on whatever platform auto picks.
 // Each reports its figure with b.ReportMetric; the BenchmarkHipsys* ones are the same
 // work straight through hipsys in the same run, the in-Go anchor on platforms with no C
 // one (on the H200 the driver-API program in modules/hipsys/nvidia/bench is the anchor).
@@ -25,12 +25,12 @@ const syncEvery = 1024
 
 func BenchmarkDeviceLaunch(b *testing.B) {
 	d := benchDevice(b)
-	require.NoError(b, d.Launch(devEmpty, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.LaunchArgs{}))
+	require.NoError(b, d.Launch(devEmpty, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.Args{}))
 	require.NoError(b, d.Sync())
 	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if err := d.Launch(devEmpty, one, server.LaunchArgs{}); err != nil {
+		if err := d.Launch(devEmpty, one, server.Args{}); err != nil {
 			b.Fatal(err)
 		}
 		if i%syncEvery == syncEvery-1 {
@@ -114,7 +114,7 @@ func BenchmarkDeviceGraphReplay10(b *testing.B) {
 	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
 	g, err := d.Capture(func(s server.Stream) error {
 		for range 10 {
-			if err := s.Launch(devEmpty, one, server.LaunchArgs{}); err != nil {
+			if err := s.Launch(devEmpty, one, server.Args{}); err != nil {
 				return err
 			}
 		}
@@ -260,8 +260,8 @@ func rawKernel(b testing.TB, k *server.Kernel) (hipsys.Platform, hipsys.Stream, 
 func TestDeviceLaunchAllocatesNothing(t *testing.T) {
 	d, _ := openDevice(t, server.Options{})
 	x := alloc(t, d.Stream, 256)
-	args := server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(64)}}
-	info := server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Info: []uint64{64, 1}}
+	args := server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(64)}}
+	info := server.Args{Buffers: []*server.Buffer{x}, Info: []uint64{64, 1}}
 	g := hipsys.Dim3{X: 1, Y: 1, Z: 1}
 	// One kind of launch per measurement: the cpu platform's recycled commands keep
 	// their parameter blocks, and one that held a shorter block grows when reused.
@@ -349,9 +349,9 @@ func BenchmarkLayers(b *testing.B) {
 		device, raw side
 	}{
 		{"launch", 2000,
-			side{op: func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, sync: devSync}, rawLaunch},
+			side{op: func() error { return d.Launch(devEmpty, one, server.Args{}) }, sync: devSync}, rawLaunch},
 		{"launch-own", 2000,
-			side{op: func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, sync: devSync}, innerLaunch},
+			side{op: func() error { return d.Launch(devEmpty, one, server.Args{}) }, sync: devSync}, innerLaunch},
 		{"launch-driver", 2000, innerLaunch, rawLaunch},
 		{"read", 500,
 			side{op: func() error { return d.ReadInto(four, small) }, sync: devSync},
@@ -367,7 +367,7 @@ func BenchmarkLayers(b *testing.B) {
 			n           int
 			device, raw side
 		}{"launch-c", 1000, // under syncEvery: one sync per block, as the C loop
-			side{op: func() error { return d.Launch(devEmpty, one, server.LaunchArgs{}) }, sync: devSync},
+			side{op: func() error { return d.Launch(devEmpty, one, server.Args{}) }, sync: devSync},
 			side{block: func(n int) float64 {
 				t, err := c.LaunchLoop(dfn, dsys, n)
 				require.NoError(b, err)

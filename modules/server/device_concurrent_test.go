@@ -76,7 +76,7 @@ func concurrentWorker(s server.Stream, g, rounds int) error {
 			return err
 		}
 		a := float32(r + 1)
-		args := server.LaunchArgs{Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(a), server.U32(uint32(n))}}
+		args := server.Args{Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(a), server.U32(uint32(n))}}
 		if err := s.Launch(devScale, grid(n), args); err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func concurrentWorker(s server.Stream, g, rounds int) error {
 		}
 		if r%7 == 0 {
 			if _, err := s.Profile(func() error {
-				return s.Launch(devInc, grid(n), server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}, Scalars: []server.Scalar{server.U32(uint32(n))}})
+				return s.Launch(devInc, grid(n), server.Args{Buffers: []*server.Buffer{out}, Scalars: []server.Scalar{server.U32(uint32(n))}})
 			}); err != nil {
 				return err
 			}
@@ -174,7 +174,7 @@ func TestDeviceWaitsOutsideTheLock(t *testing.T) {
 	require.NoError(t, d.Compile(devSpin))
 	spin := func(n uint64) time.Duration {
 		t0 := time.Now()
-		require.NoError(t, busy.Launch(devSpin, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}, Scalars: []server.Scalar{server.U64(n)}}))
+		require.NoError(t, busy.Launch(devSpin, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.Args{Buffers: []*server.Buffer{out}, Scalars: []server.Scalar{server.U64(n)}}))
 		require.NoError(t, busy.Sync())
 		return time.Since(t0)
 	}
@@ -184,7 +184,7 @@ func TestDeviceWaitsOutsideTheLock(t *testing.T) {
 		n *= 4
 	}
 
-	require.NoError(t, busy.Launch(devSpin, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}, Scalars: []server.Scalar{server.U64(n)}}))
+	require.NoError(t, busy.Launch(devSpin, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.Args{Buffers: []*server.Buffer{out}, Scalars: []server.Scalar{server.U64(n)}}))
 	waiting := make(chan struct{})
 	synced := make(chan time.Time, 1)
 	go func() {
@@ -196,7 +196,7 @@ func TestDeviceWaitsOutsideTheLock(t *testing.T) {
 	time.Sleep(10 * time.Millisecond) // let the Sync reach its wait
 	x := upload(t, other, 1, 2, 3)
 	y := alloc(t, other, 12)
-	require.NoError(t, other.Launch(devScale, grid(3), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(3)}}))
+	require.NoError(t, other.Launch(devScale, grid(3), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(3)}}))
 	assert.Equal(t, []float32{2, 4, 6}, readFloats(t, other, y))
 	done := time.Now()
 	end := <-synced

@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,7 +31,7 @@ func TestDeviceBadInput(t *testing.T) {
 		{"read of released", func() error { _, err := d.Read(released); return err }, server.ErrReleased},
 		{"release twice", released.Release, server.ErrReleased},
 		{"launch with released", func() error {
-			return d.Launch(devInc, grid(1), server.LaunchArgs{Buffers: []*server.DeviceBuffer{released}, Scalars: []server.Scalar{server.U32(1)}})
+			return d.Launch(devInc, grid(1), server.Args{Buffers: []*server.Buffer{released}, Scalars: []server.Scalar{server.U32(1)}})
 		}, server.ErrReleased},
 		{"write to foreign", func() error { return d.Write(foreign, []byte{1}) }, server.ErrForeign},
 		{"sync foreign", func() error { return d.Sync(foreign) }, server.ErrForeign},
@@ -36,9 +39,9 @@ func TestDeviceBadInput(t *testing.T) {
 		{"read nil", func() error { _, err := d.Read(nil); return err }, server.ErrInvalidArgument},
 		{"write past the end", func() error { return d.Write(small, make([]byte, 17)) }, server.ErrOutOfBounds},
 		{"read past the end", func() error { return d.ReadInto(make([]byte, 17), small) }, server.ErrOutOfBounds},
-		{"launch nil kernel", func() error { return d.Launch(nil, grid(1), server.LaunchArgs{}) }, server.ErrInvalidArgument},
+		{"launch nil kernel", func() error { return d.Launch(nil, grid(1), server.Args{}) }, server.ErrInvalidArgument},
 		{"launch wrong buffer count", func() error {
-			return d.Launch(devAdd, grid(1), server.LaunchArgs{Buffers: []*server.DeviceBuffer{small}})
+			return d.Launch(devAdd, grid(1), server.Args{Buffers: []*server.Buffer{small}})
 		}, server.ErrInvalidArgument},
 		{"compile nil", func() error { return d.Compile(nil) }, server.ErrInvalidArgument},
 		{"capture nil", func() error { _, err := d.Capture(nil); return err }, server.ErrInvalidArgument},
@@ -58,7 +61,7 @@ func TestDeviceClosed(t *testing.T) {
 	b := alloc(t, d.Stream, 64)
 	k := upload(t, d.Stream, 1, 2)
 	g, err := d.Capture(func(s server.Stream) error {
-		return s.Launch(devInc, grid(2), server.LaunchArgs{Buffers: []*server.DeviceBuffer{k}, Scalars: []server.Scalar{server.U32(2)}})
+		return s.Launch(devInc, grid(2), server.Args{Buffers: []*server.Buffer{k}, Scalars: []server.Scalar{server.U32(2)}})
 	})
 	require.NoError(t, err)
 	require.NoError(t, d.Close())
@@ -68,7 +71,7 @@ func TestDeviceClosed(t *testing.T) {
 		"alloc":   func() error { _, err := d.Alloc(1); return err },
 		"write":   func() error { return d.Write(b, []byte{1}) },
 		"read":    func() error { _, err := d.Read(b); return err },
-		"launch":  func() error { return d.Launch(devEmpty, grid(1), server.LaunchArgs{}) },
+		"launch":  func() error { return d.Launch(devEmpty, grid(1), server.Args{}) },
 		"sync":    func() error { return d.Sync() },
 		"replay":  g.Replay,
 		"destroy": g.Destroy,
@@ -93,7 +96,7 @@ func TestDeviceCompileError(t *testing.T) {
 
 	// Launched anyway: the output carries the compile error, the call does not.
 	out := alloc(t, d.Stream, 64)
-	require.NoError(t, d.Launch(broken, grid(1), server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}}))
+	require.NoError(t, d.Launch(broken, grid(1), server.Args{Buffers: []*server.Buffer{out}}))
 	_, err = d.Read(out)
 	assert.ErrorIs(t, err, server.ErrCompilation)
 	assert.ErrorIs(t, d.Check(out), server.ErrCompilation)
@@ -109,9 +112,9 @@ func TestDeviceInjectedFailure(t *testing.T) {
 	a, b, c := alloc(t, d.Stream, 16), alloc(t, d.Stream, 16), alloc(t, d.Stream, 16)
 	require.NoError(t, d.Compile(devScale))
 	require.True(t, f.FailNth("hipModuleLaunchKernel", 2, hipsys.ErrorLaunchFailure))
-	for _, out := range []*server.DeviceBuffer{a, b, c} {
-		require.NoError(t, d.Launch(devScale, grid(4), server.LaunchArgs{
-			Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)},
+	for _, out := range []*server.Buffer{a, b, c} {
+		require.NoError(t, d.Launch(devScale, grid(4), server.Args{
+			Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)},
 		}))
 	}
 	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, a))
@@ -124,7 +127,7 @@ func TestDeviceInjectedFailure(t *testing.T) {
 
 	// A consumer of b inherits the failure instead of reading stale bytes.
 	sum := alloc(t, d.Stream, 16)
-	require.NoError(t, d.Launch(devAdd, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{a, b, sum}, Scalars: []server.Scalar{server.U32(4)}}))
+	require.NoError(t, d.Launch(devAdd, grid(4), server.Args{Buffers: []*server.Buffer{a, b, sum}, Scalars: []server.Scalar{server.U32(4)}}))
 	assert.ErrorIs(t, d.Check(sum), hipsys.ErrorLaunchFailure)
 
 	require.NoError(t, d.Write(b, floatBytes(9, 9, 9, 9)))
@@ -162,4 +165,288 @@ func TestDeviceCopyFailures(t *testing.T) {
 	assert.Equal(t, before+1, f.Calls("hipMemcpyDtoH"))
 	_, err = d.Read(b)
 	assert.NoError(t, err)
+}
+
+// The zero value of every handle the package hands out is an error to use, never a
+// panic: a buffer, a graph, a profile, a stream and a device nobody opened.
+func TestZeroValuesAreErrors(t *testing.T) {
+	var b server.Buffer
+	assert.ErrorIs(t, b.Release(), server.ErrInvalidArgument)
+	assert.NotEmpty(t, b.String())
+	var g server.Graph
+	assert.ErrorIs(t, g.Replay(), server.ErrInvalidArgument)
+	assert.ErrorIs(t, g.Destroy(), server.ErrInvalidArgument)
+	var p server.Profile
+	_, err := p.Stop()
+	assert.ErrorIs(t, err, server.ErrInvalidArgument)
+	p.Abandon()
+	var s server.Stream
+	assert.ErrorIs(t, s.Sync(), server.ErrInvalidArgument)
+	_, err = s.Alloc(8)
+	assert.ErrorIs(t, err, server.ErrInvalidArgument)
+	assert.ErrorIs(t, s.Launch(devEmpty, grid(1), server.Args{}), server.ErrInvalidArgument)
+	var d *server.Device
+	assert.NoError(t, d.Close())
+	assert.ErrorIs(t, d.Compile(devEmpty), server.ErrInvalidArgument)
+}
+
+// A graph holds every buffer its work uses until it is destroyed, whatever the caller
+// releases: a replay after the release writes the memory it always wrote, never a new
+// allocation that took the released memory over.
+func TestGraphHoldsItsBuffersUntilDestroyed(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	y := alloc(t, d.Stream, 16)
+	g, err := d.Capture(func(s server.Stream) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(100), server.U32(4)}})
+	})
+	require.NoError(t, err)
+	require.NoError(t, x.Release())
+	require.NoError(t, y.Release())
+	require.NoError(t, d.Cleanup())
+	// New buffers of the same size: with the graph's buffers back in the pool, these
+	// would be handed their memory.
+	var fresh []*server.Buffer
+	for i := range 8 {
+		fresh = append(fresh, upload(t, d.Stream, float32(i), float32(i), float32(i), float32(i)))
+	}
+	require.NoError(t, g.Replay())
+	require.NoError(t, d.Sync())
+	for i, b := range fresh {
+		assert.Equal(t, []float32{float32(i), float32(i), float32(i), float32(i)}, readFloats(t, d.Stream, b), "buffer %d, allocated after the release", i)
+	}
+	require.NoError(t, g.Destroy())
+}
+
+// A write that fails at any point (a chunk's copy, the event that marks a chunk done, the
+// wait for that event) leaves its destination carrying the failure as well as returning
+// it: a read never returns bytes that are partly the new data and partly the old. A
+// write that returns nil wrote everything.
+func TestWriteFailingAnywhereLeavesItsDestinationFailed(t *testing.T) {
+	const size = 8 << 10 // eight chunks of the ring below
+	old, data := bytes.Repeat([]byte{1}, size), bytes.Repeat([]byte{2}, size)
+	for _, call := range []string{"hipMemcpyHtoDAsync", "hipEventRecord", "hipEventSynchronize"} {
+		for n := 1; n <= 10; n++ {
+			t.Run(fmt.Sprintf("%s %d", call, n), func(t *testing.T) {
+				d, f := openDevice(t, server.Options{StagingChunk: 1 << 10, StagingDepth: 2})
+				dst := alloc(t, d.Stream, size)
+				require.NoError(t, d.Write(dst, old))
+				require.NoError(t, d.Sync())
+				f.FailNth(call, n, hipsys.ErrorLaunchFailure)
+				werr := d.Write(dst, data)
+				f.Reset()
+				got, rerr := d.Read(dst)
+				if werr != nil {
+					assert.ErrorIs(t, d.Check(dst), hipsys.ErrorLaunchFailure, "the destination carries the write's failure")
+					assert.ErrorIs(t, rerr, hipsys.ErrorLaunchFailure)
+					return
+				}
+				require.NoError(t, rerr)
+				assert.True(t, bytes.Equal(data, got), "a write that returned nil wrote every byte")
+			})
+		}
+	}
+}
+
+// The wait for a staging chunk is the wait for the copy it last carried: when that wait
+// fails, the failure lands on the buffer that copy wrote, whichever call waits, and not
+// only on the call that happened to reuse the chunk.
+func TestStagingWaitFailureLandsOnTheWriteItBelongsTo(t *testing.T) {
+	d, f := openDevice(t, server.Options{StagingChunk: 1 << 10, StagingDepth: 2})
+	a := alloc(t, d.Stream, 2<<10)
+	b := alloc(t, d.Stream, 1<<10)
+	require.NoError(t, d.Write(a, bytes.Repeat([]byte{1}, 2<<10))) // both chunks, queued
+	f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
+	assert.ErrorIs(t, d.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure)
+	f.Reset()
+	assert.ErrorIs(t, d.Check(a), hipsys.ErrorLaunchFailure, "the failed wait was for a's copy")
+	assert.ErrorIs(t, d.Check(b), hipsys.ErrorLaunchFailure, "b's bytes never reached the device")
+	// Rewriting recovers both.
+	require.NoError(t, d.Write(a, bytes.Repeat([]byte{3}, 2<<10)))
+	require.NoError(t, d.Write(b, bytes.Repeat([]byte{4}, 1<<10)))
+	got, err := d.Read(a)
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Repeat([]byte{3}, 2<<10), got)
+}
+
+// An in-place kernel refused, then launched again on the same buffer: the buffer's bytes
+// are the second launch's input, and nothing wrote them, so the failure stays on it.
+// The launch queue and a launch on the caller's thread leave the same result.
+func TestReadWriteInputCarriesItsFailureOn(t *testing.T) {
+	for _, direct := range []bool{true, false} {
+		t.Run(map[bool]string{true: "direct", false: "queued"}[direct], func(t *testing.T) {
+			d, f := openDevice(t, server.Options{DirectLaunch: direct})
+			x := upload(t, d.Stream, 1, 2, 3, 4)
+			inc := func() {
+				require.NoError(t, d.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(4)}}))
+			}
+			inc() // compiled and warm: the fault hits a launch
+			require.NoError(t, d.Sync())
+			f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
+			inc() // refused
+			inc() // would run on bytes the refused launch never wrote
+			_, err := d.Read(x)
+			assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+			// A write from the host recovers it.
+			require.NoError(t, d.Write(x, floatBytes(1, 2, 3, 4)))
+			inc()
+			assert.Equal(t, []float32{2, 3, 4, 5}, readFloats(t, d.Stream, x))
+		})
+	}
+}
+
+// A capture in which any recorded work failed (a launch the platform refused, a launch
+// whose input carried a failure) is refused: EndCapture returns the failure and no
+// graph, and the outputs of the failed work keep it. A graph missing that work would,
+// at every replay, leave its outputs looking written.
+func TestCaptureWithFailedWorkIsRefused(t *testing.T) {
+	d, f := openDevice(t, server.Options{})
+	s := d.On(1)
+	x := upload(t, s, 1, 2, 3, 4)
+	y := alloc(t, s, 16)
+	z := alloc(t, s, 16)
+	scale := func(in, out *server.Buffer) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	}
+	run := func(s server.Stream) error {
+		if err := scale(x, y); err != nil {
+			return err
+		}
+		return scale(y, z)
+	}
+
+	require.NoError(t, s.PrepareCapture())
+	require.NoError(t, run(s))
+	require.NoError(t, s.BeginCapture())
+	f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
+	require.NoError(t, run(s)) // the failure is carried, not returned
+	g, err := s.EndCapture()
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+	assert.Nil(t, g)
+	assert.ErrorIs(t, s.Check(y), hipsys.ErrorLaunchFailure, "the refused launch's output")
+	assert.ErrorIs(t, s.Check(z), hipsys.ErrorLaunchFailure, "computed from it")
+
+	// The stream captures again, and a clean capture is kept.
+	require.NoError(t, s.Write(y, floatBytes(0, 0, 0, 0)))
+	g, err = s.Capture(run)
+	require.NoError(t, err)
+	require.NoError(t, g.Replay())
+	assert.Equal(t, []float32{4, 8, 12, 16}, readFloats(t, s, z))
+	require.NoError(t, g.Destroy())
+}
+
+// A capture belongs to its stream: while stream 1 records, other streams read, allocate,
+// write and sync as usual, and the capture survives them. A read, on any stream, of a
+// buffer that recorded work writes is refused with a clear error rather than returning
+// bytes that work has not written yet (it runs when the graph is replayed).
+func TestCaptureLeavesOtherStreamsAlone(t *testing.T) {
+	d, _ := openDevice(t, server.Options{StagingChunk: 1 << 10})
+	rec, other := d.On(1), d.On(2)
+	x := upload(t, rec, 1, 2, 3, 4)
+	y := alloc(t, rec, 16)
+	a := upload(t, other, 5, 6, 7, 8)
+	scale := func(s server.Stream, in, out *server.Buffer) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	}
+	require.NoError(t, scale(rec, x, y)) // warm: compiled, pools grown
+	require.NoError(t, rec.Sync())
+
+	require.NoError(t, rec.PrepareCapture())
+	require.NoError(t, scale(rec, x, y))
+	require.NoError(t, rec.BeginCapture())
+	require.NoError(t, scale(rec, x, y))
+
+	// Other streams: a small and a large read, an allocation, a write, a sync.
+	assert.Equal(t, []float32{5, 6, 7, 8}, readFloats(t, other, a))
+	big := alloc(t, other, 4<<10)
+	require.NoError(t, other.Write(big, bytes.Repeat([]byte{7}, 4<<10)))
+	got, err := other.Read(big)
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Repeat([]byte{7}, 4<<10), got)
+	require.NoError(t, other.Sync())
+	assert.Equal(t, []float32{5, 6, 7, 8}, readFloats(t, d.Stream, a))
+
+	// The recorded output, from another stream: refused, clearly.
+	_, err = other.Read(y)
+	assert.ErrorIs(t, err, server.ErrRecorded)
+
+	g, err := rec.EndCapture()
+	require.NoError(t, err, "the capture survived the other streams' work")
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, other, y), "after the capture: the warm-up's result")
+	require.NoError(t, rec.Write(x, floatBytes(10, 20, 30, 40)))
+	require.NoError(t, g.Replay())
+	assert.Equal(t, []float32{20, 40, 60, 80}, readFloats(t, other, y))
+	require.NoError(t, g.Destroy())
+}
+
+// listsParams answers FuncGetParams for dev_scale as a compiler would lay it out (two
+// pointers, a float, an unsigned), so the launch check runs on a platform that does not
+// list parameters itself.
+type listsParams struct{ hipsys.Platform }
+
+func (listsParams) FuncGetParams(hipsys.Function) ([]hipsys.KernelParam, error) {
+	return []hipsys.KernelParam{
+		{Offset: 0, Size: 8, Kind: hipsys.ParamPointer, Name: "in"},
+		{Offset: 8, Size: 8, Kind: hipsys.ParamPointer, Name: "out"},
+		{Offset: 16, Size: 4, Kind: hipsys.ParamValue, Name: "a"},
+		{Offset: 20, Size: 4, Kind: hipsys.ParamValue, Name: "n"},
+	}, nil
+}
+
+// A launch whose arguments do not fit the kernel's parameters (too few, too many, a
+// scalar of the wrong width) is refused at Launch, before anything is queued, and its
+// outputs carry the refusal: it never runs on a half-filled parameter block, and its
+// failure never surfaces later on unrelated work.
+func TestLaunchArgumentsCheckedAgainstTheKernel(t *testing.T) {
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	d, err := server.OpenPlatform(listsParams{p}, server.Options{Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer d.Close()
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	for _, c := range []struct {
+		name    string
+		scalars []server.Scalar
+	}{
+		{"too few", []server.Scalar{server.F32(2)}},
+		{"too many", []server.Scalar{server.F32(2), server.U32(4), server.U32(4)}},
+		{"wrong width", []server.Scalar{server.F64(2), server.U32(4)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y := upload(t, d.Stream, 9, 9, 9, 9)
+			err := d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: c.scalars})
+			assert.ErrorIs(t, err, server.ErrInvalidArgument)
+			_, rerr := d.Read(y)
+			assert.ErrorIs(t, rerr, server.ErrInvalidArgument, "the output carries the refusal")
+			z := upload(t, d.Stream, 5, 6, 7, 8)
+			assert.Equal(t, []float32{5, 6, 7, 8}, readFloats(t, d.Stream, z), "later work is untouched")
+		})
+	}
+	y := alloc(t, d.Stream, 16)
+	require.NoError(t, d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}}))
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, y))
+}
+
+// A capture whose run panics ends its window before the panic goes on: the stream can
+// capture again.
+func TestCapturePanicEndsTheWindow(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	inc := func(s server.Stream) error {
+		return s.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(4)}})
+	}
+	for _, recorded := range []bool{false, true} {
+		runs := 0
+		assert.PanicsWithValue(t, "boom", func() {
+			_, _ = d.Capture(func(s server.Stream) error {
+				if runs++; runs == 2 || !recorded {
+					panic("boom")
+				}
+				return inc(s)
+			})
+		})
+		g, err := d.Capture(inc)
+		require.NoError(t, err, "the window was ended (panic while recording: %v)", recorded)
+		require.NoError(t, g.Destroy())
+	}
 }

@@ -89,7 +89,7 @@ func byteFloats(b []byte) []float32 {
 }
 
 // upload is a new buffer holding vs on s; it is released when the test ends.
-func upload(t testing.TB, s server.Stream, vs ...float32) *server.DeviceBuffer {
+func upload(t testing.TB, s server.Stream, vs ...float32) *server.Buffer {
 	t.Helper()
 	b := alloc(t, s, uint64(4*len(vs)))
 	require.NoError(t, s.Write(b, floatBytes(vs...)))
@@ -98,7 +98,7 @@ func upload(t testing.TB, s server.Stream, vs ...float32) *server.DeviceBuffer {
 
 // alloc is a new buffer of size bytes on s; it is released when the test ends (unless
 // the test released it: that second release is ErrReleased, which is ignored).
-func alloc(t testing.TB, s server.Stream, size uint64) *server.DeviceBuffer {
+func alloc(t testing.TB, s server.Stream, size uint64) *server.Buffer {
 	t.Helper()
 	b, err := s.Alloc(size)
 	require.NoError(t, err)
@@ -106,7 +106,7 @@ func alloc(t testing.TB, s server.Stream, size uint64) *server.DeviceBuffer {
 	return b
 }
 
-func readFloats(t testing.TB, s server.Stream, b *server.DeviceBuffer) []float32 {
+func readFloats(t testing.TB, s server.Stream, b *server.Buffer) []float32 {
 	t.Helper()
 	data, err := s.Read(b)
 	require.NoError(t, err)
@@ -236,8 +236,8 @@ func TestDeviceSmallReadsAskIdleOnce(t *testing.T) {
 	assert.LessOrEqual(t, f.Calls("hipStreamQuery")-queries, 1, "queries for 10 reads of an idle stream")
 
 	for i := range 20 {
-		require.NoError(t, d.Launch(devInc, grid(4), server.LaunchArgs{
-			Buffers: []*server.DeviceBuffer{b}, Scalars: []server.Scalar{server.U32(4)},
+		require.NoError(t, d.Launch(devInc, grid(4), server.Args{
+			Buffers: []*server.Buffer{b}, Scalars: []server.Scalar{server.U32(4)},
 		}))
 		v := float32(i + 1)
 		assert.Equal(t, []float32{1 + v, 2 + v, 3 + v, 4 + v}, readFloats(t, d.Stream, b), "read after launch %d", i)
@@ -257,15 +257,15 @@ func TestDeviceLaunch(t *testing.T) {
 	sum := alloc(t, d.On(1), 4*n)
 	iota := alloc(t, d.Stream, 4*n)
 
-	require.NoError(t, d.Launch(devScale, grid(n), server.LaunchArgs{
-		Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(3), server.U32(n)},
+	require.NoError(t, d.Launch(devScale, grid(n), server.Args{
+		Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(3), server.U32(n)},
 	}))
 	// On another stream: it waits for out's last write on stream 0.
-	require.NoError(t, d.On(1).Launch(devAdd, grid(n), server.LaunchArgs{
-		Buffers: []*server.DeviceBuffer{in, out, sum}, Scalars: []server.Scalar{server.U32(n)},
+	require.NoError(t, d.On(1).Launch(devAdd, grid(n), server.Args{
+		Buffers: []*server.Buffer{in, out, sum}, Scalars: []server.Scalar{server.U32(n)},
 	}))
-	require.NoError(t, d.Launch(devIota, grid(n), server.LaunchArgs{
-		Buffers: []*server.DeviceBuffer{iota}, Info: []uint64{n, 2},
+	require.NoError(t, d.Launch(devIota, grid(n), server.Args{
+		Buffers: []*server.Buffer{iota}, Info: []uint64{n, 2},
 	}))
 	got, sums, iotas := readFloats(t, d.Stream, out), readFloats(t, d.On(1), sum), readFloats(t, d.Stream, iota)
 	for i := range n {
@@ -274,7 +274,7 @@ func TestDeviceLaunch(t *testing.T) {
 		require.Equal(t, float32(2*i), iotas[i], "iota %d", i)
 	}
 	// A zero grid enqueues nothing and changes nothing.
-	require.NoError(t, d.Launch(devInc, hipsys.Dim3{}, server.LaunchArgs{Buffers: []*server.DeviceBuffer{out}, Scalars: []server.Scalar{server.U32(n)}}))
+	require.NoError(t, d.Launch(devInc, hipsys.Dim3{}, server.Args{Buffers: []*server.Buffer{out}, Scalars: []server.Scalar{server.U32(n)}}))
 	assert.Equal(t, got, readFloats(t, d.Stream, out))
 }
 
@@ -283,7 +283,7 @@ func TestDeviceLaunchDynamic(t *testing.T) {
 	count := alloc(t, d.Stream, 12)
 	require.NoError(t, d.Write(count, []byte{2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}))
 	x := upload(t, d.Stream, make([]float32, 200)...)
-	require.NoError(t, d.LaunchDynamic(devInc, count, server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(200)}}))
+	require.NoError(t, d.LaunchDynamic(devInc, count, server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(200)}}))
 	got := readFloats(t, d.Stream, x)
 	assert.Equal(t, float32(1), got[127], "two blocks of 64 ran")
 	assert.Equal(t, float32(0), got[128], "and no more")
@@ -295,10 +295,10 @@ func TestDeviceGraph(t *testing.T) {
 	x := upload(t, s, 0, 0, 0, 0)
 	y := alloc(t, s, 16)
 	g, err := s.Capture(func(s server.Stream) error {
-		if err := s.Launch(devInc, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(4)}}); err != nil {
+		if err := s.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(4)}}); err != nil {
 			return err
 		}
-		return s.Launch(devScale, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x, y}, Scalars: []server.Scalar{server.F32(10), server.U32(4)}})
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(10), server.U32(4)}})
 	})
 	require.NoError(t, err)
 	// The warm-up ran once; each replay runs the recorded pair again.
@@ -323,7 +323,7 @@ func TestDeviceGraph(t *testing.T) {
 	_, err = s.Capture(func(server.Stream) error { return boom })
 	assert.ErrorIs(t, err, boom)
 	g2, err := s.Capture(func(s server.Stream) error {
-		return s.Launch(devInc, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(4)}})
+		return s.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(4)}})
 	})
 	require.NoError(t, err)
 	require.NoError(t, g2.Destroy())
@@ -339,7 +339,7 @@ func TestDeviceGraphRecordsWrites(t *testing.T) {
 		if err := s.Write(x, floatBytes(5, 6, 7, 8)); err != nil {
 			return err
 		}
-		return s.Launch(devInc, grid(4), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(4)}})
+		return s.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(4)}})
 	})
 	require.NoError(t, err)
 	defer g.Destroy()
@@ -357,7 +357,7 @@ func TestDeviceProfile(t *testing.T) {
 	x := upload(t, d.Stream, make([]float32, 1<<16)...)
 	dur, err := d.Profile(func() error {
 		for range 10 {
-			if err := d.Launch(devInc, grid(1<<16), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(1 << 16)}}); err != nil {
+			if err := d.Launch(devInc, grid(1<<16), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(1 << 16)}}); err != nil {
 				return err
 			}
 		}
@@ -371,7 +371,7 @@ func TestDeviceProfile(t *testing.T) {
 	p, err := d.StartProfile()
 	require.NoError(t, err)
 	require.True(t, f.FailNth("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure))
-	require.NoError(t, d.Launch(devInc, grid(1<<16), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(1 << 16)}}))
+	require.NoError(t, d.Launch(devInc, grid(1<<16), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(1 << 16)}}))
 	_, err = p.Stop()
 	assert.ErrorIs(t, err, server.ErrProfileInvalidated)
 	_, err = p.Stop()

@@ -1,46 +1,35 @@
-// Package server is the HIP compute server (CubeCL's HipServer, the seed) in Go: one
-// device's streams, kernels and their compile cache, captured graphs and the event
-// profiler, and the thread-safe Device that Go users, the C ABI and Python stand on.
+// Package server runs HIP kernels on one device from Go: open a [Device], allocate
+// [Buffer]s, write and read them, compile and launch [Kernel]s, capture work into a
+// [Graph] and replay it, time work with a [Profile], and read the memory the device's
+// pools hold.
 //
-// # What it owns
+//	dev, err := server.Open(server.Options{}) // amd, else nvidia, else the cpu device
+//	defer dev.Close()
 //
-//   - [Server]: every method of the seed, with its order, errors and taint behaviour
-//     (reference/semantics.md §1, §2, §5): allocation (NewHandle, InitializeMemory),
-//     staging, read, write, launch, check, flush, sync, the graph capture window
-//     (GraphPrepare, BeginCapture, EndCapture, Replay, GraphDestroy), the profiler
-//     (StartProfile, EndProfile, AbandonProfile), memory usage, report, cleanup,
-//     allocation mode, pool installation, stream ids and GetResource.
-//   - Kernels ([Kernel]): HIP C++ source with an `extern "C" __global__` entry point,
-//     identified by the hash of source, entry and options, compiled once per device
-//     architecture through hiprtc, kept in memory and on disk ($CUBEHIP_CACHE_DIR, else
-//     cubehip under os.UserCacheDir()) so a second process loads the code object
-//     without compiling. Each kernel declares the access of each buffer parameter; that
-//     is the IO the write scopes use.
-//   - The copies between Go memory and the device: always through pinned staging
-//     (DESIGN §Semantics 5), with a heap fallback when pinned memory runs out.
+// A Device is safe from any number of goroutines. Its embedded [Stream] is stream 0;
+// Device.On reaches the others. Work on one stream runs in order; streams order
+// themselves on each buffer's last write, so a buffer written on one stream and read on
+// another reads what was written.
 //
-// It deliberately does not own the streams' order, the failure store, the capture
-// state or the info cache (package stream), nor the pools (package memory).
+// # Failures travel with the buffers
 //
-// # Failures
+// Work on the device runs after the call that queued it has returned, so its failure
+// cannot be that call's result. Instead, a failure of a write, a launch or a replay is
+// carried by the buffers that work would have written: a carried failure. Reading such
+// a buffer (Read, Sync with it, Check) returns the error that left it unwritten, never
+// bytes that nothing wrote; a launch that reads it does not run, and its outputs carry
+// the same failure on; rewriting the buffer (a Write, or a launch that writes it from
+// clean inputs) clears it. Buffers the failed work did not touch are untouched. A call
+// returns an error itself only when it was refused before anything ran: a released or
+// foreign buffer, a malformed launch, a copy larger than its buffer. No call panics on
+// bad input.
 //
-// A failure of work that writes device memory is carried by the buffers that work
-// would have written, and returned by whatever later reads them, from any stream; the
-// call that enqueued the work does not return it. Deliberate changes from CubeCL are
-// marked "Differs from CubeCL" where they live; the main one is that nothing panics on
-// bad input: initialize_memory's failure is returned to the allocating caller, and
-// CubeCL's panics on malformed descriptors, pinned-staging exhaustion and failed
-// driver copies are errors carried like any other.
+// # Layers
 //
-// # Imports
-//
-// server imports hipsys, memory and stream; nothing imports server but capi and
-// cmd/cubehip.
-//
-// # Concurrency
-//
-// A Server has one owner at a time. The futures it returns (ReadFuture, SyncFuture,
-// ProfileFuture) may be waited on from any goroutine, outside that ownership. The
-// Device serializes access to its Server and may be used from any number of
-// goroutines.
+// The Device is a thin face over the compute server of package compute, which owns the
+// streams, kernels, graphs, profiler and staging: the Device adds its lock, the checks
+// that make a released or foreign buffer an error rather than a crash, and, on a
+// platform with several devices, making the device current on the calling thread. A
+// program needs only this package; the layers that build on the compute server itself
+// (the C ABI, Python) import compute.
 package server

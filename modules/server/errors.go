@@ -1,27 +1,49 @@
 package server
 
-import "errors"
+import (
+	"errors"
 
-// Sentinels for errors.Is. Failures of HIP calls are *hipsys.Error, wrapped with the
-// server step that made the call; failures of the stream layer wrap its own sentinels
-// (stream.ErrGraphState, stream.ErrUnsettled, stream.ErrUnknownGraph).
-var (
-	// ErrUnsupportedStrides is a copy descriptor the server cannot copy (CubeCL's
-	// IoError::UnsupportedStrides), or a malformed one.
-	ErrUnsupportedStrides = errors.New("server: unsupported strides")
-	// ErrOutOfBounds is a copy past the end of its buffer.
-	ErrOutOfBounds = errors.New("server: copy exceeds the target buffer")
-	// ErrInvalidArgument is a call the server refuses before doing anything: a nil
-	// kernel, buffers that do not match the kernel's declared IO, a bad size.
-	ErrInvalidArgument = errors.New("server: invalid argument")
-	// ErrCompilation is a kernel that failed to compile; the error is a *CompileError.
-	ErrCompilation = errors.New("server: kernel compilation failed")
-	// ErrDynamicCount is a dynamic cube count buffer that does not hold three u32.
-	ErrDynamicCount = errors.New("server: dynamic cube count")
-	// ErrProfileNotRegistered is a profiling token the profiler does not know.
-	ErrProfileNotRegistered = errors.New("server: profile not registered")
-	// ErrProfileInvalidated is a profiling window a failure happened inside.
-	ErrProfileInvalidated = errors.New("server: profile invalidated by a failure inside its window")
-	// ErrNoPinnedMemory is a copy that needed pinned staging and got none.
-	ErrNoPinnedMemory = errors.New("server: unable to reserve pinned memory")
+	"github.com/cubehip/cubehip/modules/server/compute"
+	"github.com/cubehip/cubehip/modules/stream"
 )
+
+// Errors for errors.Is. Each comes back wrapped with what was wrong ("launch: buffer 2:
+// buffer 7 (4096 bytes, stream 0) was released"), never as a panic. A failure of a HIP
+// call is a *hipsys.Error naming the call and HIP's status, wrapped with the step that
+// made it; errors.Is matches it against hipsys's statuses (hipsys.ErrorOutOfMemory, ...).
+var (
+	// ErrClosed is a call on a Device, or on a buffer, graph or profile it made, after
+	// Device.Close.
+	ErrClosed = errors.New("server: device is closed")
+	// ErrReleased is a buffer, graph or profile used after it was released, destroyed
+	// or stopped.
+	ErrReleased = errors.New("server: already released")
+	// ErrForeign is a buffer or graph of another Device.
+	ErrForeign = errors.New("server: belongs to another device")
+	// ErrInvalidArgument is a call refused before anything was done: a nil kernel,
+	// buffer or function, buffers that do not match the kernel's declared access list,
+	// a device index the platform does not have.
+	ErrInvalidArgument = compute.ErrInvalidArgument
+	// ErrOutOfBounds is a copy of more bytes than its buffer holds.
+	ErrOutOfBounds = compute.ErrOutOfBounds
+	// ErrCompilation is a kernel that failed to compile; the error is a *CompileError.
+	ErrCompilation = compute.ErrCompilation
+	// ErrProfileInvalidated is a profile inside which some work failed: its time
+	// would measure work that did not run.
+	ErrProfileInvalidated = compute.ErrProfileInvalidated
+	// ErrNoPinnedMemory is a copy that needed pinned host memory and got none.
+	ErrNoPinnedMemory = compute.ErrNoPinnedMemory
+	// ErrCaptureState is a capture call out of order (BeginCapture without
+	// PrepareCapture, a second PrepareCapture), or a call a recording stream refuses
+	// (a profile, whose events would be recorded rather than stamped).
+	ErrCaptureState = stream.ErrGraphState
+	// ErrRecorded is a read, check or launch input of a buffer that work being recorded
+	// into a graph writes: that work runs only when the graph is replayed, so the bytes
+	// it would write are not there yet. After the capture ends, the buffer holds what
+	// the capture's warm-up run wrote.
+	ErrRecorded = stream.ErrRecorded
+)
+
+// CompileError is a kernel that failed to compile: the compiler's log and the source.
+// It matches ErrCompilation.
+type CompileError = compute.CompileError

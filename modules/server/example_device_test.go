@@ -19,7 +19,7 @@ extern "C" __global__ void saxpy(const float* x, float* y, float a, unsigned n) 
     if (i < n) y[i] = a * x[i] + y[i];
 }`
 
-// saxpy reads x and updates y in place: that IO is what a failure taints.
+// saxpy reads x and updates y in place: that access list is what a failure is carried by.
 var saxpy = server.NewKernel(saxpySource, "saxpy", hipsys.Dim3{X: 256, Y: 1, Z: 1},
 	[]server.Access{server.Read, server.ReadWrite})
 
@@ -100,8 +100,8 @@ func ExampleStream_Launch() {
 	_ = d.Write(x, f32s(1, 2, 3, 4))
 	_ = d.Write(y, f32s(10, 20, 30, 40))
 	// The kernel gets the buffers, then the scalars: saxpy(x, y, a, n).
-	err := d.Launch(saxpy, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.LaunchArgs{
-		Buffers: []*server.DeviceBuffer{x, y},
+	err := d.Launch(saxpy, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.Args{
+		Buffers: []*server.Buffer{x, y},
 		Scalars: []server.Scalar{server.F32(2), server.U32(4)},
 	})
 	fmt.Println(err) // enqueued, not finished: Read waits for it
@@ -126,8 +126,8 @@ func ExampleDevice_On() {
 	_ = d.Write(in, f32s(1, 2, 3))
 	// Stream 1 waits for in's write on stream 0 by itself.
 	s1 := d.On(1)
-	_ = s1.Launch(k, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.LaunchArgs{
-		Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.U32(3)},
+	_ = s1.Launch(k, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.Args{
+		Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.U32(3)},
 	})
 	data, err := s1.Read(out)
 	fmt.Println(fromF32s(data), err)
@@ -144,7 +144,7 @@ func ExampleStream_Capture() {
 	x, _ := d.Alloc(8)
 	defer x.Release()
 	_ = d.Write(x, f32s(0, 0))
-	args := server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(2)}}
+	args := server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(2)}}
 	// run is called twice: a warm-up that runs, then the recording.
 	g, err := d.Capture(func(s server.Stream) error {
 		for range 3 {
@@ -194,7 +194,7 @@ func ExampleStream_Check() {
 	_ = d.Write(y, f32s(1, 2, 3, 4))
 
 	f.FailNth("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
-	err := d.Launch(saxpy, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.LaunchArgs{Buffers: []*server.DeviceBuffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	err := d.Launch(saxpy, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
 	fmt.Println("launch:", err) // enqueuing is not where failures are reported...
 	// ... the buffers the launch would have written carry it, and only those.
 	fmt.Println("y:", errors.Is(d.Check(y), hipsys.ErrorLaunchFailure))
@@ -208,7 +208,7 @@ func ExampleStream_Check() {
 func ExampleDevice_MemoryUsage() {
 	d, _ := server.Open(server.Options{})
 	defer d.Close()
-	bufs := make([]*server.DeviceBuffer, 3)
+	bufs := make([]*server.Buffer, 3)
 	for i := range bufs {
 		bufs[i], _ = d.Alloc(1 << 20)
 	}

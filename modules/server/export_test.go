@@ -3,20 +3,20 @@ package server
 import "github.com/cubehip/cubehip/modules/hipsys"
 
 // LaunchTarget is what a Device launch of k on stream 0 reaches the driver with: the
-// platform under the queue watch, k's loaded function and stream 0's device stream. For
-// benchmarks that split the Device's cost from the driver's (BenchmarkLayers).
+// platform it was opened on, k's loaded function and stream 0's device stream.
+// For benchmarks that split the Device's cost from the driver's (BenchmarkLayers).
 func LaunchTarget(d *Device, k *Kernel) (hipsys.Platform, hipsys.Function, hipsys.Stream, error) {
 	if err := d.enter(); err != nil {
 		return nil, 0, 0, err
 	}
 	defer d.leave()
-	ck, err := d.srv.kernels.load(k)
+	fn, err := d.srv.Compile(k)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	st, err := d.srv.streams.Stream(0)
+	st, err := d.srv.Streams().Stream(0)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	return d.watch.Platform, ck.fn, st.Sys, nil
+	return d.srv.Platform(), fn, st.Sys, nil
 }

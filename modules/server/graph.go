@@ -1,102 +1,182 @@
 package server
 
-import "github.com/cubehip/cubehip/modules/stream"
+import (
+	"errors"
+	"fmt"
+	"runtime"
 
-// GraphPrepare is graph_prepare on stream id: the capture window opens in its prepare
-// state, and both memory managers are armed for capture (persistent mode, touched slices
-// recorded, warm-up allocations retained), so the warm-up run that must follow grows the
-// pools to the whole working set. Refused (stream.ErrGraphState), changing nothing, when
-// a capture is already prepared or recording.
-func (s *Server) GraphPrepare(id StreamID) error {
-	r, err := s.streams.Resolve(id, nil)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return r.Stream().PrepareCapture()
+	"github.com/cubehip/cubehip/modules/server/compute"
+)
+
+// GraphID names a captured graph. Ids are never reused.
+type GraphID = compute.GraphID
+
+// Graph is a captured sequence of work on one stream, replayed with one call. It keeps
+// the buffers its work uses alive until Destroy; their contents are refreshed by writing
+// them on the graph's stream between replays. Safe for concurrent use.
+type Graph struct {
+	d      *Device
+	id     GraphID
+	stream StreamID
+	gone   bool // destroyed; guarded by d.mu
 }
 
-// BeginCapture is begin_capture on stream id: prepare → recording, the last host waits
-// (two drop-queue flushes), priming ended, hipStreamBeginCapture. Refused without side
-// effects outside the prepare state; if the driver refuses, the stream returns to no
-// capture and may be prepared again.
-func (s *Server) BeginCapture(id StreamID) error {
-	r, err := s.streams.Resolve(id, nil)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return r.Stream().BeginCapture()
-}
+// ID is the graph's id; ids are never reused.
+func (g *Graph) ID() GraphID { return g.id }
 
-// EndCapture is end_capture on stream id: the capture is sealed and instantiated under a
-// fresh graph id. A refused capture (not recording, a driver failure, or a graph with
-// memory nodes: an allocation inside the window, which would fail on its second replay)
-// leaves every buffer the recorded launches were given carrying the refusal, since they
-// will now never be written by it, and returns the refusal.
-func (s *Server) EndCapture(id StreamID) (GraphID, error) {
-	r, err := s.streams.Resolve(id, nil)
-	if err != nil {
-		return 0, err
+// Capture records run into a graph, as CubeCL does: the capture window is prepared, run
+// is called once as the warm-up (it runs for real, and the pools grow to the whole
+// working set, so that the recorded run allocates nothing), the recording begins, run is
+// called again and its work is recorded, not run, and the graph is instantiated.
+//
+// run must put its work on the stream it is given. While the recording is open, work
+// that other goroutines put on the same stream is recorded too; other streams' work goes
+// on as usual. A buffer the recorded work writes is refused with ErrRecorded to any
+// reader but that work until the capture ends (the work runs only at a replay), and then
+// holds what the warm-up wrote. A warm-up or recorded run that fails ends the window and
+// returns the failure. The graph is refused, and the buffers the recorded work writes
+// carry the refusal, when any recorded work failed (a launch the driver refused, an
+// input carrying a failure) or needed memory the warm-up did not allocate. A run that
+// panics ends the window (no graph is kept) before the panic goes on.
+func (s Stream) Capture(run func(Stream) error) (*Graph, error) {
+	if run == nil {
+		return nil, fmt.Errorf("capture: %w: nil run", ErrInvalidArgument)
 	}
-	defer r.Close()
-	gid := stream.NewGraphID()
-	g, refused := r.Stream().Instantiate(gid)
-	if refused != nil {
-		// Tainted directly, without the failure hook, as the seed does: the caller gets
-		// the error itself, and a read on another stream gets it from the buffers.
-		s.streams.Taint(refused.Err, refused.Written...)
-		return 0, refused.Err
+	// The whole capture stays on one OS thread: a goroutine may change threads between
+	// calls, and some drivers end a capture only on the thread that began it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := s.PrepareCapture(); err != nil {
+		return nil, err
 	}
-	s.graphs.Insert(gid, r.Stream(), g)
-	if s.owners == nil {
-		s.owners = make(map[GraphID]StreamID)
-	}
-	s.owners[gid] = id
-	return gid, nil
-}
-
-// Replay launches graph on stream id in a write scope over the buffers its replays
-// write, and returns at enqueue time. A failure leaves that set carrying it, and the
-// next successful replay releases it: the graph retains those buffers, so nothing else
-// could ever free or rewrite them, and without that settle one transient failure would
-// make them unreadable forever. An unknown graph is stream.ErrUnknownGraph.
-func (s *Server) Replay(graph GraphID, id StreamID) error {
-	written := s.launch.written[:0]
-	s.graphs.ExtendWritten(graph, &written)
-	s.launch.written = written
-	defer s.clearIO()
-	return s.streams.Over(id, written).Execute(func() error {
-		r, err := s.streams.Resolve(id, nil)
-		if err != nil {
-			return err
+	// A run that panics must not leave the stream's window open for good (every later
+	// capture on it refused): the window is walked to its end, the graph thrown away,
+	// and the panic goes on.
+	recording, done := false, false
+	defer func() {
+		if done {
+			return
 		}
-		defer r.Close()
-		return s.graphs.Replay(graph, r.Stream())
-	})
+		p := recover()
+		if !recording && s.BeginCapture() == nil {
+			recording = true
+		}
+		if recording {
+			if g, _ := s.EndCapture(); g != nil {
+				_ = g.Destroy()
+			}
+		}
+		panic(p)
+	}()
+	warm := run(s)
+	// The window is prepared: only begin and end bring it back to no capture, so a
+	// failed warm-up still walks through them, and the graph is thrown away.
+	if err := s.BeginCapture(); err != nil {
+		done = true
+		return nil, errors.Join(warm, err)
+	}
+	recording = true
+	var rec error
+	if warm == nil {
+		rec = run(s)
+	}
+	done = true
+	g, err := s.EndCapture()
+	if warm != nil || rec != nil {
+		if g != nil {
+			_ = g.Destroy()
+		}
+		return nil, errors.Join(warm, rec, err)
+	}
+	return g, err
 }
 
-// GraphDestroy is graph_destroy: it waits for everything on stream id (a replay returns
-// at enqueue time, so one may still run against the executable), then destroys the
-// graph whatever the wait said (a failed wait means nothing is still running) and
-// releases its retained slices and info pins. If the wait failed, only the graph's
-// write set takes the failure: other work on the stream reports through its own reads.
-// An unknown graph (a double destroy) does nothing, without waiting. It blocks.
-func (s *Server) GraphDestroy(graph GraphID, id StreamID) {
-	if !s.graphs.Contains(graph) {
-		return
+// PrepareCapture opens the stream's capture window in its prepare state; the warm-up
+// run follows, then BeginCapture. Refused while a window is already open.
+func (s Stream) PrepareCapture() error {
+	return s.do(func() error { return s.d.srv.GraphPrepare(s.id) })
+}
+
+// BeginCapture starts recording the stream's work; PrepareCapture and a warm-up run
+// come first. The calling goroutine stays locked to its OS thread until EndCapture,
+// which must be called from the same goroutine: HIP and CUDA end a global-mode capture
+// only on the thread that began it. Capture does all of this in one call.
+func (s Stream) BeginCapture() error {
+	runtime.LockOSThread()
+	err := s.do(func() error { return s.d.srv.BeginCapture(s.id) })
+	if err != nil {
+		runtime.UnlockOSThread()
 	}
-	var written []Binding
-	s.graphs.ExtendWritten(graph, &written)
-	synced := s.Sync(nil, id).Wait()
-	if r, err := s.streams.Resolve(id, nil); err == nil {
-		r.Close()
+	return err
+}
+
+// EndCapture ends the recording and instantiates the graph, and lets go of the OS
+// thread BeginCapture locked.
+func (s Stream) EndCapture() (*Graph, error) {
+	defer runtime.UnlockOSThread()
+	var gid GraphID
+	err := s.do(func() error {
+		var err error
+		gid, err = s.d.srv.EndCapture(s.id)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := s.graphs.Destroy(graph); err != nil {
-		s.log.Warn("server: graph destroy", "graph", graph, "err", err)
+	return &Graph{d: s.d, id: gid, stream: s.id}, nil
+}
+
+// Replay enqueues the graph's work on the stream it was captured on and returns without
+// waiting. A replay the driver refuses is returned, and also carried by the buffers the
+// graph writes until a later replay succeeds.
+func (g *Graph) Replay() error {
+	if g == nil {
+		return fmt.Errorf("replay: %w: nil graph", ErrInvalidArgument)
 	}
-	delete(s.owners, graph)
-	if synced != nil {
-		s.streams.FailedWriting(id, written, synced)
+	d := g.d
+	if err := d.enter(); err != nil {
+		return err
 	}
+	defer d.leave()
+	if g.gone {
+		return fmt.Errorf("replay: %w: graph %d was destroyed", ErrReleased, g.id)
+	}
+	return d.srv.Replay(g.id, g.stream)
+}
+
+// Destroy waits for the graph's stream (a replay may still run) outside the device's
+// lock, then destroys the graph and releases the buffers it kept. A failure of that
+// wait is carried by the buffers the graph writes. A second Destroy is ErrReleased.
+func (g *Graph) Destroy() error {
+	if g == nil {
+		return fmt.Errorf("destroy: %w: nil graph", ErrInvalidArgument)
+	}
+	d := g.d
+	if err := d.enter(); err != nil {
+		return err
+	}
+	if g.gone {
+		d.leave()
+		return fmt.Errorf("destroy: %w: graph %d was destroyed", ErrReleased, g.id)
+	}
+	g.gone = true
+	f := d.srv.Sync(nil, g.stream)
+	d.unlockToWait()
+	_ = f.Wait() // the server's own wait below reports it where it belongs
+	defer d.exit()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.closed { // else Close destroyed it
+		d.srv.GraphDestroy(g.id, g.stream)
+	}
+	return nil
+}
+
+// do runs f on the server inside one call.
+func (s Stream) do(f func() error) error {
+	if err := s.d.enter(); err != nil {
+		return err
+	}
+	defer s.d.leave()
+	return f()
 }

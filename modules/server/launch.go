@@ -1,330 +1,124 @@
 package server
 
 import (
-	"encoding/binary"
 	"fmt"
-	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
-	"github.com/cubehip/cubehip/modules/memory"
-	"github.com/cubehip/cubehip/modules/stream"
+	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
-// launchScratch is what every launch reuses, so that a steady stream of launches
-// allocates nothing: the parameter block and the write scope's buffer lists.
-type launchScratch struct {
-	args    hipsys.KernelArgs
-	reads   []Binding
-	written []Binding
+// Kernel is a HIP C++ kernel: source with an `extern "C" __global__` entry point, the
+// options it is compiled with, its block shape, its dynamic shared memory and the access
+// of each of its buffer parameters. Build it once with NewKernel and launch it many
+// times, on any device; it is immutable and safe to share between goroutines.
+type Kernel = compute.Kernel
+
+// Access is how a kernel uses one buffer parameter: Read, Write or ReadWrite. A launch
+// checks the buffers it reads for a carried failure (and passes it on to its outputs
+// instead of running), and leaves the buffers it writes carrying its own failure.
+type Access = compute.Access
+
+// The accesses of a kernel's buffer parameters.
+const (
+	Read      = compute.Read      // only read
+	Write     = compute.Write     // only written
+	ReadWrite = compute.ReadWrite // read and written in place
+)
+
+// NewKernel returns a kernel of source's entry point, launched in blocks of block
+// threads, with io the access of each buffer parameter in order; options go to the
+// compiler as given.
+func NewKernel(source, entry string, block hipsys.Dim3, io []Access, options ...string) *Kernel {
+	return compute.NewKernel(source, entry, block, io, options...)
 }
 
-// Launch is the seed's launch of k on stream id, in its order:
-//
-//  1. Compile k if this server never loaded it (memoized: a later launch pays a map
-//     lookup). A compile failure leaves k's declared outputs carrying it, never the
-//     buffers it only reads (tainting those would refuse every later launch sharing
-//     them, an autotune sweep above all); a dry run taints nothing and only invalidates
-//     the open profiles. There is no negative cache.
-//  2. A dry run stops here, before anything touches a buffer: resolving resources,
-//     uploading info or reading a dynamic count would materialize memory the run exists
-//     to leave unmapped.
-//  3. The count resolves before the scope opens (a dynamic one is read back from the
-//     device, after checking the count buffer's failure: grid dimensions from bytes a
-//     failure left unwritten would dispatch an absurd grid); a failure to resolve it
-//     lands on the outputs.
-//  4. A count with a zero dimension enqueues nothing and opens no scope, so the outputs'
-//     claims are left exactly as they were.
-//  5. The launch runs in a write scope that checks the Read buffers (a failed input skips
-//     the launch and the outputs inherit its failure) and claims the outputs: the info
-//     buffer is looked up or uploaded, every buffer resolved, the kernel launched with
-//     the info pointer last. Success releases the outputs; failure taints them.
-//     Differs from the seed in cost only: when that scope would do nothing but advance
-//     the stream's cursors (no failure or claim anywhere, no foreign write marked, every
-//     buffer on stream id, no capture: stream.Quick), the launch skips it and advances
-//     them itself, with the same outcome on success, failure and panic.
-//
-// Launch returns an error only for a malformed call, which enqueues nothing: a nil
-// kernel, or a buffer list that does not match the kernel's IO (the outputs, and any
-// buffer the IO does not cover, then carry that error). Every failure of the work
-// itself is carried by the outputs, as in the seed.
-//
-// In steady state (kernel loaded, static count, info cached, all buffers on id's own
-// stream) it allocates nothing.
-func (s *Server) Launch(k *Kernel, count CubeCount, args Args, id StreamID, mode LaunchMode) error {
-	return s.launchArgs(k, &count, &args, id, mode)
+// Scalar is one by-value kernel argument, built by U32, I32, F32, U64, I64 or F64 to
+// match the kernel parameter's C type.
+type Scalar = compute.Scalar
+
+// U32, I32, F32, U64, I64 and F64 build scalars of the kernel parameter's C type.
+func U32(v uint32) Scalar  { return compute.U32(v) }
+func I32(v int32) Scalar   { return compute.I32(v) }
+func F32(v float32) Scalar { return compute.F32(v) }
+func U64(v uint64) Scalar  { return compute.U64(v) }
+func I64(v int64) Scalar   { return compute.I64(v) }
+func F64(v float64) Scalar { return compute.F64(v) }
+
+// Args are a launch's arguments, passed to the kernel in this order: the buffers (each
+// with the access the kernel declares at its position), the scalars, and, when Info is
+// non-empty or HasInfo is set, a pointer to a device buffer holding the info words (the
+// shapes and strides a kernel reads at run time), uploaded once per distinct content
+// and then reused. Launch reads them during the call only.
+type Args struct {
+	Buffers []*Buffer
+	Scalars []Scalar
+	Info    []uint64
+	HasInfo bool
 }
 
-// launchArgs is Launch with its count and arguments by reference: the Device builds them
-// on its own stack and hands them down, rather than copy fourteen words into the call.
-func (s *Server) launchArgs(k *Kernel, count *CubeCount, args *Args, id StreamID, mode LaunchMode) error {
-	if k == nil || len(args.Buffers) != len(k.IO) {
-		return s.malformedLaunch(k, args.Buffers, id, mode)
-	}
-	ck := s.kernels.get(k)
-	if ck == nil {
-		if ck = s.loadForLaunch(k, args.Buffers, id, mode); ck == nil {
-			return nil
-		}
-	}
-	if mode == DryRun {
-		return nil
-	}
-	grid := hipsys.Dim3{X: count.X, Y: count.Y, Z: count.Z}
-	if count.Dynamic != nil {
-		s.settleQueue() // the count may come from a queued launch
-		var ok bool
-		if grid, ok = s.dynamicGrid(k, *count, args.Buffers, id); !ok {
-			return nil
-		}
-	}
-	if grid.X == 0 || grid.Y == 0 || grid.Z == 0 {
-		return nil
-	}
-	if st := s.streams.Quick(id, args.Buffers); st != nil {
-		s.launchQuick(st, ck, k, grid, args, id)
-		return nil
-	}
-	// The scope reads the failures: those of queued launches first (launchqueue.go).
-	s.settleQueue()
-	reads, written := s.splitIO(k, args.Buffers)
-	_ = s.streams.Launching(id, reads, written).Execute(func() error {
-		return s.launchChecked(ck, k, grid, args, id)
-	})
-	// The scratch lists hold uncounted views; cleared so they pin nothing for the GC.
-	// (Not deferred: a deferred call is one more frame and its record, cache lines a
-	// launch touches after the driver call; a panic leaves them pinned until the next.)
-	s.clearIO()
-	return nil
-}
-
-// The cold paths of Launch live out of line, so that its frame, which every launch
-// writes and reads back after the driver call, stays small.
-
-// malformedLaunch is Launch's error for a nil kernel or a buffer list that does not
-// match the kernel's IO; the outputs, and any buffer the IO does not cover, carry it.
-//
-//go:noinline
-func (s *Server) malformedLaunch(k *Kernel, buffers []Binding, id StreamID, mode LaunchMode) error {
+// Compile compiles k for the device now (or loads it from the kernel caches), so that a
+// mistake in its source is reported here, as a *CompileError with the compiler's log,
+// rather than carried by the outputs of its first launch. Launch compiles on first use
+// anyway.
+func (d *Device) Compile(k *Kernel) error {
 	if k == nil {
-		return fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
+		return fmt.Errorf("compile: %w: nil kernel", ErrInvalidArgument)
 	}
-	err := fmt.Errorf("%w: kernel %q declares %d buffers, launch gives %d", ErrInvalidArgument, k.Entry, len(k.IO), len(buffers))
-	if mode == Execute {
-		s.failOutputs(k, buffers, id, err)
+	if err := d.enter(); err != nil {
+		return err
 	}
+	defer d.leave()
+	_, err := d.srv.Compile(k)
 	return err
 }
 
-// loadForLaunch compiles or loads k on its first launch; nil when that failed, the
-// failure then carried by k's outputs (or, for a dry run, invalidating the profiles).
+// Launch enqueues k on the stream over grid blocks of k.Block threads, and returns
+// without waiting for it. It returns an error only for a call that enqueues nothing
+// because it is malformed: a nil kernel, a released or foreign buffer, a buffer count
+// that does not match k's access list, or, where the platform lists a compiled kernel's
+// parameters, arguments of the wrong count or width (k's outputs then carry the error
+// too). Everything that goes wrong with the work itself
+// (a compile error, an input that carries a failure, a launch the driver refuses) is
+// carried by the buffers k writes and returned by their next Read, Sync or Check. A
+// grid with a zero dimension enqueues nothing and changes nothing.
 //
-//go:noinline
-func (s *Server) loadForLaunch(k *Kernel, buffers []Binding, id StreamID, mode LaunchMode) *compiled {
-	ck, err := s.kernels.load(k)
-	if err == nil {
-		return ck
+// In steady state (k compiled, the buffers on this stream, the info cached) a launch
+// allocates nothing. On a platform with a launch queue (nvidia; Options.DirectLaunch
+// turns it off), such a launch may be issued by the queue's thread after Launch returns:
+// the Device's next call of any other kind waits for it first, and a refusal then
+// leaves the buffers as it would have had it been seen at once.
+func (s Stream) Launch(k *Kernel, grid hipsys.Dim3, args Args) error {
+	return s.launch(k, compute.CubeCount{X: grid.X, Y: grid.Y, Z: grid.Z}, nil, &args)
+}
+
+// LaunchDynamic is Launch with the grid read from count (three uint32: x, y, z) when
+// the launch runs, after the work queued before it. A count buffer that carries a
+// failure, or that cannot be read, leaves k's outputs carrying that failure.
+func (s Stream) LaunchDynamic(k *Kernel, count *Buffer, args Args) error {
+	if count == nil {
+		return fmt.Errorf("launch: count: %w: nil buffer", ErrInvalidArgument)
 	}
-	if mode == Execute {
-		s.failOutputs(k, buffers, id, err)
-	} else {
-		s.prof.failure(err)
+	return s.launch(k, compute.CubeCount{}, count, &args)
+}
+
+func (s Stream) launch(k *Kernel, grid compute.CubeCount, count *Buffer, args *Args) error {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return err
 	}
-	return nil
-}
-
-// dynamicGrid resolves a dynamic count; false when it could not be read, the failure
-// then carried by k's outputs.
-//
-//go:noinline
-func (s *Server) dynamicGrid(k *Kernel, count CubeCount, buffers []Binding, id StreamID) (hipsys.Dim3, bool) {
-	grid, err := s.resolveCount(count, id)
-	if err != nil {
-		s.failOutputs(k, buffers, id, err)
-		return grid, false
-	}
-	return grid, true
-}
-
-// failOutputs is the seed's failed_writing for a launch that did not run: the buffers k
-// writes (by its IO) take err, and the failure hook runs.
-func (s *Server) failOutputs(k *Kernel, buffers []Binding, id StreamID, err error) {
-	_, written := s.splitIO(k, buffers)
-	s.streams.FailedWriting(id, written, err)
-	s.clearIO()
-}
-
-func (s *Server) clearIO() {
-	clear(s.launch.reads)
-	clear(s.launch.written)
-}
-
-// splitIO sorts buffers into the scope's reads and writes by k's IO, into the scratch
-// lists. A buffer the IO does not cover, or declares with an unknown Access, counts as
-// written: a launch that never ran left it stale, whatever the kernel would have done
-// with it.
-func (s *Server) splitIO(k *Kernel, buffers []Binding) (reads, written []Binding) {
-	reads, written = s.launch.reads[:0], s.launch.written[:0]
-	for i := range buffers {
-		if i < len(k.IO) && k.IO[i] == Read {
-			reads = append(reads, buffers[i])
-		} else {
-			written = append(written, buffers[i])
+	defer d.leave()
+	if count != nil {
+		if err := d.own(count, "launch: count"); err != nil {
+			return err
 		}
+		grid.Dynamic = &count.b
 	}
-	s.launch.reads, s.launch.written = reads, written
-	return reads, written
-}
-
-// resolveCount is the grid, host-read from the count buffer when it is dynamic. That
-// read blocks the server's owner (HIP has no dynamic dispatch; CubeCL reads it too).
-func (s *Server) resolveCount(c CubeCount, id StreamID) (hipsys.Dim3, error) {
-	if c.Dynamic == nil {
-		return hipsys.Dim3{X: c.X, Y: c.Y, Z: c.Z}, nil
-	}
-	// Differs from CubeCL: a count buffer shorter than three u32 is an error on the
-	// outputs, not a panic (the buffer is user input).
-	data, err := s.Read([]CopyDescriptor{{Binding: *c.Dynamic, Shape: []int{3}, Strides: []int{1}, ElemSize: 4}}, id).Wait()
-	if err != nil {
-		return hipsys.Dim3{}, fmt.Errorf("%w: %w", ErrDynamicCount, err)
-	}
-	b := data[0]
-	return hipsys.Dim3{X: binary.LittleEndian.Uint32(b), Y: binary.LittleEndian.Uint32(b[4:]), Z: binary.LittleEndian.Uint32(b[8:])}, nil
-}
-
-// launchChecked is the seed's launch_checked, run inside the launch's scope: its error
-// is what the outputs carry.
-func (s *Server) launchChecked(ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args, id StreamID) error {
-	r, err := s.streams.Resolve(id, args.Buffers)
+	bs, err := d.bindings(args.Buffers, "launch")
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	return s.enqueueLaunch(r.Stream(), ck, k, grid, args, id, false)
-}
-
-// launchQuick is the launch of a command stream.Quick admitted: every step of the scope
-// and the resolve would have been a no-op but the cursors, which Quick and QuickDone
-// advance as they would. The outputs carry a failure as Execute leaves them: tainted
-// with the error, or, if the platform panics, claimed, so that a read fails rather than
-// return bytes nothing wrote.
-func (s *Server) launchQuick(st *stream.Stream, ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args, id StreamID) {
-	settled := false
-	defer func() {
-		if !settled {
-			// As the full path unwinds a panic: the resolve's close ends the command
-			// (no write mark), and the scope leaves the outputs claimed.
-			st.QuickDone(false)
-			_, written := s.splitIO(k, args.Buffers)
-			s.streams.Failures().Claim(written)
-			s.clearIO()
-		}
-	}()
-	err := s.enqueueLaunch(st, ck, k, grid, args, id, true)
-	st.QuickDone(k.writes())
-	settled = true
-	if err != nil {
-		s.failOutputs(k, args.Buffers, id, err)
-	}
-	if s.queue != nil && len(s.queue.refused) > 0 {
-		s.applyRefused() // earlier launches', which came back with this one
-	}
-}
-
-// enqueueLaunch is the launch itself on st, its buffers resolved there: the info buffer
-// looked up or uploaded, every buffer's device address, the kernel launched with the
-// info pointer last (through the launch queue on the fast path, when the Device has
-// one), then the drop queue flushed if its policy asks.
-func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args, id StreamID, quick bool) error {
-	var info hipsys.DevicePtr
-	var owned *memory.Handle // an info buffer the cache did not keep
-	var err error
-	if args.HasInfo || len(args.Info) > 0 {
-		if info, owned, err = s.infoBuffer(st, args.Info); err != nil {
-			return err
-		}
-	}
-	a := s.launch.args.Reset()
-	for i := range args.Buffers {
-		// Resolving is also where a dry run's deferred allocations get their device
-		// backing, so this can fail on a device the measured plan does not fit.
-		ptr, _, err := s.streams.Resource(args.Buffers[i])
-		if err != nil {
-			s.dropInfo(st, owned)
-			return err
-		}
-		a.Ptr(ptr)
-	}
-	for _, sc := range args.Scalars {
-		sc.append(a)
-	}
-	if args.HasInfo || len(args.Info) > 0 {
-		a.Ptr(info)
-	}
-	if quick && s.queue != nil {
-		err = s.launchQueued(ck, k, grid, st.Sys, a, args.Buffers, id)
-	} else {
-		err = s.p.ModuleLaunchKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)
-	}
-	if owned != nil {
-		s.dropInfo(st, owned)
-	}
-	if err != nil {
-		return launchError(k, err)
-	}
-	if ferr := st.FlushDropsIfDue(false); ferr != nil {
-		s.log.Warn("server: drop-queue flush after launch failed", "err", ferr)
-	}
-	return nil
-}
-
-//go:noinline
-func launchError(k *Kernel, err error) error {
-	return fmt.Errorf("server: launch %q: %w", k.Entry, err)
-}
-
-// infoBuffer is the device buffer holding words: reused from the stream's info cache
-// (the info holds no pointers, so one buffer serves every launch and every kernel given
-// the same words, and a stable-shape decode allocates and copies nothing inside a
-// capture window), or uploaded. owned is non-nil when the cache did not keep the
-// buffer: the caller hands it to the drop queue after the launch.
-func (s *Server) infoBuffer(st *stream.Stream, words []uint64) (hipsys.DevicePtr, *memory.Handle, error) {
-	look := st.Info.Lookup(st.Capture.CacheMode(), words)
-	if look.Hit {
-		res, err := st.GPU.HandleResource(look.Handle)
-		if err != nil {
-			return 0, nil, err
-		}
-		return hipsys.DevicePtr(res.Addr()), nil, nil
-	}
-	var bytes []byte
-	if len(words) > 0 {
-		// SAFETY: a view of words for the duration of the copy into pinned staging.
-		bytes = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)
-	}
-	h, err := s.createWithData(st, bytes)
-	if err != nil {
-		return 0, nil, err
-	}
-	res, err := st.GPU.HandleResource(h)
-	if err != nil {
-		_ = h.Release()
-		return 0, nil, err
-	}
-	ptr := hipsys.DevicePtr(res.Addr())
-	if look.Store {
-		st.Info.Store(words, h)
-		return ptr, nil, nil
-	}
-	return ptr, &h, nil
-}
-
-// dropInfo hands an uncached info buffer to the drop queue: the launch may still read
-// it, and the queue releases it after a fence that follows the launch.
-func (s *Server) dropInfo(st *stream.Stream, h *memory.Handle) {
-	if h == nil {
-		return
-	}
-	if err := st.Drop(h, h.Size(), false); err != nil {
-		s.log.Warn("server: drop-queue flush failed", "err", err)
-	}
+	a := compute.Args{Buffers: bs, Scalars: args.Scalars, Info: args.Info, HasInfo: args.HasInfo}
+	err = d.srv.Launch(k, grid, &a, s.id, compute.Execute)
+	clear(bs)
+	return err
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/cubehip/cubehip/modules/server"
 )
 
-// A launch the driver refuses leaves the buffers as the seed would, whether the refusal
+// A launch the driver refuses leaves the buffers as CubeCL would, whether the refusal
 // was seen at once (DirectLaunch) or came back from the launch queue launches later
 // (launchqueue.go): the refused launch's outputs fail, so do those of a later launch
 // that read them, and a buffer a later launch rewrote from clean inputs is clean. The
@@ -39,7 +39,7 @@ func TestQueuedRefusalLeavesWhatTheSeedWould(t *testing.T) {
 				scale(a, x) // refused
 				scale(x, y) // reads what nothing wrote
 				for range fillers {
-					require.NoError(t, d.Launch(devInc, grid(2), server.LaunchArgs{Buffers: []*server.DeviceBuffer{z}, Scalars: []server.Scalar{server.U32(2)}}))
+					require.NoError(t, d.Launch(devInc, grid(2), server.Args{Buffers: []*server.Buffer{z}, Scalars: []server.Scalar{server.U32(2)}}))
 				}
 				scale(y, w) // and so on, down the chain
 				scale(a, x) // x rewritten from a clean input
@@ -52,7 +52,7 @@ func TestQueuedRefusalLeavesWhatTheSeedWould(t *testing.T) {
 				assert.Equal(t, []float32{5 + float32(fillers), 5 + float32(fillers)}, readFloats(t, d.Stream, z), "z never touched the refused launch's outputs")
 				assert.Equal(t, []float32{1, 2}, readFloats(t, d.Stream, a))
 
-				// Relaunching from clean inputs recovers, as in the seed.
+				// Relaunching from clean inputs recovers, as in CubeCL.
 				scale(a, y)
 				assert.Equal(t, []float32{2, 4}, readFloats(t, d.Stream, y))
 			})
@@ -61,10 +61,10 @@ func TestQueuedRefusalLeavesWhatTheSeedWould(t *testing.T) {
 }
 
 // scaler launches out = 2 × in over two floats on d's stream 0.
-func scaler(t *testing.T, d *server.Device) func(in, out *server.DeviceBuffer) {
-	return func(in, out *server.DeviceBuffer) {
-		require.NoError(t, d.Launch(devScale, grid(2), server.LaunchArgs{
-			Buffers: []*server.DeviceBuffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(2)}}))
+func scaler(t *testing.T, d *server.Device) func(in, out *server.Buffer) {
+	return func(in, out *server.Buffer) {
+		require.NoError(t, d.Launch(devScale, grid(2), server.Args{
+			Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(2)}}))
 	}
 }
 
@@ -74,11 +74,11 @@ func TestQueuedRefusalSeenByTheNextCall(t *testing.T) {
 	d, f := openDevice(t, server.Options{})
 	x := upload(t, d.Stream, 0, 0)
 	k := upload(t, d.Stream, 1, 2)
-	require.NoError(t, d.Launch(devInc, grid(2), server.LaunchArgs{Buffers: []*server.DeviceBuffer{k}, Scalars: []server.Scalar{server.U32(2)}}))
+	require.NoError(t, d.Launch(devInc, grid(2), server.Args{Buffers: []*server.Buffer{k}, Scalars: []server.Scalar{server.U32(2)}}))
 	prof, err := d.StartProfile()
 	require.NoError(t, err)
 	f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
-	require.NoError(t, d.Launch(devInc, grid(2), server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(2)}}))
+	require.NoError(t, d.Launch(devInc, grid(2), server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(2)}}))
 	assert.ErrorIs(t, d.Sync(x), hipsys.ErrorLaunchFailure)
 	_, err = prof.Stop()
 	assert.Error(t, err, "the window held a failure")

@@ -1,6 +1,10 @@
 package stream
 
-import "github.com/cubehip/cubehip/modules/memory"
+import (
+	"fmt"
+
+	"github.com/cubehip/cubehip/modules/memory"
+)
 
 // CaptureState is where a stream stands in the capture window: None → Prepare (the
 // warm-up run, graph_prepare) → Recording (begin_capture) → None (end_capture), with
@@ -33,17 +37,21 @@ const (
 	CacheCapture
 )
 
-// Capture is one stream's capture state (the seed's StreamCapture): the state machine,
-// and the write set of every scope executed while recording, which the graph (or a
-// refused instantiate) takes.
+// Capture is one stream's capture state (CubeCL's StreamCapture): the state machine,
+// the write set of every scope executed while recording, and a counted hold on every
+// buffer the recorded work uses, all of which the graph (or a refused instantiate)
+// takes. The holds are what keeps a replay from writing into memory its caller released
+// and a new allocation took over: the graph keeps each buffer until it is destroyed.
 //
 // A rejected transition changes nothing. Capture belongs to its stream and is used only
 // by the goroutine driving that stream.
 type Capture struct {
 	state   CaptureState
-	written []Binding // uncounted copies: the graph's retained slices keep them alive
+	written []Binding // uncounted copies: the holds in pins keep them alive
 	seen    map[memory.ID]struct{}
-	pins    []Binding // counted: cross-stream pins taken while recording
+	pins    []Binding // counted: a hold on every buffer the recorded work uses
+	held    map[memory.ID]struct{}
+	failed  error // the first failure of work while recording: the graph is refused
 }
 
 // State is the current state.
@@ -110,6 +118,8 @@ func (c *Capture) Abort() []Binding {
 	c.resetWritten()
 	pins := c.pins
 	c.pins = nil
+	clear(c.held)
+	c.failed = nil
 	return pins
 }
 
@@ -138,7 +148,24 @@ func (c *Capture) Take() (written, pins []Binding) {
 	written, pins = c.written, c.pins
 	c.written, c.pins = nil, nil
 	clear(c.seen)
+	clear(c.held)
 	return written, pins
+}
+
+// fail records err, the failure of work while recording: that work is missing from the
+// graph (or ran on bytes nothing wrote), so a replay would redo everything else and
+// leave its outputs looking written. Only the first failure is kept.
+func (c *Capture) fail(err error) {
+	if c.state == CaptureRecording && c.failed == nil {
+		c.failed = err
+	}
+}
+
+// takeFailure hands over the recorded failure and clears it.
+func (c *Capture) takeFailure() error {
+	err := c.failed
+	c.failed = nil
+	return err
 }
 
 func (c *Capture) resetWritten() {
@@ -146,6 +173,39 @@ func (c *Capture) resetWritten() {
 	clear(c.seen)
 }
 
+// hold keeps a counted reference to b, once per buffer, until the graph is destroyed
+// (or the capture refused or aborted): the recorded work reads or writes it at every
+// replay.
+func (c *Capture) hold(b Binding) {
+	id := b.ID()
+	if _, dup := c.held[id]; dup || id == 0 {
+		return
+	}
+	if c.held == nil {
+		c.held = make(map[memory.ID]struct{})
+	}
+	// An invalid binding holds nothing; the command's resource lookup reports it.
+	if pin, err := b.Clone(); err == nil {
+		c.held[id] = struct{}{}
+		c.pins = append(c.pins, pin)
+	}
+}
+
 // pin keeps a counted cross-stream pin until the capture ends: while recording, the
 // consuming work runs only when the graph replays, so no event marks its end.
 func (c *Capture) pin(pins []Binding) { c.pins = append(c.pins, pins...) }
+
+// refuseAlloc is the refusal of an allocation of size bytes of kind memory while c
+// records (nil otherwise, and for a storage with no stream): the pools' growth belongs
+// in the prepare run. The capture fails with it, so its graph is refused: a graph whose
+// recorded work needed memory the pools did not have when the window opened would not
+// find it at every replay.
+func (c *Capture) refuseAlloc(kind string, size uint64) error {
+	if c == nil || c.state != CaptureRecording {
+		return nil
+	}
+	err := &StateError{Call: "alloc", Reason: fmt.Sprintf("a %s allocation of %d bytes inside a recording capture: "+
+		"grow the pools in the prepare run (the warm-up) instead", kind, size)}
+	c.fail(err)
+	return err
+}

@@ -69,9 +69,9 @@ func TestMultiStreamConcurrentSafeDistinctStreams(t *testing.T) {
 	for err := range errs {
 		assert.NoError(t, err)
 	}
-	require.NoError(t, m.Close())
 	s0, err := m.Stream(0)
 	require.NoError(t, err)
+	require.NoError(t, m.Close())
 	assert.Equal(t, uint64(1), s0.GPU.Usage().NumberAllocs, "every cross-stream pin of the shared buffer was released")
 }
 

@@ -15,6 +15,10 @@ var (
 	// ErrUnsettled is what a buffer carries while a write scope claims it and has not
 	// settled: the work that would write it panicked, or is still being enqueued.
 	ErrUnsettled = errors.New("stream: the write that claimed this buffer never settled")
+	// ErrRecorded is what a buffer carries while work recorded into a graph writes it:
+	// that work runs only when the graph is replayed. Work recorded later in the same
+	// capture may read it; anything else is refused with it.
+	ErrRecorded = errors.New("stream: written by work recorded into a graph, which runs only when the graph is replayed")
 	// ErrClosed is returned by a MultiStream after Close.
 	ErrClosed = errors.New("stream: multistream closed")
 )
@@ -37,3 +41,13 @@ func (e *StateError) Is(target error) bool { return target == ErrGraphState }
 func stepError(step string, err error) error {
 	return fmt.Errorf("stream: %s: %w", step, err)
 }
+
+// recordedClaim is the claim on a buffer that recorded work writes: ErrRecorded, naming
+// the stream whose capture records it.
+type recordedClaim struct{ slot int }
+
+func (e *recordedClaim) Error() string {
+	return fmt.Sprintf("%v (capture on stream %d)", ErrRecorded, e.slot)
+}
+
+func (e *recordedClaim) Is(target error) bool { return target == ErrRecorded }

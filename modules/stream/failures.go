@@ -110,6 +110,44 @@ func (f *Failures) EnsureWritten(bs []Binding) error {
 	return nil
 }
 
+// ensureWrittenFor is EnsureWritten for work recorded by the capture of stream slot:
+// that capture's own claims (ErrRecorded) are not failures to it, since its recorded
+// work runs in order at every replay.
+func (f *Failures) ensureWrittenFor(bs []Binding, slot int) error {
+	if f.n.Load() == 0 || len(bs) == 0 || !f.mayHold(bs) {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range bs {
+		if e, ok := f.m[bs[i].ID()]; ok {
+			if rc, own := e.err.(*recordedClaim); own && rc.slot == slot {
+				continue
+			}
+			return e.err
+		}
+	}
+	return nil
+}
+
+// releaseRecorded clears the claims the capture of stream slot left on bs, and nothing
+// else: a failure set since stays.
+func (f *Failures) releaseRecorded(bs []Binding, slot int) {
+	if f.n.Load() == 0 || len(bs) == 0 {
+		return
+	}
+	f.mu.Lock()
+	for i := range bs {
+		if e, ok := f.m[bs[i].ID()]; ok {
+			if rc, own := e.err.(*recordedClaim); own && rc.slot == slot {
+				delete(f.m, bs[i].ID())
+			}
+		}
+	}
+	f.settleLocked()
+	f.mu.Unlock()
+}
+
 // Taint records err as the failure of every allocation in bs, replacing any claim or
 // earlier failure: the newest work to fail is what a reader should hear about. A nil err
 // taints nothing.

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -194,15 +195,18 @@ func (m *MultiStream) newStream(slot int) (*Stream, error) {
 		pinnedProps := memory.DeviceProps{MemoryTotal: m.cfg.gpuProps.MemoryTotal, Alignment: PinnedAlignment}
 		var pinned *memory.Manager
 		pinnedOpts := append([]memory.Option{memory.WithLogger(m.cfg.log)}, m.cfg.managerOpts...)
-		pinned, err = memory.New(NewPinnedStorage(m.p, sys, m.cfg.log), pinnedProps, pinnedOpts...)
+		pinnedStorage := NewPinnedStorage(m.p, sys, m.cfg.log)
+		pinned, err = memory.New(pinnedStorage, pinnedProps, pinnedOpts...)
 		if err == nil {
-			return &Stream{
+			s := &Stream{
 				m: m, slot: slot, Sys: sys,
-				GPU: gpu, GPUStorage: gpuStorage, Pinned: pinned,
+				GPU: gpu, GPUStorage: gpuStorage, Pinned: pinned, pinnedStorage: pinnedStorage,
 				Drops:      NewDropQueue(*m.cfg.dropPolicy, m.cfg.log),
 				Info:       NewInfoCache(m.cfg.infoPolicy),
 				lastSynced: make([]uint64, m.max),
-			}, nil
+			}
+			gpuStorage.capture, pinnedStorage.capture = &s.Capture, &s.Capture
+			return s, nil
 		}
 	}
 	_ = m.p.StreamDestroy(sys)
@@ -221,14 +225,39 @@ func (m *MultiStream) StreamIDs() []ID {
 	return ids
 }
 
-// Close stops the release worker after it released every binding handed to it, and
-// refuses new streams. Streams are never destroyed (as in CubeCL); their memory stays
-// with the platform. Close does not wait for the device beyond the release worker's
-// fences.
+// Close ends the MultiStream and gives back everything its streams took: it waits for
+// each stream, releases what the drop queues held, stops the release worker once it has
+// released every binding handed to it, frees every device and pinned allocation of the
+// pools (handles still held become unusable: their lookups fail with memory.ErrNotFound)
+// and destroys the streams. New streams are refused afterwards. A failed wait or
+// destroy is returned; what remains is freed regardless, since nothing will run on it.
+//
+// Differs from CubeCL, whose streams and pools live as long as the process: a program
+// that opens and closes devices must not leak a stream and its memory each time.
 func (m *MultiStream) Close() error {
 	if m.closed.Swap(true) {
 		return nil
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var errs []error
+	for i := range m.slots {
+		if s := m.slots[i].Load(); s != nil {
+			errs = append(errs, m.p.StreamSynchronize(s.Sys))
+			// The queue's fences are on a finished stream: this returns at once.
+			errs = append(errs, s.Drops.Flush(m.p, s.Sys), s.Drops.Flush(m.p, s.Sys))
+		}
+	}
 	m.rel.close()
-	return nil
+	for i := range m.slots {
+		s := m.slots[i].Load()
+		if s == nil {
+			continue
+		}
+		s.GPUStorage.FreeAll()
+		s.pinnedStorage.FreeAll()
+		errs = append(errs, m.p.StreamDestroy(s.Sys))
+		m.slots[i].Store(nil)
+	}
+	return errors.Join(errs...)
 }

@@ -125,6 +125,8 @@ func (r Resolved) Cursor() uint64 { return r.s.cursor.Load() }
 // makes it wait (on the device, never the host) for the last writer of every buffer
 // written on another stream since it last waited there, pins every buffer from another
 // stream's pools until the command's work is done, and advances the stream's cursor.
+// While the stream records a capture, the capture also holds every buffer in bs until
+// its graph is destroyed: the recorded work uses them at every replay.
 //
 // It fails only if the stream cannot be created or a wait cannot be enqueued; on
 // failure nothing is pinned. When every buffer lives on id's own stream and none was
@@ -137,6 +139,14 @@ func (m *MultiStream) Resolve(id ID, bs []Binding) (Resolved, error) {
 	if len(bs) > 0 {
 		if err := m.order(s, bs); err != nil {
 			return Resolved{}, err
+		}
+		if s.Capture.IsRecording() {
+			for i := range bs {
+				// A buffer of another stream's pools is pinned by order already.
+				if m.slotOf(bs[i].Stream) == s.slot {
+					s.Capture.hold(bs[i])
+				}
+			}
 		}
 	}
 	s.cursor.Add(1)

@@ -20,9 +20,10 @@ func (m *MultiStream) Over(stream ID, written []Binding) Scope {
 	return Scope{m: m, stream: stream, written: written}
 }
 
-// Launching is a launch's scope: reads are the buffers the kernel only reads (never its
-// outputs: an in-place output that carried a failure could then never be recovered by
-// relaunching into it), written the buffers it writes.
+// Launching is a launch's scope: reads are the buffers whose bytes the kernel reads (an
+// in-place buffer among them: bytes nothing wrote are no input), written the buffers it
+// writes. A buffer in both that carries a failure keeps it; a host write, or a launch
+// that only writes it, recovers it.
 func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
 	return Scope{m: m, stream: stream, reads: reads, written: written, check: true}
 }
@@ -33,7 +34,9 @@ func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
 //     failure, since whatever they held is not what this launch would have written, and
 //     the failure hook runs.
 //  2. The outputs are claimed, replacing any earlier claim or failure on them.
-//  3. While the stream records a capture, the outputs join the capture's write set.
+//  3. While the stream records a capture, the outputs join the capture's write set, an
+//     input claimed by this capture's earlier recorded work counts as written, and on
+//     success the outputs keep a claim (ErrRecorded) until the capture ends.
 //  4. body runs. If it panics, the panic goes on and the claim stays: a read of the
 //     outputs then fails rather than returning bytes nothing wrote.
 //  5. The outputs are marked as last written by this stream, whatever body returned,
@@ -45,8 +48,16 @@ func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
 // time: a fault the device reports later surfaces from fence waits, not from here.
 func (s Scope) Execute(body func() error) error {
 	f := &s.m.failures
+	st := s.m.TryStream(s.stream)
+	recording := st != nil && st.Capture.IsRecording()
 	if s.check {
-		if err := f.EnsureWritten(s.reads); err != nil {
+		var err error
+		if recording {
+			err = f.ensureWrittenFor(s.reads, st.slot)
+		} else {
+			err = f.EnsureWritten(s.reads)
+		}
+		if err != nil {
 			s.m.FailedWriting(s.stream, s.written, err)
 			return err
 		}
@@ -66,7 +77,6 @@ func (s Scope) Execute(body func() error) error {
 			f.Claim(s.written)
 		}
 	}()
-	st := s.m.TryStream(s.stream)
 	if st != nil {
 		st.Capture.Record(s.written)
 	}
@@ -90,17 +100,27 @@ func (s Scope) Execute(body func() error) error {
 		s.m.FailedWriting(s.stream, s.written, err)
 		return err
 	}
+	if recording {
+		// Recorded, not run: until the capture ends, a reader of the outputs is told
+		// so rather than handed bytes the recorded work has not written.
+		f.set(&recordedClaim{slot: st.slot}, s.written)
+		return nil
+	}
 	f.Release(s.written)
 	return nil
 }
 
-// FailedWriting is the seed's failed_writing: written take err, and the failure hook
-// (which invalidates every open profiling window) runs. Used where work that would have
+// FailedWriting is CubeCL's failed_writing: written take err, and the failure hook
+// (which invalidates every open profiling window) runs; while the stream records a
+// capture, the capture is failed too, and its graph will be refused. Used where work that would have
 // written buffers cannot run at all: a compile failure, a dynamic count that cannot be
 // read, a graph whose stream wait failed.
 func (m *MultiStream) FailedWriting(stream ID, written []Binding, err error) {
 	if err == nil {
 		return
+	}
+	if st := m.TryStream(stream); st != nil {
+		st.Capture.fail(err) // recorded work that failed: its graph is refused
 	}
 	m.failures.Taint(err, written)
 	if h := m.onFailure; h != nil {

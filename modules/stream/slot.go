@@ -29,18 +29,19 @@ type Stream struct {
 	Drops   *DropQueue
 	Capture Capture
 
-	GPU        *memory.Manager
-	GPUStorage *DeviceStorage
-	Pinned     *memory.Manager
-	Info       *InfoCache
-	lastSynced []uint64 // per slot: the origin's done cursor this stream last waited for
-	waits      []int    // scratch: slots to wait on in one resolve
-	pins       []Binding
+	GPU           *memory.Manager
+	GPUStorage    *DeviceStorage
+	Pinned        *memory.Manager
+	pinnedStorage *PinnedStorage
+	Info          *InfoCache
+	lastSynced    []uint64 // per slot: the origin's done cursor this stream last waited for
+	waits         []int    // scratch: slots to wait on in one resolve
+	pins          []Binding
 
 	// Pads the struct to 256 bytes, a size class whose objects start on a cache line:
 	// at its natural 216 the allocator's 224-byte class puts every other Stream 32
 	// bytes into a line, and the fields above across two (TestStreamLayout).
-	_ [40]byte
+	_ [8]byte
 }
 
 // Slot is the stream's index in its MultiStream; ID(Slot()) maps back to it.

@@ -16,6 +16,7 @@ import (
 // It belongs to one stream's memory manager and is used from that stream's goroutine
 // only.
 type DeviceStorage struct {
+	capture *Capture // its stream's: an allocation while it records is refused
 	p       hipsys.Platform
 	log     *slog.Logger
 	next    memory.StorageID
@@ -35,6 +36,9 @@ func NewDeviceStorage(p hipsys.Platform, log *slog.Logger) *DeviceStorage {
 // hipMalloc does. Failure is the platform's *hipsys.Error (hipErrorOutOfMemory when the
 // device is full), wrapped.
 func (s *DeviceStorage) Alloc(size uint64) (memory.StorageHandle, error) {
+	if err := s.capture.refuseAlloc("device", size); err != nil {
+		return memory.StorageHandle{}, err
+	}
 	ptr, err := s.p.Malloc(size)
 	if err != nil {
 		return memory.StorageHandle{}, fmt.Errorf("stream: device allocation of %d bytes: %w", size, err)
@@ -69,6 +73,19 @@ func (s *DeviceStorage) Flush() {
 	s.pending = s.pending[:0]
 }
 
+// FreeAll frees every allocation the storage still holds, whatever uses it, with the
+// frees already queued: the end of its stream, when nothing will run on the memory
+// again. Failures are logged; the storage is empty afterwards.
+func (s *DeviceStorage) FreeAll() {
+	for id, ptr := range s.ptrs {
+		if ptr != 0 {
+			s.pending = append(s.pending, ptr)
+		}
+		delete(s.ptrs, id)
+	}
+	s.Flush()
+}
+
 // Pending is the number of frees waiting for Flush.
 func (s *DeviceStorage) Pending() int { return len(s.pending) }
 
@@ -93,11 +110,12 @@ const PinnedAlignment = 16
 // It belongs to one stream's pinned memory manager and is used from that stream's
 // goroutine only.
 type PinnedStorage struct {
-	p      hipsys.Platform
-	stream hipsys.Stream
-	log    *slog.Logger
-	next   memory.StorageID
-	ptrs   map[memory.StorageID]hipsys.HostPtr
+	capture *Capture // its stream's: an allocation while it records is refused
+	p       hipsys.Platform
+	stream  hipsys.Stream
+	log     *slog.Logger
+	next    memory.StorageID
+	ptrs    map[memory.StorageID]hipsys.HostPtr
 }
 
 // NewPinnedStorage returns an empty pinned storage owned by stream.
@@ -113,6 +131,9 @@ func NewPinnedStorage(p hipsys.Platform, stream hipsys.Stream, log *slog.Logger)
 // manager is armed for capture along with the device one (the warm-up allocates every
 // staging buffer the recorded run needs).
 func (s *PinnedStorage) Alloc(size uint64) (memory.StorageHandle, error) {
+	if err := s.capture.refuseAlloc("pinned", size); err != nil {
+		return memory.StorageHandle{}, err
+	}
 	var ptr hipsys.HostPtr
 	if size > 0 {
 		var err error
@@ -142,6 +163,14 @@ func (s *PinnedStorage) Dealloc(id memory.StorageID) {
 	}
 	if err := s.p.HostFree(ptr); err != nil {
 		s.log.Warn("stream: hipFreeHost failed; the allocation is leaked", "err", err)
+	}
+}
+
+// FreeAll frees every allocation the storage still holds, whatever uses it: the end of
+// its stream, when no copy will touch the memory again. Failures are logged.
+func (s *PinnedStorage) FreeAll() {
+	for id := range s.ptrs {
+		s.Dealloc(id)
 	}
 }
 

@@ -63,7 +63,11 @@ func (s *Stream) BeginCapture() error {
 	s.Pinned.CapturePrimingEnd()
 	err := ferr
 	if err == nil {
-		err = s.m.p.StreamBeginCapture(s.Sys, hipsys.CaptureModeGlobal)
+		// Relaxed: the capture is this stream's alone. In global mode the driver would
+		// refuse, and invalidate the capture over, any other stream's blocking copy,
+		// allocation or sync, from any thread; the server keeps what cannot be recorded
+		// off the recording stream itself.
+		err = s.m.p.StreamBeginCapture(s.Sys, hipsys.CaptureModeRelaxed)
 	}
 	if err != nil {
 		releaseHandles(s.GPU.CaptureEnd())
@@ -82,7 +86,9 @@ const memoryNodesReason = "capture recorded %d memory node(s): an allocation ins
 
 // Instantiate is end_capture's driver work: Recording → None (before sealing, so a
 // failed seal cannot wedge the stream), hipStreamEndCapture, refusal of a graph with
-// memory nodes, hipGraphInstantiate; then, however that went, the managers' capture
+// memory nodes, hipGraphInstantiate, refusal of a graph in which any recorded work
+// failed (Differs from CubeCL, which keeps such a graph: a replay would leave the failed
+// work's outputs looking written); then, however that went, the managers' capture
 // ends and the drop queue is flushed twice. On success the info cache's capture pins
 // are committed to id and the graph is pre-uploaded (a failed upload only means the
 // first launch uploads); on refusal the pins are discarded and the retained slices
@@ -92,7 +98,14 @@ func (s *Stream) Instantiate(id GraphID) (*Graph, *Refused) {
 		return nil, &Refused{Err: err}
 	}
 	written, pins := s.Capture.Take()
+	failed := s.Capture.takeFailure()
 	exec, err := s.seal()
+	if err == nil && failed != nil {
+		// The device capture is ended either way; a graph missing failed work is not
+		// kept.
+		_ = s.m.p.GraphExecDestroy(exec)
+		err = fmt.Errorf("end_capture: work recorded in the capture failed: %w", failed)
+	}
 	retained := append(s.GPU.CaptureEnd(), s.Pinned.CaptureEnd()...)
 	if ferr := errors.Join(s.Drops.Flush(s.m.p, s.Sys), s.Drops.Flush(s.m.p, s.Sys)); ferr != nil {
 		s.m.cfg.log.Warn("stream: drop-queue flush after capture failed", "err", ferr)
@@ -104,6 +117,9 @@ func (s *Stream) Instantiate(id GraphID) (*Graph, *Refused) {
 		releaseBindings(pins)
 		return nil, &Refused{Err: err, Written: written}
 	}
+	// The recorded work has not run: its outputs hold what the warm-up wrote, which is
+	// what they held before the recording, so the recording's claims on them go.
+	s.m.failures.releaseRecorded(written, s.slot)
 	s.Info.CommitCapture(id)
 	if uerr := s.m.p.GraphUpload(exec, s.Sys); uerr != nil {
 		s.m.cfg.log.Debug("stream: hipGraphUpload failed; the first replay uploads", "err", uerr)

@@ -139,7 +139,7 @@ func (b *bencher) measure() ([]figure, error) {
 		if i%1024 == 1023 {
 			_ = d.Sync()
 		}
-		return d.Launch(emptyK, one, server.LaunchArgs{})
+		return d.Launch(emptyK, one, server.Args{})
 	}
 	devRead := func(int) error { return d.ReadInto(four, small) }
 	devReplay := func(int) error { return g.Replay() }
@@ -239,7 +239,7 @@ func (b *bencher) measure() ([]figure, error) {
 				if i == n-1 {
 					defer d.Sync()
 				}
-				return d.Launch(emptyK, one, server.LaunchArgs{})
+				return d.Launch(emptyK, one, server.Args{})
 			},
 			func(i int) error {
 				if i > 0 {
@@ -293,7 +293,7 @@ func (b *bencher) deviceGraph() (*server.Graph, error) {
 	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
 	return b.d.Capture(func(s server.Stream) error {
 		for range 10 {
-			if err := s.Launch(emptyK, one, server.LaunchArgs{}); err != nil {
+			if err := s.Launch(emptyK, one, server.Args{}); err != nil {
 				return err
 			}
 		}

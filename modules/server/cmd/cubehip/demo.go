@@ -97,14 +97,14 @@ type report struct {
 	d      *server.Device
 	n      int
 	inject *faults.Platform
-	x, y   *server.DeviceBuffer
+	x, y   *server.Buffer
 	xs, ys []float32 // what x and y hold, kept in Go to check the device against
-	owned  []*server.DeviceBuffer
+	owned  []*server.Buffer
 }
 
 func (r *report) line(format string, a ...any) { fmt.Fprintf(r.out, "   "+format+"\n", a...) }
 
-func (r *report) alloc(n int) (*server.DeviceBuffer, error) {
+func (r *report) alloc(n int) (*server.Buffer, error) {
 	b, err := r.d.Alloc(uint64(4 * n))
 	if err == nil {
 		r.owned = append(r.owned, b)
@@ -164,7 +164,7 @@ func (r *report) copy() error {
 
 func (r *report) launch() error {
 	g := blocks(r.n)
-	saxpy := server.LaunchArgs{Buffers: []*server.DeviceBuffer{r.x, r.y}, Scalars: []server.Scalar{server.F32(2), server.U32(uint32(r.n))}}
+	saxpy := server.Args{Buffers: []*server.Buffer{r.x, r.y}, Scalars: []server.Scalar{server.F32(2), server.U32(uint32(r.n))}}
 	t := time.Now()
 	if err := r.d.Launch(saxpyK, g, saxpy); err != nil {
 		return err
@@ -183,7 +183,7 @@ func (r *report) launch() error {
 		return err
 	}
 	// Info words travel as a device buffer uploaded once per distinct content.
-	if err := r.d.Launch(rampK, g, server.LaunchArgs{Buffers: []*server.DeviceBuffer{ramp}, Info: []uint64{uint64(r.n), 3}}); err != nil {
+	if err := r.d.Launch(rampK, g, server.Args{Buffers: []*server.Buffer{ramp}, Info: []uint64{uint64(r.n), 3}}); err != nil {
 		return err
 	}
 	want := make([]float32, r.n)
@@ -199,7 +199,7 @@ func (r *report) launch() error {
 
 func (r *report) graph() error {
 	g := blocks(r.n)
-	args := server.LaunchArgs{Buffers: []*server.DeviceBuffer{r.x, r.y}, Scalars: []server.Scalar{server.F32(1), server.U32(uint32(r.n))}}
+	args := server.Args{Buffers: []*server.Buffer{r.x, r.y}, Scalars: []server.Scalar{server.F32(1), server.U32(uint32(r.n))}}
 	graph, err := r.d.Capture(func(s server.Stream) error {
 		for range 3 {
 			if err := s.Launch(saxpyK, g, args); err != nil {
@@ -242,7 +242,7 @@ func (r *report) profile() error {
 	}
 	for _, a := range []float32{0.5, 4} {
 		el, err := r.d.Profile(func() error {
-			return r.d.Launch(scaleK, blocks(r.n), server.LaunchArgs{Buffers: []*server.DeviceBuffer{r.x, out}, Scalars: []server.Scalar{server.F32(a), server.U32(uint32(r.n))}})
+			return r.d.Launch(scaleK, blocks(r.n), server.Args{Buffers: []*server.Buffer{r.x, out}, Scalars: []server.Scalar{server.F32(a), server.U32(uint32(r.n))}})
 		})
 		if err != nil {
 			return err
@@ -276,7 +276,7 @@ func (r *report) memory() error {
 // failure arms an injected hipModuleLaunchKernel failure on the second of three
 // launches, and shows that exactly that launch's output carries it.
 func (r *report) failure() error {
-	outs := make([]*server.DeviceBuffer, 3)
+	outs := make([]*server.Buffer, 3)
 	for i := range outs {
 		var err error
 		if outs[i], err = r.alloc(r.n); err != nil {
@@ -286,10 +286,10 @@ func (r *report) failure() error {
 	r.inject.FailNth("hipModuleLaunchKernel", 2, hipsys.ErrorLaunchFailure)
 	r.line("injected: the 2nd hipModuleLaunchKernel from now fails with hipErrorLaunchFailure")
 	for i, o := range outs {
-		err := r.d.Launch(scaleK, blocks(r.n), server.LaunchArgs{Buffers: []*server.DeviceBuffer{r.x, o}, Scalars: []server.Scalar{server.F32(float32(i + 1)), server.U32(uint32(r.n))}})
+		err := r.d.Launch(scaleK, blocks(r.n), server.Args{Buffers: []*server.Buffer{r.x, o}, Scalars: []server.Scalar{server.F32(float32(i + 1)), server.U32(uint32(r.n))}})
 		r.line("launch %d: scale x into out%d: Launch returned %v", i+1, i+1, err)
 	}
-	for i, o := range append([]*server.DeviceBuffer{r.x}, outs...) {
+	for i, o := range append([]*server.Buffer{r.x}, outs...) {
 		name := "x (read by all)"
 		if i > 0 {
 			name = fmt.Sprintf("out%d", i)
@@ -306,7 +306,7 @@ func (r *report) failure() error {
 	}
 	// A consumer inherits the failure instead of reading bytes nothing wrote.
 	sum := outs[2]
-	_ = r.d.Launch(saxpyK, blocks(r.n), server.LaunchArgs{Buffers: []*server.DeviceBuffer{outs[1], sum}, Scalars: []server.Scalar{server.F32(1), server.U32(uint32(r.n))}})
+	_ = r.d.Launch(saxpyK, blocks(r.n), server.Args{Buffers: []*server.Buffer{outs[1], sum}, Scalars: []server.Scalar{server.F32(1), server.U32(uint32(r.n))}})
 	r.line("saxpy reading out2 into out3: out3 now reports %v", errors.Is(r.d.Check(sum), hipsys.ErrorLaunchFailure))
 	// Rewriting the buffer heals it.
 	if err := r.d.Write(outs[1], make([]byte, 4*r.n)); err != nil {
@@ -317,7 +317,7 @@ func (r *report) failure() error {
 	return err
 }
 
-func (r *report) check(b *server.DeviceBuffer, want []float32, name string) error {
+func (r *report) check(b *server.Buffer, want []float32, name string) error {
 	data, err := r.d.Read(b)
 	if err != nil {
 		return err

@@ -1,0 +1,114 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/cubehip/cubehip/modules/server/compute"
+)
+
+// StreamID names one of a Device's logical streams; ids are spread over the device's
+// streams by id % Options.MaxStreams.
+type StreamID = compute.StreamID
+
+// Buffer is an allocation of device memory a Device handed out. It is homed on the
+// stream that allocated it (its memory comes from that stream's pools) and may be used
+// on any stream: the streams order themselves on its last write.
+//
+// It owns its memory until Release, which the caller must call exactly once; the memory
+// then returns to its pool as soon as no queued work or graph still uses it. A buffer is
+// safe to share between goroutines; using it after Release is ErrReleased, never a
+// crash.
+type Buffer struct {
+	d      *Device
+	h      compute.Handle  // the owning reference
+	b      compute.Binding // a view of h lent to every call, valid while h is held
+	size   uint64
+	stream StreamID
+
+	released bool // guarded by d.mu
+}
+
+// Size is the buffer's size in bytes.
+func (b *Buffer) Size() uint64 { return b.size }
+
+// Stream is the stream whose pools the buffer's memory came from.
+func (b *Buffer) Stream() StreamID { return b.stream }
+
+func (b *Buffer) String() string {
+	return fmt.Sprintf("buffer %d (%d bytes, stream %d)", b.b.ID(), b.size, b.stream)
+}
+
+// Release gives the buffer's memory back to its pool. It does not block: work already
+// queued that uses the buffer keeps it until that work is done. A second Release is
+// ErrReleased; a Release after the device's Close is a no-op, nil (the memory went with
+// the device). Safe from any goroutine.
+func (b *Buffer) Release() error {
+	if b == nil || b.d == nil {
+		return fmt.Errorf("%w: not a buffer a Device allocated", ErrInvalidArgument)
+	}
+	d := b.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b.released {
+		return fmt.Errorf("%w: %v", ErrReleased, b)
+	}
+	b.released = true
+	if d.closed {
+		return nil
+	}
+	return d.srv.Free(&b.h)
+}
+
+// Alloc allocates size bytes of device memory from the stream's pools; their contents
+// are undefined until written. A failure (out of memory after a cleanup and a retry, a
+// stream that could not be created) leaves nothing allocated.
+func (s Stream) Alloc(size uint64) (*Buffer, error) {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.leave()
+	h, err := d.srv.Empty(size, s.id)
+	if err != nil {
+		return nil, fmt.Errorf("alloc of %d bytes: %w", size, err)
+	}
+	b, err := h.Binding()
+	if err != nil {
+		_ = h.Release()
+		return nil, err
+	}
+	view := b
+	_ = b.Release() // the handle keeps the allocation; the view is lent to calls
+	return &Buffer{d: d, h: h, b: view, size: size, stream: s.id}, nil
+}
+
+// own checks, under d.mu, that b can be used in a call of d: what names the call and the
+// argument for the error ("launch: buffer 2").
+func (d *Device) own(b *Buffer, what string) error {
+	switch {
+	case b == nil:
+		return fmt.Errorf("%s: %w: nil buffer", what, ErrInvalidArgument)
+	case b.d != d:
+		return fmt.Errorf("%s: %w: %v", what, ErrForeign, b)
+	case b.released:
+		return fmt.Errorf("%s: %w: %v", what, ErrReleased, b)
+	}
+	return nil
+}
+
+// bindings checks bufs (under d.mu) and lends their bindings in d.bufs, which the caller
+// clears when the call is done with them.
+func (d *Device) bindings(bufs []*Buffer, what string) ([]compute.Binding, error) {
+	out := d.bufs[:0]
+	for i, b := range bufs {
+		if err := d.own(b, what); err != nil {
+			if len(bufs) > 1 {
+				return nil, fmt.Errorf("buffer %d: %w", i, err)
+			}
+			return nil, err
+		}
+		out = append(out, b.b)
+	}
+	d.bufs = out
+	return out, nil
+}

@@ -1,0 +1,232 @@
+package compute
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// CompileError is a kernel that failed to compile: the compiler's log and the source,
+// as CubeCL's CompilationError reports them. It matches ErrCompilation, and unwraps to
+// the hiprtc call's *hipsys.Error.
+type CompileError struct {
+	Entry  string
+	Log    string
+	Source string
+	Err    error
+}
+
+func (e *CompileError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "server: kernel %q failed to compile: %v\n[Compilation Error]\n", e.Entry, e.Err)
+	for line := range strings.Lines(e.Log) {
+		b.WriteString("    ")
+		b.WriteString(line)
+	}
+	if !strings.HasSuffix(e.Log, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("[Source]\n")
+	b.WriteString(e.Source)
+	return b.String()
+}
+
+func (e *CompileError) Unwrap() error        { return e.Err }
+func (e *CompileError) Is(target error) bool { return target == ErrCompilation }
+
+// Compile compiles k for the device now, or loads it from the kernel caches, and
+// returns its entry point: a mistake in its source is then reported here, as a
+// *CompileError with the compiler's log, rather than carried by the outputs of its first
+// launch. Launch compiles on first use anyway.
+func (s *Server) Compile(k *Kernel) (hipsys.Function, error) {
+	if k == nil {
+		return 0, fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
+	}
+	ck, err := s.kernels.load(k)
+	if err != nil {
+		return 0, err
+	}
+	return ck.fn, nil
+}
+
+// compiled is a loaded kernel (its module is never unloaded before Close, as in
+// CubeCL: a module is small and a later launch of the same kernel would reload it), its
+// entry point, and its parameters as the platform's compiler laid them out, nil where
+// the platform cannot tell (hipsys.Platform.FuncGetParams).
+type compiled struct {
+	module hipsys.Module
+	fn     hipsys.Function
+	params []hipsys.KernelParam
+}
+
+// fits checks a launch's arguments against ck's parameters, when known: one parameter
+// per buffer, scalar and info pointer, each of the size the kernel takes, and a pointer
+// where the kernel takes one. Without the check, a launch with too few or too many
+// arguments, or a scalar of the wrong width, would run on whatever the parameter block
+// held, or fail on the device long after Launch returned, the failure then landing on
+// unrelated later work.
+func (ck *compiled) fits(k *Kernel, args *Args) error {
+	n := len(args.Buffers) + len(args.Scalars)
+	if args.HasInfo || len(args.Info) > 0 {
+		n++
+	}
+	if n != len(ck.params) {
+		return fmt.Errorf("%w: kernel %q takes %d parameters, launch gives %d (%d buffers, %d scalars%s)",
+			ErrInvalidArgument, k.Entry, len(ck.params), n, len(args.Buffers), len(args.Scalars), infoNote(args))
+	}
+	for i, p := range ck.params {
+		size, pointer := uint32(8), true
+		if j := i - len(args.Buffers); j >= 0 && j < len(args.Scalars) {
+			size, pointer = args.Scalars[j].size(), false
+		}
+		if p.Size != size || (p.Kind == hipsys.ParamPointer && !pointer) || (p.Kind == hipsys.ParamValue && pointer) {
+			return fmt.Errorf("%w: kernel %q parameter %d %q takes %d bytes (%s), launch gives %d (%s)",
+				ErrInvalidArgument, k.Entry, i, p.Name, p.Size, kindName(p.Kind), size, map[bool]string{true: "a pointer", false: "a scalar"}[pointer])
+		}
+	}
+	return nil
+}
+
+func infoNote(args *Args) string {
+	if args.HasInfo || len(args.Info) > 0 {
+		return ", the info pointer"
+	}
+	return ""
+}
+
+func kindName(k hipsys.ParamKind) string {
+	switch k {
+	case hipsys.ParamPointer:
+		return "a pointer"
+	case hipsys.ParamValue:
+		return "a value"
+	}
+	return "of a kind the platform does not say"
+}
+
+// kernelCache is the server's compiled kernels (CubeCL's is_loaded / compile_kernel):
+// in memory by KernelID, and on disk by id, platform and architecture so that a second
+// process loads the code object without compiling. It is used by the server's owner
+// only.
+type kernelCache struct {
+	// The kernel launched last and what it loaded as: a loop of one kernel's launches
+	// compares a pointer instead of hashing 32 bytes into the map (whose lines a driver
+	// call between two launches has evicted). Reset by close. First, with the map, so
+	// that a launch reads one cache line of the cache.
+	lastK  *Kernel
+	lastCK *compiled
+	m      map[KernelID]*compiled
+
+	p    hipsys.Platform
+	arch string
+	disk *diskCache // nil: no disk cache
+	log  *slog.Logger
+}
+
+func newKernelCache(p hipsys.Platform, props hipsys.DeviceProps, dir string, log *slog.Logger) *kernelCache {
+	return &kernelCache{
+		p: p, arch: props.ArchName, log: log,
+		disk: openDiskCache(dir, p.Name(), props.ArchName, log),
+		m:    make(map[KernelID]*compiled),
+	}
+}
+
+// get is k's loaded code, nil if it never compiled here: a pointer comparison when k was
+// the kernel launched last, else a map lookup, which is all a launch after the first pays.
+func (c *kernelCache) get(k *Kernel) *compiled {
+	if k == c.lastK {
+		return c.lastCK
+	}
+	ck := c.m[k.ID()]
+	if ck != nil {
+		c.lastK, c.lastCK = k, ck
+	}
+	return ck
+}
+
+// load compiles k if needed (disk cache first, then hiprtc), loads it and keeps it.
+// There is no negative cache, as in CubeCL: a failed kernel is compiled again by its
+// next launch, so a fixed include or a freed resource is picked up.
+func (c *kernelCache) load(k *Kernel) (*compiled, error) {
+	id := k.ID()
+	if ck := c.m[id]; ck != nil {
+		return ck, nil
+	}
+	if code := c.disk.read(id); code != nil {
+		ck, err := c.loadCode(k, code)
+		if err == nil {
+			c.m[id] = ck
+			return ck, nil
+		}
+		// A stale or corrupt entry (another toolchain wrote it): compile afresh and
+		// overwrite it rather than fail a kernel that compiles.
+		c.log.Warn("server: cached code object did not load; recompiling", "kernel", k.Entry, "err", err)
+	}
+	code, err := c.compile(k)
+	if err != nil {
+		return nil, err
+	}
+	c.disk.write(id, code)
+	ck, err := c.loadCode(k, code)
+	if err != nil {
+		return nil, err
+	}
+	c.m[id] = ck
+	return ck, nil
+}
+
+// compile runs hiprtc on k. The program is always destroyed (CubeCL leaks it).
+func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
+	prog, err := c.p.RTCCreateProgram(k.Source, k.Entry+".hip", nil)
+	if err != nil {
+		return nil, &CompileError{Entry: k.Entry, Source: k.Source, Err: err}
+	}
+	defer func() { _ = c.p.RTCDestroyProgram(prog) }()
+	if err := c.p.RTCCompileProgram(prog, k.Options); err != nil {
+		log, lerr := c.p.RTCGetProgramLog(prog)
+		if lerr != nil || log == "" {
+			var he *hipsys.Error
+			if errors.As(err, &he) {
+				log = he.Detail
+			}
+		}
+		return nil, &CompileError{Entry: k.Entry, Log: log, Source: k.Source, Err: err}
+	}
+	code, err := c.p.RTCGetCode(prog)
+	if err != nil {
+		return nil, &CompileError{Entry: k.Entry, Source: k.Source, Err: err}
+	}
+	return code, nil
+}
+
+// close unloads every module. The device must be done with them (Server.Close's
+// caller waited for its streams).
+func (c *kernelCache) close() {
+	c.lastK, c.lastCK = nil, nil
+	for id, ck := range c.m {
+		_ = c.p.ModuleUnload(ck.module)
+		delete(c.m, id)
+	}
+}
+
+func (c *kernelCache) loadCode(k *Kernel, code []byte) (*compiled, error) {
+	mod, err := c.p.ModuleLoadData(code)
+	if err != nil {
+		return nil, fmt.Errorf("server: load kernel %q: %w", k.Entry, err)
+	}
+	fn, err := c.p.ModuleGetFunction(mod, k.Entry)
+	if err != nil {
+		_ = c.p.ModuleUnload(mod)
+		return nil, fmt.Errorf("server: kernel %q: entry point: %w", k.Entry, err)
+	}
+	// Parameters the platform cannot list leave launches unchecked, as before it could.
+	params, err := c.p.FuncGetParams(fn)
+	if err != nil {
+		c.log.Debug("compute: kernel parameters unknown; launches are not checked against them", "kernel", k.Entry, "err", err)
+		params = nil
+	}
+	return &compiled{module: mod, fn: fn, params: params}, nil
+}

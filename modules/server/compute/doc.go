@@ -1,0 +1,47 @@
+// Package compute is the HIP compute server, CubeCL's HipServer in Go: one device's
+// streams, kernels and their compile cache, captured graphs, the event profiler and the
+// pinned staging that copies between Go memory and the device. It is the layer the
+// user package (server, whose Device is a thread-safe face over one Server), the C ABI
+// and Python stand on, as database/sql stands on database/sql/driver: programs import
+// server; implementers of those layers import compute.
+//
+// # What it owns
+//
+//   - [Server]: every method of CubeCL's server, with its order, errors and failure
+//     tracking: allocation (NewHandle, InitializeMemory, Empty, Create), staging, read,
+//     write, launch, check, flush, sync, the graph capture window (GraphPrepare,
+//     BeginCapture, EndCapture, Replay, GraphDestroy), the profiler (StartProfile,
+//     EndProfile, AbandonProfile), memory usage, report, cleanup, allocation mode, pool
+//     installation, stream ids and GetResource.
+//   - Kernels ([Kernel]): HIP C++ source with an `extern "C" __global__` entry point,
+//     identified by the hash of source, entry and options, compiled once per device
+//     architecture through hiprtc, kept in memory and on disk ($CUBEHIP_CACHE_DIR, else
+//     cubehip under os.UserCacheDir()) so a second process loads the code object
+//     without compiling. Each kernel declares the access of each buffer parameter; that
+//     is what the write scopes check and claim.
+//   - The copies between Go memory and the device: always through pinned staging (see
+//     [Server.Staging] for its two forms), never straight from pageable memory, except a
+//     small read of an idle stream, which is one blocking copy.
+//   - The launch queue (launchqueue.go): on a platform that has one, a launch on the
+//     fast path is issued by a platform thread, and every other call first settles it.
+//
+// It deliberately does not own the streams' order, the failure store, the capture
+// state or the info cache (package stream), nor the pools (package memory).
+//
+// # Failures
+//
+// A failure of work that writes device memory is carried by the buffers that work
+// would have written, and returned by whatever later reads them, from any stream; the
+// call that enqueued the work does not return it. Where this package differs from
+// CubeCL the method says so; the main difference is that nothing panics on bad input:
+// initialize_memory's failure is returned to the allocating caller, and CubeCL's panics
+// on malformed descriptors, pinned-staging exhaustion and failed driver copies are
+// errors carried like any other.
+//
+// # Concurrency
+//
+// A Server has one owner at a time (Config.Owner is its lock). The futures it returns
+// (ReadFuture, WriteFuture, SyncFuture, ProfileFuture) may be waited on from any
+// goroutine; a read or write larger than the staging ring's free chunks takes the
+// owner's lock from its Wait to queue each further chunk.
+package compute

@@ -1,0 +1,160 @@
+package compute
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// Access is how a kernel uses one buffer argument. The declaration is the kernel's IO:
+// the write scopes check the Read and ReadWrite buffers for failures and claim the Write
+// and ReadWrite ones, and a launch that cannot run leaves only those carrying its failure.
+type Access uint8
+
+const (
+	Read      Access = iota + 1 // only read: checked for a carried failure, never failed by this kernel
+	Write                       // only written
+	ReadWrite                   // read and written in place: checked, and failed with the launch
+)
+
+// KernelID identifies a kernel's code: the SHA-256 of its source, entry point and
+// compile options. The block shape and shared memory are launch facts, not part of it.
+type KernelID [32]byte
+
+func (id KernelID) String() string { return hex.EncodeToString(id[:8]) }
+
+// Kernel is a HIP C++ kernel: source with an `extern "C" __global__` entry point, the
+// options it is compiled with, its block shape, its dynamic shared memory and the access
+// of each of its buffer parameters. Build it once with NewKernel and launch it many
+// times; it is immutable and safe to share between goroutines and servers.
+type Kernel struct {
+	Source    string
+	Entry     string
+	Options   []string // passed to hiprtc as given (the platform adds its own includes)
+	Block     hipsys.Dim3
+	SharedMem uint32   // dynamic shared memory bytes per block
+	IO        []Access // one per buffer parameter, in order
+
+	id KernelID
+}
+
+// NewKernel returns a kernel with its id computed (once: a launch pays no hashing).
+func NewKernel(source, entry string, block hipsys.Dim3, io []Access, options ...string) *Kernel {
+	k := &Kernel{Source: source, Entry: entry, Options: append([]string(nil), options...), Block: block, IO: append([]Access(nil), io...)}
+	k.id = kernelID(source, entry, k.Options)
+	return k
+}
+
+// ID is the kernel's identity. A Kernel built as a literal is hashed on its first ID
+// (by the first launch); build kernels that goroutines share with NewKernel.
+func (k *Kernel) ID() KernelID {
+	if k.id == (KernelID{}) {
+		// A Kernel built as a literal: hash on first use.
+		k.id = kernelID(k.Source, k.Entry, k.Options)
+	}
+	return k.id
+}
+
+// writes reports whether k writes any of its buffers: a launch that writes none marks
+// nothing as written.
+func (k *Kernel) writes() bool {
+	for _, a := range k.IO {
+		if a != Read {
+			return true
+		}
+	}
+	return false
+}
+
+// kernelID hashes each part with its length in front, so that moving bytes between
+// source and entry cannot give two kernels one id.
+func kernelID(source, entry string, options []string) KernelID {
+	h := sha256.New()
+	var n [8]byte
+	put := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	put(source)
+	put(entry)
+	for _, o := range options {
+		put(o)
+	}
+	var id KernelID
+	h.Sum(id[:0])
+	return id
+}
+
+// Scalar is one by-value argument, passed after the buffers.
+type Scalar struct {
+	bits uint64
+	kind scalarKind
+}
+
+type scalarKind uint8
+
+const (
+	scalarU32 scalarKind = iota
+	scalarU64
+)
+
+// U32, I32, F32, U64, I64 and F64 build scalars of the kernel parameter's C type.
+func U32(v uint32) Scalar  { return Scalar{bits: uint64(v), kind: scalarU32} }
+func I32(v int32) Scalar   { return U32(uint32(v)) }
+func F32(v float32) Scalar { return U32(math.Float32bits(v)) }
+func U64(v uint64) Scalar  { return Scalar{bits: v, kind: scalarU64} }
+func I64(v int64) Scalar   { return U64(uint64(v)) }
+func F64(v float64) Scalar { return U64(math.Float64bits(v)) }
+
+// size is the scalar's width in the parameter block.
+func (s Scalar) size() uint32 {
+	if s.kind == scalarU32 {
+		return 4
+	}
+	return 8
+}
+
+func (s Scalar) append(a *hipsys.KernelArgs) {
+	if s.kind == scalarU32 {
+		a.U32(uint32(s.bits))
+		return
+	}
+	a.U64(s.bits)
+}
+
+// Args are a launch's arguments, passed to the kernel in this order: the buffers (as
+// device pointers, each with the access the kernel's IO declares at its position), the
+// scalars, and, when Info is set, a pointer to a device buffer holding the info words
+// (CubeCL's metadata), uploaded once per distinct content through the stream's info
+// cache. The server reads Args during the call only.
+type Args struct {
+	Buffers []Binding
+	Scalars []Scalar
+	Info    []uint64
+	HasInfo bool // pass the info pointer even when Info is empty
+}
+
+// CubeCount is a launch's grid: static, or read from a device buffer holding three u32
+// (x, y, z) at launch time.
+type CubeCount struct {
+	X, Y, Z uint32
+	Dynamic *Binding
+}
+
+// Static is a fixed grid.
+func Static(x, y, z uint32) CubeCount { return CubeCount{X: x, Y: y, Z: z} }
+
+// Dynamic is a grid read from b (three u32) when the launch runs.
+func Dynamic(b Binding) CubeCount { return CubeCount{Dynamic: &b} }
+
+// LaunchMode says whether a launch executes or is a dry run (compiled, nothing else).
+type LaunchMode uint8
+
+const (
+	Execute LaunchMode = iota
+	DryRun
+)

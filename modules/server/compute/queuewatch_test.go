@@ -1,0 +1,126 @@
+package compute
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu"
+)
+
+// notQueuing are the Platform methods that take a stream and queue nothing on it.
+var notQueuing = map[string]bool{
+	"StreamQuery": true, "StreamSynchronize": true, "StreamDestroy": true, "StreamIsCapturing": true,
+}
+
+// Every Platform method that takes a stream, called through the watch, counts as work
+// queued on that stream, unless it is one of the few that queue nothing: a method added
+// to hipsys.Platform later fails here until the watch overrides it.
+func TestQueueWatchCoversStreamWork(t *testing.T) {
+	p, err := cpu.Open()
+	require.NoError(t, err)
+	w := newQueueWatch(p)
+	s, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(t, err)
+	defer p.StreamDestroy(s)
+
+	streamType := reflect.TypeFor[hipsys.Stream]()
+	iface := reflect.TypeFor[hipsys.Platform]()
+	checked := 0
+	for i := range iface.NumMethod() {
+		m := iface.Method(i)
+		at := -1
+		for j := range m.Type.NumIn() {
+			if m.Type.In(j) == streamType {
+				at = j
+			}
+		}
+		if at < 0 || notQueuing[m.Name] {
+			continue
+		}
+		args := make([]reflect.Value, m.Type.NumIn())
+		for j := range args {
+			args[j] = reflect.Zero(m.Type.In(j))
+		}
+		args[at] = reflect.ValueOf(s)
+		before := w.state(s).begun.Load()
+		reflect.ValueOf(w).MethodByName(m.Name).Call(args) // zero handles: an error, counted all the same
+		assert.Equal(t, before+1, w.state(s).begun.Load(), "%s queues work on its stream but the watch does not count it", m.Name)
+		assert.Equal(t, w.state(s).begun.Load(), w.state(s).ended.Load(), m.Name)
+		checked++
+	}
+	assert.GreaterOrEqual(t, checked, 12, "the stream methods of hipsys.Platform")
+}
+
+func TestQueueWatchKnownIdle(t *testing.T) {
+	p, err := cpu.Open()
+	require.NoError(t, err)
+	w := newQueueWatch(p)
+	s, err := w.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(t, err)
+	d, err := w.Malloc(64)
+	require.NoError(t, err)
+	defer w.Free(d)
+
+	assert.False(t, w.knownIdle(s), "never seen: unknown")
+	require.NoError(t, w.StreamSynchronize(s))
+	assert.True(t, w.knownIdle(s))
+	require.NoError(t, w.MemsetAsync(d, 1, 64, s))
+	assert.False(t, w.knownIdle(s), "work queued since")
+	require.NoError(t, w.StreamSynchronize(s))
+	assert.True(t, w.knownIdle(s))
+	require.NoError(t, w.MemsetAsync(d, 2, 64, s))
+	require.NoError(t, w.DeviceSynchronize())
+	assert.True(t, w.knownIdle(s), "a device-wide wait certifies every stream")
+
+	// A failed call still counts: the platform may have queued part of it.
+	assert.Error(t, w.MemsetAsync(d, 0, 1<<20, s))
+	assert.False(t, w.knownIdle(s))
+
+	require.NoError(t, w.StreamDestroy(s))
+	assert.False(t, w.knownIdle(s), "a destroyed stream's handle starts unknown")
+}
+
+// queuesDuringQuery queues work on the stream while the driver answers a query, as
+// another goroutine could: the query's success must not certify that work.
+type queuesDuringQuery struct {
+	hipsys.Platform
+	work func()
+}
+
+func (q *queuesDuringQuery) StreamQuery(s hipsys.Stream) error {
+	err := q.Platform.StreamQuery(s)
+	q.work()
+	return err
+}
+
+func TestQueueWatchWorkDuringQueryIsNotCertified(t *testing.T) {
+	p, err := cpu.Open()
+	require.NoError(t, err)
+	inner := &queuesDuringQuery{Platform: p}
+	w := newQueueWatch(inner)
+	s, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(t, err)
+	defer p.StreamDestroy(s)
+	d, err := p.Malloc(64)
+	require.NoError(t, err)
+	defer p.Free(d)
+
+	inner.work = func() { require.NoError(t, w.MemsetAsync(d, 1, 64, s)) }
+	require.NoError(t, w.StreamQuery(s))
+	assert.False(t, w.knownIdle(s), "work begun after the query's snapshot")
+
+	// Work in flight when the query starts: the snapshot declines to certify.
+	inner.work = func() {}
+	require.NoError(t, p.StreamSynchronize(s))
+	q := w.state(s)
+	q.begun.Add(1)
+	require.NoError(t, w.StreamQuery(s))
+	q.ended.Add(1)
+	assert.False(t, w.knownIdle(s))
+	require.NoError(t, w.StreamSynchronize(s))
+	assert.True(t, w.knownIdle(s))
+}

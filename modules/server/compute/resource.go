@@ -1,0 +1,66 @@
+package compute
+
+import "github.com/cubehip/cubehip/modules/hipsys"
+
+// Check is CubeCL's check: the failure or unsettled claim the first of handles
+// carries, nil if all were written. No device work; the stream is not used.
+func (s *Server) Check(handles []Binding, _ StreamID) error {
+	s.settleQueue()
+	return s.streams.EnsureWritten(handles...)
+}
+
+// Flush is CubeCL's flush on stream id: a drop-queue flush and the deferred frees of
+// the device pools, both skipped while the stream records a capture. It blocks on the
+// drop queue's previous fence. It returns nil, always, as in CubeCL: failures live on
+// buffers, not streams; the drop queue's own trouble is logged.
+func (s *Server) Flush(id StreamID) error {
+	s.settleQueue()
+	r, err := s.streams.Resolve(id, nil)
+	if err != nil {
+		s.log.Warn("server: flush: no stream", "stream", id, "err", err)
+		return nil
+	}
+	defer r.Close()
+	if err := r.Stream().Flush(); err != nil {
+		s.log.Warn("server: flush: drop queue", "stream", id, "err", err)
+	}
+	return nil
+}
+
+// Resource is a device buffer handed out by GetResource: its address and the size of
+// the view, and a binding that keeps the allocation alive until the caller releases it.
+type Resource struct {
+	Ptr     hipsys.DevicePtr
+	Size    uint64
+	Binding Binding
+}
+
+// Release gives up the resource's hold on the allocation.
+func (r *Resource) Release() error { return r.Binding.Release() }
+
+// GetResource is CubeCL's get_resource: the claim check a read makes (a buffer a failed
+// launch never filled reports the failure rather than a pointer to whatever was there
+// before), a command on stream id with the binding (so the stream waits for its last
+// writer), and the device address, which may materialize a dry run's lazy page.
+func (s *Server) GetResource(b Binding, id StreamID) (Resource, error) {
+	s.settleQueue()
+	if err := s.streams.EnsureWritten(b); err != nil {
+		return Resource{}, err
+	}
+	s.one[0] = b
+	r, err := s.streams.Resolve(id, s.one[:])
+	s.one[0] = Binding{}
+	if err != nil {
+		return Resource{}, err
+	}
+	defer r.Close()
+	ptr, size, err := s.streams.Resource(b)
+	if err != nil {
+		return Resource{}, err
+	}
+	keep, err := b.Clone()
+	if err != nil {
+		return Resource{}, err
+	}
+	return Resource{Ptr: ptr, Size: size, Binding: keep}, nil
+}

@@ -1,0 +1,169 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/cubehip/cubehip/modules/server/compute"
+)
+
+// Stream is one of a Device's logical streams: work on one stream runs in order, work
+// on different streams may overlap, and a stream waits for the last write of every
+// buffer it is given that another stream wrote. Ids are spread over the device's streams
+// by id % Options.MaxStreams, so two ids may share one. A Stream is a small value,
+// created by Device.On; it is safe to use from any number of goroutines.
+type Stream struct {
+	d  *Device
+	id StreamID
+}
+
+// On returns stream id of the device; the device stream behind it is created on its
+// first use.
+func (d *Device) On(id StreamID) Stream { return Stream{d: d, id: id} }
+
+// ID is the stream's id.
+func (s Stream) ID() StreamID { return s.id }
+
+// Device is the device the stream belongs to.
+func (s Stream) Device() *Device { return s.d }
+
+// Sync waits for the work queued on the stream so far. With buffers it first checks
+// them as Check does and returns the failure one of them carries, without waiting. A
+// device fault the work ran into is returned. The wait happens outside the device's lock.
+func (s Stream) Sync(bufs ...*Buffer) error {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return err
+	}
+	bs, err := d.bindings(bufs, "sync")
+	if err != nil {
+		d.leave()
+		return err
+	}
+	f := d.srv.Sync(bs, s.id)
+	clear(bs)
+	d.unlockToWait()
+	defer d.exit()
+	if err := f.Wait(); err != nil {
+		return fmt.Errorf("sync of stream %d: %w", s.id, err)
+	}
+	return nil
+}
+
+// Check returns the failure the first of bufs carries: the error of the write, launch
+// or replay that should have written it and did not. It does not touch the device and
+// does not wait: work still running is judged by whether it was enqueued.
+func (s Stream) Check(bufs ...*Buffer) error {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.leave()
+	bs, err := d.bindings(bufs, "check")
+	if err != nil {
+		return err
+	}
+	err = d.srv.Check(bs, s.id)
+	clear(bs)
+	return err
+}
+
+// Flush hands the stream's finished staging back and runs its deferred frees. It may
+// wait for the stream's earlier copies, under the lock. Its result is always nil:
+// failures live on buffers.
+func (s Stream) Flush() error {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.leave()
+	return d.srv.Flush(s.id)
+}
+
+// Read returns a copy of src's bytes. See ReadInto.
+func (s Stream) Read(src *Buffer) ([]byte, error) {
+	if src == nil {
+		return nil, fmt.Errorf("read: %w: nil buffer", ErrInvalidArgument)
+	}
+	out := make([]byte, src.size)
+	if err := s.ReadInto(out, src); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReadInto copies the first len(dst) bytes of src into dst (ordinary Go memory) after
+// the work queued before it that writes src, on this stream or the one that last wrote
+// it. It first checks src: the bytes are only as good as the work that wrote them, so a
+// buffer carrying a failure returns it and nothing is copied. The copy goes through
+// pinned staging, chunk by chunk, the device filling one chunk while the host drains
+// the one before; the waits happen outside the device's lock. A small read of a stream
+// with nothing queued is one blocking copy.
+func (s Stream) ReadInto(dst []byte, src *Buffer) error {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return err
+	}
+	if err := d.checkCopy(src, len(dst), "read"); err != nil || len(dst) == 0 {
+		if err == nil {
+			err = d.srv.Check([]compute.Binding{src.b}, s.id)
+		}
+		d.leave()
+		return err
+	}
+	f := d.srv.Read(d.linear(src, len(dst)), s.id)
+	d.desc[0] = compute.CopyDescriptor{}
+	d.unlockToWait()
+	defer d.exit()
+	return f.WaitInto(dst)
+}
+
+// Write copies data (ordinary Go memory) into the start of dst, through pinned staging:
+// chunk by chunk, each host copy overlapping the device's copy of the chunk before it.
+// data may be reused as soon as Write returns; the device copies may still be running,
+// ordered before any later work on the stream and, through dst's last write, on every
+// other stream.
+//
+// A copy that fails leaves dst carrying the failure, and Write returns it too; a
+// successful Write releases a failure dst carried, since it rewrote the bytes. More data
+// than dst holds, a released or foreign buffer are errors that change nothing. While the
+// stream has a capture window open, the bytes are staged in pinned memory that the
+// graph keeps, so that each replay copies the bytes the recording saw.
+func (s Stream) Write(dst *Buffer, data []byte) error {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return err
+	}
+	if err := d.checkCopy(dst, len(data), "write"); err != nil || len(data) == 0 {
+		d.leave()
+		return err
+	}
+	d.op[0] = compute.WriteOp{Desc: d.linear(dst, len(data))[0], Data: data}
+	f := d.srv.Write(d.op[:], s.id)
+	d.op[0] = compute.WriteOp{}
+	d.desc[0] = compute.CopyDescriptor{}
+	d.unlockToWait()
+	defer d.exit()
+	return f.Wait()
+}
+
+// unitStride is the strides of every linear copy; never written.
+var unitStride = []int{1}
+
+// linear describes n bytes at the start of b in the Device's scratch descriptor, which
+// the caller clears: compute.Linear would allocate its shape on every copy.
+func (d *Device) linear(b *Buffer, n int) []compute.CopyDescriptor {
+	d.shape[0] = n
+	d.desc[0] = compute.CopyDescriptor{Binding: b.b, Shape: d.shape[:], Strides: unitStride, ElemSize: 1}
+	return d.desc[:]
+}
+
+// checkCopy checks a copy of n bytes to or from b (d.mu held).
+func (d *Device) checkCopy(b *Buffer, n int, what string) error {
+	if err := d.own(b, what); err != nil {
+		return err
+	}
+	if uint64(n) > b.size {
+		return fmt.Errorf("%s: %w: %d bytes, %v", what, ErrOutOfBounds, n, b)
+	}
+	return nil
+}
