@@ -4,6 +4,7 @@
 #
 #   Go 1.26+             the toolchain (https://go.dev/dl; not installed here: say so)
 #   gcc, g++             cgo, and the cpu platform's kernel compiler ($CXX)
+#   pkgconf              pkg-config, with which C hosts find libcubehip (tested by the C ABI)
 #   libamdhip64-dev      ROCm's HIP runtime and hiprtc (Debian ships ROCm 5.2): the amd platform
 #                        opens the real library and compiles kernels for AMD GPUs with it
 #   staticcheck          scripts/lint.sh's linter, from the Go module proxy, pinned below
@@ -16,6 +17,7 @@ command -v go >/dev/null || { echo "deps: Go 1.26 or newer is required (https://
 need_pkgs=()
 command -v gcc >/dev/null || need_pkgs+=(gcc)
 command -v g++ >/dev/null || need_pkgs+=(g++)
+command -v pkg-config >/dev/null || need_pkgs+=(pkgconf)   # the C ABI's install test builds a host with pkg-config
 # Checked by file, not by dpkg, so a ROCm installed from AMD's own repositories counts too.
 # The headers matter as well as the library: ROCm before 6.1 compiles kernels with hiprtc
 # against the HIP headers on disk.

@@ -25,6 +25,17 @@ go test -c -o "$out/nvidia.test" ./modules/hipsys/nvidia
 go test -c -o "$out/server.test" ./modules/server
 go build -o "$out/cubehip" ./modules/server/cmd/cubehip
 ${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl
+# The C ABI: the library, the C test of every function and the examples, linked to find
+# the library beside them ($ORIGIN/lib), and the benchmarks that pair a C host's loops
+# through it with the raw driver's.
+./scripts/build-capi.sh >/dev/null
+mkdir -p "$out/lib"
+cp -P build/lib/libcubehip.so* "$out/lib/"
+for host in modules/capi/tests/abi_test.c modules/capi/examples/c/saxpy.c; do
+  ${CC:-cc} -std=c11 -O2 -Wall -Iinclude "$host" -L"$out/lib" -lcubehip -lpthread '-Wl,-rpath,$ORIGIN/lib' \
+    -o "$out/capi-$(basename "$host" .c)"
+done
+go test -c -o "$out/capi.test" ./modules/capi
 cp modules/hipsys/nvidia/bench/run.sh "$out/"
 chmod +x "$out/run.sh"
 echo "built $out: $(cd "$out" && echo *)"

@@ -1,7 +1,10 @@
 package cpu
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
@@ -28,10 +31,13 @@ type stream struct {
 	submitted uint64
 	completed uint64
 	idle      bool // the worker is parked on work
-	waiters   int  // goroutines parked on done; the worker broadcasts only when > 0
-	closing   bool
-	err       error    // the first asynchronous failure not yet reported
-	capture   *capture // non-nil while the stream captures
+	running   bool // a batch is running, on the worker or on a waiter that took it (await)
+	// completedAt mirrors completed for a spinning waiter, which reads it without mu.
+	completedAt atomic.Uint64
+	waiters     int // goroutines parked on done; the worker broadcasts only when > 0
+	closing     bool
+	err         error    // the first asynchronous failure not yet reported
+	capture     *capture // non-nil while the stream captures
 }
 
 func newStream(p *Platform, kind streamKind) *stream {
@@ -43,12 +49,14 @@ func newStream(p *Platform, kind streamKind) *stream {
 }
 
 // run is the worker: it takes the whole queue at once, runs it without the lock (so
-// producers never wait for a kernel), and counts each command done as it finishes.
+// producers never wait for a kernel), and counts each command done as it finishes. A
+// goroutine waiting for the stream may run a batch itself instead (await); the worker
+// then waits until that batch is done.
 func (s *stream) run() {
 	s.mu.Lock()
 	for {
-		for len(s.pending) == 0 {
-			if s.closing {
+		for len(s.pending) == 0 || s.running {
+			if s.closing && len(s.pending) == 0 && !s.running {
 				s.mu.Unlock()
 				s.p.retiredMu.Lock()
 				delete(s.p.retired, s)
@@ -58,28 +66,95 @@ func (s *stream) run() {
 			s.idle = true
 			s.work.Wait()
 		}
-		batch := s.pending
-		s.pending = s.spare[:0]
-		s.mu.Unlock()
-		for i, c := range batch {
-			err := c.exec()
-			s.mu.Lock()
-			if err != nil && s.err == nil {
-				s.err = err
-			}
-			s.completed++
-			c.clear()
-			s.free = append(s.free, c)
-			batch[i] = nil
-			if s.waiters > 0 {
-				s.done.Broadcast()
-			}
-			s.mu.Unlock()
-		}
-		s.mu.Lock()
-		s.spare = batch[:0]
+		s.execBatch(len(s.pending))
 	}
 }
+
+// execBatch takes the first n queued commands and runs them, one at a time, without the
+// lock. mu is held on entry and on return; running keeps a second executor out
+// meanwhile, so commands still run one at a time and in order.
+func (s *stream) execBatch(n int) {
+	batch := s.pending[:n]
+	s.pending = append(s.spare[:0], s.pending[n:]...)
+	s.running = true
+	s.mu.Unlock()
+	for i, c := range batch {
+		err := c.exec()
+		s.mu.Lock()
+		if err != nil && s.err == nil {
+			s.err = err
+		}
+		s.completed++
+		s.completedAt.Store(s.completed)
+		c.clear()
+		s.free = append(s.free, c)
+		batch[i] = nil
+		if s.waiters > 0 {
+			s.done.Broadcast()
+		}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.spare = batch[:0]
+	s.running = false
+}
+
+// await blocks until the first seq commands have finished. mu is held on entry and on
+// return.
+//
+// A waiter that finds commands queued and no batch running runs them itself, on its own
+// thread, rather than waking the worker and sleeping until it is woken in turn. It runs
+// only the commands up to seq, never one after: one of those could wait on a stream
+// whose batch this goroutine is itself running further up its stack (it got here from a
+// wait inside that batch), which would never finish. Everything up to seq was queued
+// before the wait that brought it here, so nothing it waits on can be behind it. On a
+// thread the Go runtime did not start (a C host calling libcubehip) each of those two
+// hand-offs costs a trip through the OS scheduler, because such a goroutine is locked to
+// its thread: a launch + sync loop from C ran at over 100 µs an iteration where the
+// same loop in Go took 3. When the worker already runs the batch, the waiter spins for a
+// short while (a small kernel finishes in microseconds) before it sleeps.
+func (s *stream) await(seq uint64) {
+	spun := false
+	for s.completed < seq {
+		if !s.running && len(s.pending) > 0 {
+			// Nothing runs, so every command taken so far has finished: pending[0] is
+			// command completed+1.
+			s.execBatch(int(min(seq-s.completed, uint64(len(s.pending)))))
+			s.wakeWorker()
+			continue
+		}
+		if !spun && spinWait {
+			spun = true
+			s.mu.Unlock()
+			deadline := time.Now().Add(awaitSpin)
+			for s.completedAt.Load() < seq && time.Now().Before(deadline) {
+			}
+			s.mu.Lock()
+			continue
+		}
+		s.waiters++
+		s.done.Wait()
+		s.waiters--
+	}
+}
+
+// wakeWorker hands the worker what a helping waiter left: commands queued while it ran,
+// or a shutdown. The caller holds mu.
+func (s *stream) wakeWorker() {
+	if s.idle && (len(s.pending) > 0 || s.closing) {
+		s.idle = false
+		s.work.Signal()
+	}
+}
+
+// awaitSpin is how long a waiter spins for a batch the worker is running before it
+// sleeps: longer than a small kernel, far shorter than a large one, which is then waited
+// for at the price of one wake-up.
+const awaitSpin = 50 * time.Microsecond
+
+// spinWait is whether spinning can help at all: with one processor the spinning waiter
+// would only keep the worker from running.
+var spinWait = runtime.GOMAXPROCS(0) > 1
 
 // push queues c and wakes the worker. The caller holds mu.
 func (s *stream) push(c *command) {
@@ -155,11 +230,7 @@ func (s *stream) submitOne(t *command) {
 // waitFor blocks until the first seq commands have finished.
 func (s *stream) waitFor(seq uint64) {
 	s.mu.Lock()
-	for s.completed < seq {
-		s.waiters++
-		s.done.Wait()
-		s.waiters--
-	}
+	s.await(seq)
 	s.mu.Unlock()
 }
 
@@ -170,12 +241,7 @@ func (s *stream) waitFor(seq uint64) {
 func (s *stream) synchronize() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	target := s.submitted
-	for s.completed < target {
-		s.waiters++
-		s.done.Wait()
-		s.waiters--
-	}
+	s.await(s.submitted)
 	err := s.err
 	s.err = nil
 	return err

@@ -12,6 +12,9 @@
 #   server-bench.log   the Device benchmarks beside hipsys, ROUNDS rounds; each graph
 #                      replay in a process of its own
 #   cubehip-bench.txt  `cubehip bench` against the anchor
+#   capi.log           the C ABI's C test and saxpy host on the nvidia platform
+#   capi-bench.log     a C host's loops through libcubehip beside the raw driver's, and
+#                      every ABI call beside the same Device call from Go
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 logs="${1:-./gpu-logs}"
@@ -76,5 +79,19 @@ if [ -x "$here/server.test" ]; then
 	grep '^Benchmark' "$logs/server-bench.log" | grep -v Layers | awk '{ name = $1; sub(/-[0-9]+$/, "", name); v[name] = v[name] " " $5 } END { for (n in v) print n ":" v[n] }' | sort
 	(cd "$here" && ./cubehip bench -anchor "$here/anchor") >"$logs/cubehip-bench.txt" 2>&1 || rc=1
 	tail -n 12 "$logs/cubehip-bench.txt"
+fi
+
+# The C ABI on this GPU: the C test of every function and error path, the saxpy host, and
+# a C host's loops through libcubehip paired with the raw driver's in one process.
+if [ -x "$here/capi-abi_test" ]; then
+	CUBEHIP_PLATFORM=nvidia "$here/capi-abi_test" >"$logs/capi.log" 2>&1 || rc=1
+	CUBEHIP_PLATFORM=nvidia "$here/capi-saxpy" >>"$logs/capi.log" 2>&1 || rc=1
+	tail -n 3 "$logs/capi.log"
+	: >"$logs/capi-bench.log"
+	for round in $(seq 1 "${ROUNDS:-3}"); do
+		CUBEHIP_PLATFORM=nvidia "$here/capi.test" -test.run '^$' -test.bench '^BenchmarkABIvsDriver$' -test.benchtime=1x >>"$logs/capi-bench.log" 2>&1 || rc=1
+	done
+	CUBEHIP_PLATFORM=nvidia "$here/capi.test" -test.run '^$' -test.bench '^BenchmarkABI$' -test.benchtime=1x >>"$logs/capi-bench.log" 2>&1 || rc=1
+	grep '^Benchmark' "$logs/capi-bench.log"
 fi
 exit $rc

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/nvidia/rawdriver"
+)
+
+const emptyKernel = `extern "C" __global__ void empty() {}`
+
+// BenchmarkABIvsDriver holds a C host's loops through libcubehip to the raw CUDA driver
+// API's own C loops, in the same process, round by round: launch throughput, launch +
+// sync, a 10-kernel graph's replay and a 4-byte read (the budgets: within 5%, 5%, 5% and
+// 15%). x is ABI ÷ driver, the median of the rounds. It needs the nvidia platform.
+func BenchmarkABIvsDriver(b *testing.B) {
+	p, err := hipsys.Open("nvidia")
+	if err != nil {
+		b.Skipf("needs the nvidia platform: %v", err)
+	}
+	drv, err := rawdriver.For(p)
+	if err != nil || drv == nil {
+		b.Skipf("needs the raw CUDA driver: %v", err)
+	}
+	// The driver's side: the same kernel, compiled and loaded through hipsys.
+	prog, err := p.RTCCreateProgram(emptyKernel, "empty.hip", nil)
+	require.NoError(b, err)
+	require.NoError(b, p.RTCCompileProgram(prog, nil))
+	code, err := p.RTCGetCode(prog)
+	require.NoError(b, err)
+	mod, err := p.ModuleLoadData(code)
+	require.NoError(b, err)
+	fn, err := p.ModuleGetFunction(mod, "empty")
+	require.NoError(b, err)
+	st, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(b, err)
+	ptr, err := p.Malloc(4)
+	require.NoError(b, err)
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	require.NoError(b, p.StreamBeginCapture(st, hipsys.CaptureModeGlobal))
+	for range 10 {
+		require.NoError(b, p.ModuleLaunchKernel(fn, one, one, 0, st, nil))
+	}
+	gr, err := p.StreamEndCapture(st)
+	require.NoError(b, err)
+	exec, err := p.GraphInstantiate(gr)
+	require.NoError(b, err)
+
+	// The ABI's side.
+	dev, s := abiOpen("nvidia")
+	require.EqualValues(b, 0, s, "%s", lastError())
+	defer abiClose(dev)
+	k, s := abiKernel(dev, emptyKernel, "empty", nil, 1)
+	require.EqualValues(b, 0, s, "%s", lastError())
+	require.EqualValues(b, 0, abiCall(0, dev, 0, 4, 0, nil, nil, 0), "%s", lastError())
+	buf := newestHandle()
+	require.EqualValues(b, 0, abiLaunchNone(k, 0), "%s", lastError()) // compiled before the capture
+	require.EqualValues(b, 0, abiCall(7, dev, 0, 0, 0, nil, nil, 0), "%s", lastError())
+	require.EqualValues(b, 0, abiCall(13, dev, 0, 0, 0, nil, nil, 0), "%s", lastError())
+	for range 10 {
+		require.EqualValues(b, 0, abiLaunchNone(k, 0), "%s", lastError())
+	}
+	require.EqualValues(b, 0, abiCall(14, dev, 0, 0, 0, nil, nil, 0), "%s", lastError())
+	graph := newestHandle()
+
+	type pair struct {
+		name   string
+		n      int
+		abi    func(n int) (time.Duration, error)
+		driver func(n int) (time.Duration, error)
+	}
+	pairs := []pair{
+		{"launch", 2000, func(n int) (time.Duration, error) { return benchC(benchLaunch, dev, 0, k, n) },
+			func(n int) (time.Duration, error) {
+				d, err := drv.LaunchLoop(fn, st, n)
+				return d / time.Duration(n), err
+			}},
+		{"launch+sync", 500, func(n int) (time.Duration, error) { return benchC(benchLaunchSync, dev, 0, k, n) },
+			func(n int) (time.Duration, error) {
+				d, err := drv.LaunchSyncLoop(fn, st, n)
+				return d / time.Duration(n), err
+			}},
+		{"replay10", 500, func(n int) (time.Duration, error) { return benchCGraph(benchReplay, dev, 0, k, graph, n) },
+			func(n int) (time.Duration, error) {
+				d, err := drv.GraphLoop(exec, st, n)
+				return d / time.Duration(n), err
+			}},
+		{"read4", 500, func(n int) (time.Duration, error) { return benchC(benchRead4, dev, buf, k, n) },
+			func(n int) (time.Duration, error) { d, err := drv.ReadLoop(ptr, n); return d / time.Duration(n), err }},
+	}
+	for _, pr := range pairs {
+		b.Run(pr.name, func(b *testing.B) {
+			for range b.N {
+				_, err := pr.abi(pr.n)
+				require.NoError(b, err)
+				_, err = pr.driver(pr.n)
+				require.NoError(b, err)
+				var xs, as, ds []float64
+				for r := range 51 {
+					var a, d time.Duration
+					if r%2 == 0 {
+						a, err = pr.abi(pr.n)
+						require.NoError(b, err)
+						d, err = pr.driver(pr.n)
+					} else {
+						d, err = pr.driver(pr.n)
+						require.NoError(b, err)
+						a, err = pr.abi(pr.n)
+					}
+					require.NoError(b, err)
+					xs = append(xs, float64(a)/float64(d))
+					as, ds = append(as, float64(a)), append(ds, float64(d))
+				}
+				b.ReportMetric(median(xs), "x")
+				b.ReportMetric(median(as)/1e3, "abi-µs")
+				b.ReportMetric(median(ds)/1e3, "driver-µs")
+			}
+		})
+	}
+}

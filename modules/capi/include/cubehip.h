@@ -1,0 +1,357 @@
+/*
+ * cubehip.h: the C ABI of libcubehip, HIP kernels on AMD GPUs, NVIDIA GPUs and an embedded
+ * cpu device, for C and C++ hosts.
+ *
+ * Link: cc host.c $(pkg-config --cflags --libs cubehip)
+ *
+ * Conventions
+ * -----------
+ * - Every function returns a cubehip_status: CUBEHIP_SUCCESS (0), one of HIP's statuses by
+ *   its HIP number (hipErrorOutOfMemory is 2 here too), or one of cubehip's own (10000 and
+ *   up). After a failed call, cubehip_last_error() gives the calling thread's message for it.
+ * - Objects are handles: small structs around a 64-bit id. A handle that was released,
+ *   destroyed, closed with its device, made up, or of the wrong kind is
+ *   CUBEHIP_ERROR_INVALID_HANDLE, never a crash. The zero handle is never valid.
+ * - No pointer a function is given is kept after it returns: the library copies what it
+ *   needs (sources, arguments, host data).
+ * - Strings are returned into caller storage with snprintf's contract: at most cap bytes
+ *   are written, always NUL-terminated when cap > 0, and *len (when not NULL) receives the
+ *   full length without the NUL, so a caller can size a buffer and ask again.
+ * - Streams are numbered: stream 0 is the device's default; any uint64_t is a stream id,
+ *   and ids are spread over the device's streams as CubeCL does.
+ *
+ * Failures are carried by buffers: a launch, write or replay that fails does not return
+ * its failure from the call that queued it. The failure is carried by exactly the buffers
+ * that work would have written, and returned by the next read, check or sync of any of
+ * them, on any stream. A read never returns bytes that nothing wrote.
+ *
+ * Threads
+ * -------
+ * Every function is safe from any number of threads at once, including threads the Go
+ * runtime inside the library never saw. The library contains a Go runtime:
+ * - one per process; the library is never unloaded (dlclose does not unload it);
+ * - fork() without exec() in a process that has called into the library is unsupported:
+ *   the child inherits a runtime whose threads did not survive the fork;
+ * - the runtime installs handlers for SIGSEGV, SIGBUS, SIGFPE, SIGPIPE and the real-time
+ *   signal it preempts with (SIGURG) with SA_ONSTACK. A host that installs its own handlers
+ *   must install them with SA_ONSTACK, and must install them before its first call into
+ *   the library if it wants the runtime to forward signals it does not use to them.
+ */
+#ifndef CUBEHIP_H
+#define CUBEHIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this header. cubehip_version() gives the library's; a library serves
+ * every header of the same major version. */
+#define CUBEHIP_VERSION_MAJOR 0
+#define CUBEHIP_VERSION_MINOR 1
+#define CUBEHIP_VERSION_PATCH 0
+
+/* ---- statuses ----------------------------------------------------------------------- */
+
+typedef int32_t cubehip_status;
+
+#define CUBEHIP_SUCCESS 0
+/* HIP's statuses keep HIP's numbers; the ones a host most often tests: */
+#define CUBEHIP_HIP_ERROR_INVALID_VALUE 1
+#define CUBEHIP_HIP_ERROR_OUT_OF_MEMORY 2
+#define CUBEHIP_HIP_ERROR_INVALID_CONFIGURATION 9
+#define CUBEHIP_HIP_ERROR_NO_DEVICE 100
+#define CUBEHIP_HIP_ERROR_INVALID_DEVICE 101
+#define CUBEHIP_HIP_ERROR_INVALID_IMAGE 200
+#define CUBEHIP_HIP_ERROR_FILE_NOT_FOUND 301
+#define CUBEHIP_HIP_ERROR_INVALID_HANDLE 400
+#define CUBEHIP_HIP_ERROR_NOT_FOUND 500
+#define CUBEHIP_HIP_ERROR_NOT_READY 600
+#define CUBEHIP_HIP_ERROR_ILLEGAL_ADDRESS 700
+#define CUBEHIP_HIP_ERROR_LAUNCH_OUT_OF_RESOURCES 701
+#define CUBEHIP_HIP_ERROR_LAUNCH_FAILURE 719
+#define CUBEHIP_HIP_ERROR_NOT_SUPPORTED 801
+#define CUBEHIP_HIP_ERROR_STREAM_CAPTURE_UNSUPPORTED 900
+#define CUBEHIP_HIP_ERROR_STREAM_CAPTURE_INVALIDATED 901
+#define CUBEHIP_HIP_ERROR_UNKNOWN 999
+/* cubehip's own. */
+#define CUBEHIP_ERROR_INVALID_HANDLE 10001   /* a released, destroyed, closed, made-up or wrong-kind handle */
+#define CUBEHIP_ERROR_INVALID_ARGUMENT 10002 /* a NULL pointer, a wrong size, count or kind: nothing was done */
+#define CUBEHIP_ERROR_COMPILE 10003          /* a kernel did not compile: cubehip_kernel_log has the log */
+#define CUBEHIP_ERROR_CLOSED 10004           /* the device was closed */
+#define CUBEHIP_ERROR_CAPTURE_REFUSED 10005  /* work inside a capture failed or cannot be captured */
+#define CUBEHIP_ERROR_UNSUPPORTED 10006      /* a request the device or the library cannot serve */
+#define CUBEHIP_ERROR_INTERNAL 10007         /* a failure with no HIP status of its own: the message says what */
+
+/* A fixed, static name for a status ("hipErrorOutOfMemory", "CUBEHIP_ERROR_INVALID_HANDLE");
+ * "unknown status" for a number that is none. Never NULL. */
+const char* cubehip_status_string(cubehip_status status);
+
+/* The calling thread's message for its last failed call, or "" when its last call
+ * succeeded. Valid until the thread's next call into the library. Never NULL. */
+const char* cubehip_last_error(void);
+
+/* ---- version ------------------------------------------------------------------------ */
+
+/* The library's version as MAJOR * 10000 + MINOR * 100 + PATCH. */
+uint32_t cubehip_version(void);
+
+/* ---- handles ------------------------------------------------------------------------ */
+
+typedef struct cubehip_device {
+	uint64_t id;
+} cubehip_device;
+typedef struct cubehip_buffer {
+	uint64_t id;
+} cubehip_buffer;
+typedef struct cubehip_kernel {
+	uint64_t id;
+} cubehip_kernel;
+typedef struct cubehip_graph {
+	uint64_t id;
+} cubehip_graph;
+typedef struct cubehip_profile {
+	uint64_t id;
+} cubehip_profile;
+
+/* ---- platforms and devices ---------------------------------------------------------- */
+
+/* Properties of a device. Set size to sizeof(cubehip_device_props) before the call: a
+ * later library fills only the fields an older header knows. */
+typedef struct cubehip_device_props {
+	size_t size;
+	char platform[16]; /* "cpu", "nvidia", "amd" */
+	char name[256];    /* "NVIDIA H200", the CPU's brand string, ... */
+	char arch[64];     /* "sm_90", "gfx90a:sramecc+:xnack-", "x86-64-v3" */
+	uint64_t total_mem;
+	uint64_t shared_mem_per_block;
+	int32_t warp_size;
+	int32_t multiprocessor_count;
+	int32_t clock_rate_khz;
+	int32_t max_threads_per_block;
+	int32_t max_threads_dim[3];
+	int32_t max_grid_size[3];
+	int32_t major, minor; /* compute capability (nvidia), gfx version (amd), 0.0 (cpu) */
+	int32_t pci_bus_id, pci_device_id, pci_domain_id;
+	int32_t integrated; /* 1 when the device shares the host's memory */
+} cubehip_device_props;
+
+/* The devices of a platform ("auto", "cpu", "nvidia", "amd"; NULL is "auto"). A platform
+ * whose library is absent or that has no device gives 0 and CUBEHIP_SUCCESS; the reason is
+ * in cubehip_last_error(). */
+cubehip_status cubehip_device_count(const char* platform, int32_t* count);
+
+/* The properties of device index of a platform, without opening it. */
+cubehip_status cubehip_device_properties(const char* platform, int32_t index, cubehip_device_props* props);
+
+/* Options of cubehip_device_open. Set size to sizeof(cubehip_device_options); a zeroed
+ * struct (with its size) is the defaults. */
+typedef struct cubehip_device_options {
+	size_t size;
+	uint32_t max_streams;   /* device streams the ids are spread over (0: the default) */
+	const char* cache_dir;  /* kernel disk cache: NULL the default, "-" none */
+	uint64_t staging_chunk; /* pinned staging chunk in bytes (0: 8 MiB) */
+	uint32_t staging_depth; /* chunks in flight (0: 3) */
+	int32_t direct_launch;  /* 1: every launch on the calling thread, never a launch queue */
+} cubehip_device_options;
+
+/* Opens device index of platform (NULL or "auto": amd, else nvidia, else the cpu device;
+ * $CUBEHIP_PLATFORM overrides auto). options may be NULL. */
+cubehip_status cubehip_device_open(const char* platform, int32_t index, const cubehip_device_options* options,
+	cubehip_device* device);
+
+/* Waits for the device's work and closes it: every handle it made becomes invalid. */
+cubehip_status cubehip_device_close(cubehip_device device);
+
+/* The properties of an open device. */
+cubehip_status cubehip_device_get_properties(cubehip_device device, cubehip_device_props* props);
+
+/* Waits for every piece of work queued on the stream. A failure carried by a buffer
+ * that the stream's work wrote is returned. */
+cubehip_status cubehip_device_sync(cubehip_device device, uint64_t stream);
+
+/* ---- buffers ------------------------------------------------------------------------ */
+
+/* Allocates size bytes on the device, from the stream's pools. The contents are
+ * undefined until written. */
+cubehip_status cubehip_buffer_alloc(cubehip_device device, uint64_t stream, uint64_t size, cubehip_buffer* buffer);
+
+/* Gives the buffer back. Work already queued on it completes first; the handle is
+ * invalid after. */
+cubehip_status cubehip_buffer_release(cubehip_buffer buffer);
+
+/* The buffer's size in bytes. */
+cubehip_status cubehip_buffer_size(cubehip_buffer buffer, uint64_t* size);
+
+/* Copies size bytes from host memory src into the buffer at offset, ordered on the
+ * stream. src may be reused as soon as the call returns. A write that fails is carried
+ * by the buffer. */
+cubehip_status cubehip_buffer_write(cubehip_buffer buffer, uint64_t stream, uint64_t offset, const void* src,
+	uint64_t size);
+
+/* Copies size bytes of the buffer at offset into host memory dst, after the work queued
+ * before it on the stream and the buffer's last write on any stream. Returns the failure
+ * the buffer carries, if any, and then dst is left as it was. */
+cubehip_status cubehip_buffer_read(cubehip_buffer buffer, uint64_t stream, uint64_t offset, void* dst, uint64_t size);
+
+/* Returns the failure the buffer carries, without waiting for work in flight. */
+cubehip_status cubehip_buffer_check(cubehip_buffer buffer);
+
+/* Waits for the work that writes the buffer and returns the failure it carries. */
+cubehip_status cubehip_buffer_sync(cubehip_buffer buffer);
+
+/* ---- kernels ------------------------------------------------------------------------ */
+
+/* How a kernel uses a buffer parameter: the buffers it writes are those a failure of its
+ * launch is carried by. */
+typedef enum cubehip_access {
+	CUBEHIP_ACCESS_DEFAULT = 0, /* in an argument: the kernel's declared access */
+	CUBEHIP_ACCESS_READ = 1,
+	CUBEHIP_ACCESS_WRITE = 2,
+	CUBEHIP_ACCESS_READ_WRITE = 3
+} cubehip_access;
+
+/* A kernel: HIP C++ source with an extern "C" __global__ entry point. Set size to
+ * sizeof(cubehip_kernel_desc). */
+typedef struct cubehip_kernel_desc {
+	size_t size;
+	const char* source;
+	const char* entry;
+	uint32_t block[3];             /* threads per block */
+	uint32_t shared_mem;           /* dynamic shared memory per block, in bytes */
+	const cubehip_access* access;  /* access of each buffer parameter, in order */
+	size_t access_count;
+	const char* const* options;    /* compiler options (for example "-DN=4") */
+	size_t option_count;
+} cubehip_kernel_desc;
+
+/* Creates a kernel on the device. Nothing is compiled yet: cubehip_kernel_compile does
+ * it at once, a first launch otherwise. */
+cubehip_status cubehip_kernel_create(cubehip_device device, const cubehip_kernel_desc* desc, cubehip_kernel* kernel);
+
+/* Compiles the kernel now (or loads it from the kernel caches). A compile error is
+ * CUBEHIP_ERROR_COMPILE, with the compiler's log in cubehip_kernel_log. */
+cubehip_status cubehip_kernel_compile(cubehip_kernel kernel);
+
+/* The compiler's log of the kernel's last failed compile ("" when none). */
+cubehip_status cubehip_kernel_log(cubehip_kernel kernel, char* buf, size_t cap, size_t* len);
+
+/* Destroys the kernel handle. Launches already queued are unaffected. */
+cubehip_status cubehip_kernel_destroy(cubehip_kernel kernel);
+
+/* ---- launches ----------------------------------------------------------------------- */
+
+typedef enum cubehip_arg_kind {
+	CUBEHIP_ARG_BUFFER = 1, /* a device pointer: buffer (+ offset), with its access */
+	CUBEHIP_ARG_I8,
+	CUBEHIP_ARG_U8,
+	CUBEHIP_ARG_I16,
+	CUBEHIP_ARG_U16,
+	CUBEHIP_ARG_I32,
+	CUBEHIP_ARG_U32,
+	CUBEHIP_ARG_I64,
+	CUBEHIP_ARG_U64,
+	CUBEHIP_ARG_F32,
+	CUBEHIP_ARG_F64,
+	CUBEHIP_ARG_BYTES, /* a by-value struct: bytes.data, bytes.size at bytes.align */
+	CUBEHIP_ARG_INFO   /* CubeCL's info words (u64), uploaded once per content, passed as a pointer */
+} cubehip_arg_kind;
+
+/* One kernel argument, in the kernel's declared order. */
+typedef struct cubehip_arg {
+	int32_t kind;   /* a cubehip_arg_kind */
+	int32_t access; /* CUBEHIP_ARG_BUFFER: a cubehip_access */
+	union {
+		struct {
+			cubehip_buffer buffer;
+			uint64_t offset; /* bytes into the buffer */
+		} buffer;
+		int64_t i64; /* I8 through I64 */
+		uint64_t u64; /* U8 through U64 */
+		float f32;
+		double f64;
+		struct {
+			const void* data;
+			uint32_t size, align;
+		} bytes;
+		struct {
+			const uint64_t* words;
+			size_t count;
+		} info;
+	} v;
+} cubehip_arg;
+
+/* Queues the kernel on the stream over grid[0] x grid[1] x grid[2] blocks, with the
+ * arguments in the kernel's declared order. A malformed launch (a wrong argument count
+ * or kind, an invalid handle, a block over the device's limits) is an error here and
+ * queues nothing. A failure of the work itself is carried by the buffers it writes. */
+cubehip_status cubehip_launch(cubehip_kernel kernel, uint64_t stream, const uint32_t grid[3], const cubehip_arg* args,
+	size_t arg_count);
+
+/* As cubehip_launch, with the grid read on the device from the first three u32 of
+ * count_buffer when the launch runs (CubeCL's dynamic cube count). */
+cubehip_status cubehip_launch_dynamic(cubehip_kernel kernel, uint64_t stream, cubehip_buffer count_buffer,
+	const cubehip_arg* args, size_t arg_count);
+
+/* ---- graphs ------------------------------------------------------------------------- */
+
+/* Starts recording the stream's work into a graph: launches, writes and copies queued on
+ * the stream until cubehip_capture_end are recorded, not run. */
+cubehip_status cubehip_capture_begin(cubehip_device device, uint64_t stream);
+
+/* Ends the recording and gives the graph. A recording in which any work failed is
+ * CUBEHIP_ERROR_CAPTURE_REFUSED, and the outputs of that work carry the failure. */
+cubehip_status cubehip_capture_end(cubehip_device device, uint64_t stream, cubehip_graph* graph);
+
+/* Runs the recorded work again, on the stream it was recorded on. */
+cubehip_status cubehip_graph_replay(cubehip_graph graph);
+
+/* Destroys the graph; the buffers it held are given back. */
+cubehip_status cubehip_graph_destroy(cubehip_graph graph);
+
+/* ---- profiling ---------------------------------------------------------------------- */
+
+/* Starts a profile window on the stream, timed with device events. */
+cubehip_status cubehip_profile_start(cubehip_device device, uint64_t stream, cubehip_profile* profile);
+
+/* Ends the window and gives the device time it spans, in nanoseconds. The handle is
+ * invalid after. */
+cubehip_status cubehip_profile_stop(cubehip_profile profile, uint64_t* nanoseconds);
+
+/* Ends the window without a result. */
+cubehip_status cubehip_profile_abandon(cubehip_profile profile);
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+typedef struct cubehip_memory_usage {
+	size_t size;
+	uint64_t number_allocs;  /* slices handed out */
+	uint64_t bytes_in_use;   /* bytes of those slices */
+	uint64_t bytes_padding;  /* alignment padding inside them */
+	uint64_t bytes_reserved; /* bytes of device memory the pools hold */
+} cubehip_memory_usage;
+
+/* The device's memory usage over all its streams. */
+cubehip_status cubehip_memory_usage_get(cubehip_device device, cubehip_memory_usage* usage);
+
+/* A report of every stream's pools, as JSON: [{"Stream": id, "Report": {"Dynamic": [pool...], "Persistent": pool}}]. */
+cubehip_status cubehip_memory_report(cubehip_device device, char* buf, size_t cap, size_t* len);
+
+/* Frees pool pages no buffer uses. */
+cubehip_status cubehip_memory_cleanup(cubehip_device device);
+
+typedef enum cubehip_allocation_mode {
+	CUBEHIP_ALLOCATION_AUTO = 0,      /* pools decide */
+	CUBEHIP_ALLOCATION_PERSISTENT = 1 /* allocations stay, for buffers that live long */
+} cubehip_allocation_mode;
+
+/* Sets the allocation mode of the stream's pools. */
+cubehip_status cubehip_memory_set_allocation_mode(cubehip_device device, uint64_t stream, int32_t mode);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CUBEHIP_H */

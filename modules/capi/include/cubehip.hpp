@@ -1,0 +1,279 @@
+// cubehip.hpp: a header-only C++17 wrapper over cubehip.h. Handles are move-only owners
+// that give their object back when they go out of scope; a failed call throws
+// cubehip::error, which carries the status and the thread's message.
+//
+//   cubehip::device dev;                               // the default device
+//   auto x = dev.alloc(n * sizeof(float));
+//   x.write(host.data(), n * sizeof(float));
+//   cubehip::kernel k(dev, source, "saxpy", {256, 1, 1}, {CUBEHIP_ACCESS_READ, CUBEHIP_ACCESS_READ_WRITE});
+//   k.launch({blocks, 1, 1}, {cubehip::arg(x), cubehip::arg(y), cubehip::arg(2.0f), cubehip::arg(n)});
+//   y.read(host.data(), n * sizeof(float));            // throws the failure y carries, if any
+#ifndef CUBEHIP_HPP
+#define CUBEHIP_HPP
+
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cubehip.h"
+
+namespace cubehip {
+
+// error is a failed call: status() is the cubehip_status, what() names the call, the
+// status and the library's message.
+class error : public std::runtime_error {
+public:
+	error(cubehip_status s, const char* call)
+		: std::runtime_error(std::string(call) + ": " + cubehip_status_string(s) + ": " + cubehip_last_error()),
+		  status_(s) {}
+	cubehip_status status() const noexcept { return status_; }
+
+private:
+	cubehip_status status_;
+};
+
+namespace detail {
+inline void check(cubehip_status s, const char* call) {
+	if (s != CUBEHIP_SUCCESS) throw error(s, call);
+}
+// owner holds one handle and releases it once; moving hands the handle over.
+template <class H, cubehip_status (*Release)(H)> class owner {
+public:
+	owner() noexcept : h_{} {}
+	explicit owner(H h) noexcept : h_(h) {}
+	owner(const owner&) = delete;
+	owner& operator=(const owner&) = delete;
+	owner(owner&& o) noexcept : h_(o.h_) { o.h_ = H{}; }
+	owner& operator=(owner&& o) noexcept {
+		if (this != &o) {
+			reset();
+			h_ = o.h_;
+			o.h_ = H{};
+		}
+		return *this;
+	}
+	~owner() { reset(); }
+	H get() const noexcept { return h_; }
+	explicit operator bool() const noexcept { return h_.id != 0; }
+	// release hands the handle to the caller, who releases it.
+	H release() noexcept {
+		H h = h_;
+		h_ = H{};
+		return h;
+	}
+	// A destructor cannot throw: a failure of the release is dropped here; call the C
+	// function yourself where it matters.
+	void reset() noexcept {
+		if (h_.id != 0) Release(h_);
+		h_ = H{};
+	}
+
+private:
+	H h_;
+};
+} // namespace detail
+
+class device;
+
+// buffer is device memory; its reads return the failure it carries, as an error.
+class buffer {
+public:
+	buffer() = default;
+	explicit buffer(cubehip_buffer h) noexcept : h_(h) {}
+	cubehip_buffer handle() const noexcept { return h_.get(); }
+	std::uint64_t size() const {
+		std::uint64_t n = 0;
+		detail::check(cubehip_buffer_size(h_.get(), &n), "cubehip_buffer_size");
+		return n;
+	}
+	void write(const void* src, std::uint64_t n, std::uint64_t offset = 0, std::uint64_t stream = 0) {
+		detail::check(cubehip_buffer_write(h_.get(), stream, offset, src, n), "cubehip_buffer_write");
+	}
+	void read(void* dst, std::uint64_t n, std::uint64_t offset = 0, std::uint64_t stream = 0) const {
+		detail::check(cubehip_buffer_read(h_.get(), stream, offset, dst, n), "cubehip_buffer_read");
+	}
+	template <class T> void write(const std::vector<T>& v, std::uint64_t stream = 0) {
+		write(v.data(), v.size() * sizeof(T), 0, stream);
+	}
+	template <class T> std::vector<T> read(std::uint64_t stream = 0) const {
+		std::vector<T> v(size() / sizeof(T));
+		read(v.data(), v.size() * sizeof(T), 0, stream);
+		return v;
+	}
+	void check() const { detail::check(cubehip_buffer_check(h_.get()), "cubehip_buffer_check"); }
+	void sync() const { detail::check(cubehip_buffer_sync(h_.get()), "cubehip_buffer_sync"); }
+
+private:
+	detail::owner<cubehip_buffer, cubehip_buffer_release> h_;
+};
+
+// arg is one kernel argument, built from a buffer or a scalar of the parameter's type.
+inline cubehip_arg arg(const buffer& b, cubehip_access access = CUBEHIP_ACCESS_DEFAULT) {
+	cubehip_arg a{};
+	a.kind = CUBEHIP_ARG_BUFFER;
+	a.access = access;
+	a.v.buffer.buffer = b.handle();
+	return a;
+}
+inline cubehip_arg arg(std::int32_t v) {
+	cubehip_arg a{};
+	a.kind = CUBEHIP_ARG_I32;
+	a.v.i64 = v;
+	return a;
+}
+inline cubehip_arg arg(std::uint32_t v) {
+	cubehip_arg a{};
+	a.kind = CUBEHIP_ARG_U32;
+	a.v.u64 = v;
+	return a;
+}
+inline cubehip_arg arg(std::int64_t v) {
+	cubehip_arg a{};
+	a.kind = CUBEHIP_ARG_I64;
+	a.v.i64 = v;
+	return a;
+}
+inline cubehip_arg arg(std::uint64_t v) {
+	cubehip_arg a{};
+	a.kind = CUBEHIP_ARG_U64;
+	a.v.u64 = v;
+	return a;
+}
+inline cubehip_arg arg(float v) {
+	cubehip_arg a{};
+	a.kind = CUBEHIP_ARG_F32;
+	a.v.f32 = v;
+	return a;
+}
+inline cubehip_arg arg(double v) {
+	cubehip_arg a{};
+	a.kind = CUBEHIP_ARG_F64;
+	a.v.f64 = v;
+	return a;
+}
+
+// graph is recorded work, replayed on the stream it was recorded on.
+class graph {
+public:
+	graph() = default;
+	explicit graph(cubehip_graph h) noexcept : h_(h) {}
+	cubehip_graph handle() const noexcept { return h_.get(); }
+	void replay() { detail::check(cubehip_graph_replay(h_.get()), "cubehip_graph_replay"); }
+
+private:
+	detail::owner<cubehip_graph, cubehip_graph_destroy> h_;
+};
+
+// profile is an open profiling window; stop() gives its device time in nanoseconds.
+class profile {
+public:
+	profile() = default;
+	explicit profile(cubehip_profile h) noexcept : h_(h) {}
+	std::uint64_t stop() {
+		std::uint64_t ns = 0;
+		cubehip_profile h = h_.release(); // stop ends the window whatever it returns
+		detail::check(cubehip_profile_stop(h, &ns), "cubehip_profile_stop");
+		return ns;
+	}
+
+private:
+	detail::owner<cubehip_profile, cubehip_profile_abandon> h_;
+};
+
+// device is an open device; closing it (the destructor) invalidates every handle it made.
+class device {
+public:
+	// Opens device index of platform (nullptr or "auto": the default).
+	explicit device(const char* platform = nullptr, int index = 0) {
+		cubehip_device h{};
+		detail::check(cubehip_device_open(platform, index, nullptr, &h), "cubehip_device_open");
+		h_ = decltype(h_)(h);
+	}
+	cubehip_device handle() const noexcept { return h_.get(); }
+	cubehip_device_props properties() const {
+		cubehip_device_props p{};
+		p.size = sizeof p;
+		detail::check(cubehip_device_get_properties(h_.get(), &p), "cubehip_device_get_properties");
+		return p;
+	}
+	buffer alloc(std::uint64_t size, std::uint64_t stream = 0) {
+		cubehip_buffer b{};
+		detail::check(cubehip_buffer_alloc(h_.get(), stream, size, &b), "cubehip_buffer_alloc");
+		return buffer(b);
+	}
+	void sync(std::uint64_t stream = 0) { detail::check(cubehip_device_sync(h_.get(), stream), "cubehip_device_sync"); }
+	void begin_capture(std::uint64_t stream = 0) {
+		detail::check(cubehip_capture_begin(h_.get(), stream), "cubehip_capture_begin");
+	}
+	graph end_capture(std::uint64_t stream = 0) {
+		cubehip_graph g{};
+		detail::check(cubehip_capture_end(h_.get(), stream, &g), "cubehip_capture_end");
+		return graph(g);
+	}
+	profile start_profile(std::uint64_t stream = 0) {
+		cubehip_profile p{};
+		detail::check(cubehip_profile_start(h_.get(), stream, &p), "cubehip_profile_start");
+		return profile(p);
+	}
+	cubehip_memory_usage memory_usage() const {
+		cubehip_memory_usage u{};
+		u.size = sizeof u;
+		detail::check(cubehip_memory_usage_get(h_.get(), &u), "cubehip_memory_usage_get");
+		return u;
+	}
+
+private:
+	detail::owner<cubehip_device, cubehip_device_close> h_;
+};
+
+// kernel is HIP C++ source with an extern "C" __global__ entry point.
+class kernel {
+public:
+	kernel(device& dev, const std::string& source, const std::string& entry, std::initializer_list<std::uint32_t> block,
+		std::initializer_list<cubehip_access> access, std::uint32_t shared_mem = 0,
+		const std::vector<std::string>& options = {}) {
+		std::vector<cubehip_access> acc(access);
+		std::vector<const char*> opts;
+		for (const auto& o : options) opts.push_back(o.c_str());
+		cubehip_kernel_desc d{};
+		d.size = sizeof d;
+		d.source = source.c_str();
+		d.entry = entry.c_str();
+		std::uint32_t i = 0;
+		for (std::uint32_t b : block)
+			if (i < 3) d.block[i++] = b;
+		for (; i < 3; i++) d.block[i] = 1;
+		d.shared_mem = shared_mem;
+		d.access = acc.data();
+		d.access_count = acc.size();
+		d.options = opts.data();
+		d.option_count = opts.size();
+		cubehip_kernel h{};
+		detail::check(cubehip_kernel_create(dev.handle(), &d, &h), "cubehip_kernel_create");
+		h_ = decltype(h_)(h);
+	}
+	cubehip_kernel handle() const noexcept { return h_.get(); }
+	// Compiles now; a compile error throws, with the compiler's log in log().
+	void compile() { detail::check(cubehip_kernel_compile(h_.get()), "cubehip_kernel_compile"); }
+	std::string log() const {
+		std::size_t n = 0;
+		detail::check(cubehip_kernel_log(h_.get(), nullptr, 0, &n), "cubehip_kernel_log");
+		std::string s(n + 1, '\0');
+		detail::check(cubehip_kernel_log(h_.get(), &s[0], s.size(), nullptr), "cubehip_kernel_log");
+		s.resize(n);
+		return s;
+	}
+	void launch(const std::uint32_t (&grid)[3], std::initializer_list<cubehip_arg> args, std::uint64_t stream = 0) {
+		detail::check(cubehip_launch(h_.get(), stream, grid, args.begin(), args.size()), "cubehip_launch");
+	}
+
+private:
+	detail::owner<cubehip_kernel, cubehip_kernel_destroy> h_;
+};
+
+} // namespace cubehip
+
+#endif // CUBEHIP_HPP
