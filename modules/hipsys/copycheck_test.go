@@ -108,7 +108,7 @@ func TestCopy2DCheck(t *testing.T) {
 		{"wrapping dst pitch", func(c *Copy2D) { c.DstPitch, c.Width, c.Height = maxU-63, 64, 2 }, ErrorInvalidValue,
 			"Height 2 rows of DstPitch 18446744073709551552 bytes overflow 64 bits"},
 		{"oversized rows", func(c *Copy2D) { c.DstPitch, c.SrcPitch, c.Width, c.Height = 1<<63, 1<<63, 1<<63, 2 }, ErrorInvalidValue, "DstPitch"},
-		{"height 2^62", func(c *Copy2D) { c.DstPitch, c.SrcPitch, c.Width, c.Height = 4, 4, 4, 1 << 62 }, ErrorInvalidValue, "Height 4611686018427387904 rows"},
+		{"height 2^62", func(c *Copy2D) { c.DstPitch, c.SrcPitch, c.Width, c.Height = 4, 4, 4, 1<<62 }, ErrorInvalidValue, "Height 4611686018427387904 rows"},
 		{"src overflow only", func(c *Copy2D) { c.SrcPitch, c.Height = 1<<62, 5 }, ErrorInvalidValue, "SrcPitch"},
 		{"dst past the address space", func(c *Copy2D) { c.Dst = maxU - 100 }, ErrorInvalidValue, "Dst 0xffffffffffffff9b"},
 		{"src past the address space", func(c *Copy2D) { c.Src = maxU - 800 }, ErrorInvalidValue, "Src 0x"},

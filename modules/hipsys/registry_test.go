@@ -51,12 +51,16 @@ func TestOpenErrorsAreHIPErrors(t *testing.T) {
 	t.Setenv(EnvPlatform, "")
 	loaderErr := fmt.Errorf("dl: libfoo.so: %w", fs.ErrNotExist)
 	withRegistry(t, map[string]Opener{
-		"good":    func() (Platform, error) { return &stubPlatform{name: "good", n: 1}, nil },
-		"empty":   func() (Platform, error) { return &stubPlatform{name: "empty"}, nil },
-		"noload":  func() (Platform, error) { return nil, loaderErr },
-		"hiperr":  func() (Platform, error) { return nil, NewError("hiperr", "hipInit", ErrorInsufficientDriver, "driver 5.0") },
-		"wrapped": func() (Platform, error) { return nil, fmt.Errorf("opening: %w", NewError("wrapped", "hipInit", ErrorNoDevice, "")) },
-		"nilnil":  func() (Platform, error) { return nil, nil },
+		"good":   func() (Platform, error) { return &stubPlatform{name: "good", n: 1}, nil },
+		"empty":  func() (Platform, error) { return &stubPlatform{name: "empty"}, nil },
+		"noload": func() (Platform, error) { return nil, loaderErr },
+		"hiperr": func() (Platform, error) {
+			return nil, NewError("hiperr", "hipInit", ErrorInsufficientDriver, "driver 5.0")
+		},
+		"wrapped": func() (Platform, error) {
+			return nil, fmt.Errorf("opening: %w", NewError("wrapped", "hipInit", ErrorNoDevice, ""))
+		},
+		"nilnil": func() (Platform, error) { return nil, nil },
 	})
 
 	p, err := Open("good")
