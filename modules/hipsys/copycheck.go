@@ -33,7 +33,8 @@ func Extent(pitch, width, height uint64) (span uint64, ok bool) {
 
 // CheckRange checks the range [addr, addr+size) that a copy or memset call touches on
 // one side, named field ("dst", "src") in the error: it must not wrap past the end of
-// the address space. A size of 0 touches nothing and is always fine. The error is
+// the address space. A size of 0 touches nothing and is always fine. Whether the range
+// is allocated is the platform's (or the driver's) to check. The error is
 // hipErrorInvalidValue for platform's call.
 func CheckRange(platform, call, field string, addr uintptr, size uint64) error {
 	if size == 0 {
@@ -44,6 +45,16 @@ func CheckRange(platform, call, field string, addr uintptr, size uint64) error {
 			strconv.FormatUint(size, 10)+" bytes runs past the end of the address space")
 	}
 	return nil
+}
+
+// CheckCopy checks both sides of a linear copy of size bytes between platform memory
+// (CheckRange of dst, then of src). A copy to or from a Go slice checks the platform's
+// side alone with CheckRange: the slice is valid by construction.
+func CheckCopy(platform, call string, dst, src uintptr, size uint64) error {
+	if err := CheckRange(platform, call, "dst", dst, size); err != nil {
+		return err
+	}
+	return CheckRange(platform, call, "src", src, size)
 }
 
 // Check validates a pitched copy's numbers for platform's call and returns the bytes
