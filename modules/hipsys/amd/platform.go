@@ -53,7 +53,7 @@ func newPlatform(lib *library) *Platform {
 		streams: newHandles(), events: newHandles(), modules: newHandles(), functions: newHandles(),
 		graphs: newHandles(), execs: newHandles(), nodes: newHandles(),
 		programs: newPrograms(), params: newParamTables(),
-		device:   &allocs{any: "device"}, host: &allocs{any: "pinned host"},
+		device: &allocs{any: "device"}, host: &allocs{any: "pinned host"},
 		props: map[int]hipsys.DeviceProps{},
 	}
 }
