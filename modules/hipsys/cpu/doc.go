@@ -46,6 +46,9 @@
 //     HostFree, blocking copies and memsets, DeviceSynchronize during a global-mode
 //     capture, or a thread-local one begun on the calling OS thread) fail with
 //     hipErrorStreamCaptureUnsupported and invalidate the capture.
+//   - Live counts: Live reports how many streams, events, allocations (and their
+//     bytes), modules, graphs, executable graphs and programs are alive, for leak
+//     tests (hipsys.LiveCounter).
 //   - Device properties from cpuid: the CPU's brand string, "x86-64-vN", logical cores
 //     as multiprocessors, warp size 1.
 //
