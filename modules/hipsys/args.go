@@ -14,14 +14,16 @@ import (
 // steady stream of launches allocates nothing. It is not safe for concurrent use; a
 // platform is done with it when ModuleLaunchKernel returns.
 type KernelArgs struct {
-	buf  []byte
-	offs []uint32
+	buf   []byte
+	offs  []uint32
+	sizes []uint32
 }
 
 // Reset empties the list, keeping its storage.
 func (a *KernelArgs) Reset() *KernelArgs {
 	a.buf = a.buf[:0]
 	a.offs = a.offs[:0]
+	a.sizes = a.sizes[:0]
 	return a
 }
 
@@ -34,6 +36,10 @@ func (a *KernelArgs) Buffer() []byte { return a.buf }
 // Offsets holds each argument's offset in Buffer, in order.
 func (a *KernelArgs) Offsets() []uint32 { return a.offs }
 
+// Sizes holds each argument's size in bytes, in order: what a platform compares with
+// the kernel's parameters (an I64 where the kernel takes an int is 8 bytes against 4).
+func (a *KernelArgs) Sizes() []uint32 { return a.sizes }
+
 // place reserves size bytes at the given alignment and returns them.
 func (a *KernelArgs) place(size, align int) []byte {
 	off := (len(a.buf) + align - 1) &^ (align - 1)
@@ -41,6 +47,7 @@ func (a *KernelArgs) place(size, align int) []byte {
 		a.buf = append(a.buf, 0)
 	}
 	a.offs = append(a.offs, uint32(off))
+	a.sizes = append(a.sizes, uint32(size))
 	return a.buf[off : off+size]
 }
 

@@ -12,6 +12,10 @@ type Error struct {
 	Status    Status    // the hipError_t; Success when RTCStatus carries the result
 	RTCStatus RTCStatus // the hiprtcResult of a hiprtc call
 	Detail    string    // the platform's own words: a driver status, a compile log, a size
+	// Cause is the error underneath, where there is one that is not a HIP status (the
+	// dynamic loader's, for a platform that could not be opened). errors.Is and errors.As
+	// see it, after the status.
+	Cause error
 }
 
 func (e *Error) Error() string {
@@ -27,11 +31,17 @@ func (e *Error) Error() string {
 	return msg
 }
 
-func (e *Error) Unwrap() error {
+// Unwrap is the status first (so errors.As(err, &status) finds this call's, not one of
+// its cause's), then the cause, if any.
+func (e *Error) Unwrap() []error {
+	var status error = e.Status
 	if e.RTCStatus != RTCSuccess {
-		return e.RTCStatus
+		status = e.RTCStatus
 	}
-	return e.Status
+	if e.Cause == nil {
+		return []error{status}
+	}
+	return []error{status, e.Cause}
 }
 
 // NewError builds a platform's *Error. Platforms call it; users read the result.

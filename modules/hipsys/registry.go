@@ -55,46 +55,74 @@ func Platforms() []string {
 // Open("") choose.
 const EnvPlatform = "CUBEHIP_PLATFORM"
 
-// ErrNoPlatform is returned (wrapped, with the reasons) when no platform could be opened.
-var ErrNoPlatform = errors.New("hipsys: no platform available")
+// ErrNoPlatform is the cause (errors.Is(err, ErrNoPlatform)) of Open("auto")'s error when
+// no platform could be opened with a device.
+var ErrNoPlatform = errors.New("no platform available")
+
+// callOpen is the HIP call Open stands for in its errors: opening a platform is what
+// hipInit does for HIP.
+const callOpen = "hipInit"
 
 // Open opens a platform by name: "cpu", "nvidia", "amd", or "auto" (also ""), which is
 // $CUBEHIP_PLATFORM when set and otherwise the first of amd, nvidia and cpu that opens
 // and has a device. A platform is opened once per process and shared: a vendor library
 // is loaded once, and its devices are process-wide anyway.
+//
+// Every error is an *Error for the call hipInit, with Platform the name that was asked
+// for: hipErrorInvalidValue for a name no platform registered, hipErrorNoDevice when
+// "auto" found none (its Cause is ErrNoPlatform, joined with each platform's reason), and
+// a platform's own error when opening it failed (hipErrorNotInitialized where the
+// platform gave no status, with the loader's error as the Cause).
 func Open(name string) (Platform, error) {
 	if name == "" || name == "auto" {
 		if env := strings.TrimSpace(os.Getenv(EnvPlatform)); env != "" && env != "auto" {
 			p, err := openOne(env)
 			if err != nil {
-				return nil, fmt.Errorf("hipsys: %s=%s: %w", EnvPlatform, env, err)
+				e := *err
+				e.Detail = EnvPlatform + "=" + env + ": " + e.Detail
+				return nil, &e
 			}
 			return p, nil
 		}
 		return openAuto()
 	}
-	return openOne(name)
+	p, err := openOne(name)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func openAuto() (Platform, error) {
 	var reasons []error
+	var why []string
 	for _, name := range autoOrder {
+		var reason error
 		p, err := openOne(name)
-		if err == nil {
-			var n int
-			if n, err = p.GetDeviceCount(); err == nil && n > 0 {
+		switch {
+		case err != nil:
+			reason = err // it names the platform already
+		default:
+			n, cerr := p.GetDeviceCount()
+			if cerr == nil && n > 0 {
 				return p, nil
 			}
-			if err == nil {
-				err = fmt.Errorf("no device")
+			if cerr == nil {
+				cerr = errors.New("no device")
 			}
+			reason = fmt.Errorf("%s: %w", name, cerr)
 		}
-		reasons = append(reasons, fmt.Errorf("%s: %w", name, err))
+		reasons = append(reasons, reason)
+		why = append(why, reason.Error())
 	}
-	return nil, fmt.Errorf("%w: %w", ErrNoPlatform, errors.Join(reasons...))
+	return nil, &Error{Platform: "auto", Call: callOpen, Status: ErrorNoDevice,
+		Detail: ErrNoPlatform.Error() + ": " + strings.Join(why, "; "),
+		Cause:  fmt.Errorf("%w: %w", ErrNoPlatform, errors.Join(reasons...))}
 }
 
-func openOne(name string) (Platform, error) {
+// openOne opens a registered platform, or says why not. Its error is always an *Error,
+// so the interface value Open returns is never a typed nil.
+func openOne(name string) (Platform, *Error) {
 	registry.Lock()
 	defer registry.Unlock()
 	if p, ok := registry.opened[name]; ok {
@@ -103,19 +131,32 @@ func openOne(name string) (Platform, error) {
 	open, ok := registry.openers[name]
 	if !ok {
 		if len(registry.openers) == 0 {
-			return nil, fmt.Errorf("hipsys: unknown platform %q: no platform is registered "+
-				"(import _ \"github.com/cubehip/cubehip/modules/hipsys/platforms\")", name)
+			return nil, NewError(name, callOpen, ErrorInvalidValue, fmt.Sprintf("unknown platform %q: no platform is registered "+
+				"(import _ \"github.com/cubehip/cubehip/modules/hipsys/platforms\")", name))
 		}
 		known := make([]string, 0, len(registry.openers))
 		for n := range registry.openers {
 			known = append(known, n)
 		}
 		sort.Strings(known)
-		return nil, fmt.Errorf("hipsys: unknown platform %q (known: %s, auto)", name, strings.Join(known, ", "))
+		return nil, NewError(name, callOpen, ErrorInvalidValue, fmt.Sprintf("unknown platform %q (known: %s, auto)", name, strings.Join(known, ", ")))
 	}
 	p, err := open()
 	if err != nil {
-		return nil, err
+		var he *Error
+		if errors.As(err, &he) {
+			// Wrapped or not, the platform's own status and words are the answer; any
+			// wrapping it added stays reachable as the cause.
+			e := *he
+			if e.Cause == nil && error(he) != err {
+				e.Cause = err
+			}
+			return nil, &e
+		}
+		return nil, &Error{Platform: name, Call: callOpen, Status: ErrorNotInitialized, Detail: err.Error(), Cause: err}
+	}
+	if p == nil {
+		return nil, NewError(name, callOpen, ErrorNotInitialized, "the platform's opener returned nothing")
 	}
 	registry.opened[name] = p
 	return p, nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
 const emAMDGPU = 224 // EM_AMDGPU, the e_machine of every AMD GPU code object
@@ -17,6 +19,9 @@ type CodeObject struct {
 	Mach    uint32   // EF_AMDGPU_MACH from e_flags
 	Arch    string   // the architecture Mach names ("gfx90a"); "" for one this package does not know
 	Symbols []string // function symbols: the kernel entry points and any non-inlined helpers
+	// Kernels are the kernels the metadata note describes, with their parameters (nil
+	// for a code object without the note; code object version 3 and later have it).
+	Kernels []Kernel
 }
 
 // machs maps EF_AMDGPU_MACH_AMDGCN_* (the low byte of e_flags) to the architecture name,
@@ -65,7 +70,29 @@ func ParseCodeObject(code []byte, arch string) (*CodeObject, error) {
 			co.Symbols = append(co.Symbols, s.Name)
 		}
 	}
+	if co.Kernels, _, err = metadataKernels(f); err != nil {
+		return nil, err
+	}
 	return co, nil
+}
+
+// KernelParams lists each kernel's parameters, by kernel name, from the metadata of an
+// AMDGPU code object (as ParseCodeObject takes it): what hipFuncGetParams answers on
+// this platform, read without a GPU. A code object without the metadata note is an
+// error saying so.
+func KernelParams(code []byte, arch string) (map[string][]hipsys.KernelParam, error) {
+	co, err := ParseCodeObject(code, arch)
+	if err != nil {
+		return nil, err
+	}
+	if co.Kernels == nil {
+		return nil, fmt.Errorf("amd: the code object has no AMDGPU metadata note (code object version 2?)")
+	}
+	out := make(map[string][]hipsys.KernelParam, len(co.Kernels))
+	for _, k := range co.Kernels {
+		out[k.Name] = k.Params
+	}
+	return out, nil
 }
 
 // CheckCodeObject is nil when code is an AMDGPU code object for arch (feature suffixes

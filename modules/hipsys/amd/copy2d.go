@@ -34,25 +34,23 @@ func (p *Platform) Memcpy2DAsync(c hipsys.Copy2D, stream hipsys.Stream) error {
 		C.uintptr_t(stream)))
 }
 
-// check2D checks the pitches and that the span from the first row's start to the last
-// row's end lies inside one allocation at each end.
+// check2D checks the copy's numbers (hipsys.Copy2D.Check: pitches, kind, spans that
+// cannot wrap around 64 bits), then that each side's span, from the first row's start to
+// the last row's end, lies inside one allocation of its kind.
 func (p *Platform) check2D(call string, c hipsys.Copy2D) error {
-	if c.Width == 0 || c.Height == 0 {
-		return nil
-	}
-	if c.DstPitch < c.Width || c.SrcPitch < c.Width {
-		return invalid(call, hipsys.ErrorInvalidPitchValue,
-			fmt.Sprintf("width %d exceeds a pitch (dst %d, src %d)", c.Width, c.DstPitch, c.SrcPitch))
+	dstSpan, srcSpan, err := c.Check(name, call)
+	if err != nil || dstSpan == 0 {
+		return err
 	}
 	dk, sk, err := p.kinds(c)
 	if err != nil {
 		return invalid(call, hipsys.ErrorInvalidMemcpyDirection, err.Error())
 	}
-	if err := dk.check(c.Dst, (c.Height-1)*c.DstPitch+c.Width); err != nil {
-		return invalid(call, hipsys.ErrorInvalidValue, "dst: "+err.Error())
+	if err := dk.check(c.Dst, dstSpan); err != nil {
+		return invalid(call, hipsys.ErrorInvalidValue, "Dst: "+err.Error())
 	}
-	if err := sk.check(c.Src, (c.Height-1)*c.SrcPitch+c.Width); err != nil {
-		return invalid(call, hipsys.ErrorInvalidValue, "src: "+err.Error())
+	if err := sk.check(c.Src, srcSpan); err != nil {
+		return invalid(call, hipsys.ErrorInvalidValue, "Src: "+err.Error())
 	}
 	return nil
 }

@@ -16,7 +16,9 @@
 // Before a handle or address reaches ROCm it is checked against those this Platform
 // gave out: ROCm dereferences whatever it is given, so an invented stream or a copy past
 // the end of an allocation would crash the process. They are hipErrorInvalidHandle and
-// hipErrorInvalidValue instead.
+// hipErrorInvalidValue instead. A pitched copy's numbers are checked first with
+// arithmetic that cannot wrap (hipsys.Copy2D.Check), so a pitch or height that overflows
+// 64 bits cannot make a huge copy look small.
 //
 // hiprtc comes from libhiprtc.so.N (ROCm 6.0 on) or libamdhip64 itself (before). Compile
 // options depend on the release: before 6.1 hiprtc needs -I with the HIP headers of its
@@ -28,8 +30,11 @@
 //
 // CompileFor compiles ahead of time for a named architecture with no GPU present;
 // ParseCodeObject and CheckCodeObject read the result (an AMDGPU ELF, or a clang offload
-// bundle holding one). SupportedArchs lists the architectures the installed compiler
-// supports. EnvLibrary and EnvHIPRTC point the package at a particular ROCm install.
+// bundle holding one), and KernelParams its kernels' parameters from the code object's
+// metadata note (a MessagePack map, decoded by msgpack.go). FuncGetParams answers from
+// that metadata, read when ModuleLoadData loads the code object: ROCm has no call that
+// lists a kernel's parameters. SupportedArchs lists the architectures the installed
+// compiler supports. EnvLibrary and EnvHIPRTC point the package at a particular ROCm install.
 //
 // It deliberately does not retry, cache compiled code or pick devices: those belong to
 // the layers above. Device properties the architecture implies are checked (the warp

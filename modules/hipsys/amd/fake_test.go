@@ -43,6 +43,7 @@ func assertNoLiveHandles(t *testing.T, p *Platform) {
 		"functions": p.functions.len(), "graphs": p.graphs.len(), "graph execs": p.execs.len(),
 		"graph nodes": p.nodes.len(), "programs": p.programs.len(),
 		"device allocations": p.device.len(), "pinned allocations": p.host.len(),
+		"parameter tables": p.params.len(),
 	}
 	for what, n := range live {
 		assert.Zero(t, n, "live %s", what)

@@ -62,8 +62,19 @@ func TestBadAddressesNeverReachHIP(t *testing.T) {
 		{"2D pitch below width", "hipMemcpy2D", hipsys.ErrorInvalidPitchValue, "", func() error {
 			return p.Memcpy2D(hipsys.Copy2D{Dst: uintptr(d), DstPitch: 8, Src: uintptr(d), SrcPitch: 16, Width: 16, Height: 2, Kind: hipsys.MemcpyDeviceToDevice})
 		}},
-		{"2D last row past the end", "hipMemcpy2D", hipsys.ErrorInvalidValue, "dst: ", func() error {
+		{"2D last row past the end", "hipMemcpy2D", hipsys.ErrorInvalidValue, "Dst: ", func() error {
 			return p.Memcpy2D(hipsys.Copy2D{Dst: uintptr(d), DstPitch: 64, Src: uintptr(h), SrcPitch: 16, Width: 16, Height: 4 + 1, Kind: hipsys.MemcpyHostToDevice})
+		}},
+		// Spans that wrap around 64 bits: unchecked, each would look like a copy of a
+		// few bytes and then run through the fake library's memory (a crash here).
+		{"2D pitch that wraps", "hipMemcpy2D", hipsys.ErrorInvalidValue, "DstPitch 18446744073709551552 bytes overflow", func() error {
+			return p.Memcpy2D(hipsys.Copy2D{Dst: uintptr(d) + 64, DstPitch: 1<<64 - 64, Src: uintptr(d), SrcPitch: 64, Width: 64, Height: 2, Kind: hipsys.MemcpyDeviceToDevice})
+		}},
+		{"2D height 2^61+1 into 64 bytes", "hipMemcpy2DAsync", hipsys.ErrorInvalidValue, "Height 2305843009213693953 rows", func() error {
+			return p.Memcpy2DAsync(hipsys.Copy2D{Dst: uintptr(h), DstPitch: 8, Src: uintptr(d), SrcPitch: 8, Width: 8, Height: 1<<61 + 1, Kind: hipsys.MemcpyDeviceToHost}, 0)
+		}},
+		{"2D oversized rows", "hipMemcpy2D", hipsys.ErrorInvalidValue, "overflow 64 bits", func() error {
+			return p.Memcpy2D(hipsys.Copy2D{Dst: uintptr(d), DstPitch: 1 << 63, Src: uintptr(d), SrcPitch: 1 << 63, Width: 1 << 63, Height: 2, Kind: hipsys.MemcpyDeviceToDevice})
 		}},
 		{"2D bad kind", "hipMemcpy2DAsync", hipsys.ErrorInvalidMemcpyDirection, "", func() error {
 			return p.Memcpy2DAsync(hipsys.Copy2D{Dst: uintptr(d), DstPitch: 16, Src: uintptr(d), SrcPitch: 16, Width: 16, Height: 1, Kind: 9}, 0)

@@ -32,6 +32,11 @@ func (p *Platform) ModuleLoadData(image []byte) (hipsys.Module, error) {
 		return 0, err
 	}
 	p.modules.add(uintptr(m), uintptr(img))
+	arch := ""
+	if bytes.HasPrefix(image, []byte(bundleMagic)) {
+		arch, _ = p.currentArch() // the bundle's entry ROCm loaded is the device's
+	}
+	p.params.load(uintptr(m), image, arch)
 	return hipsys.Module(m), nil
 }
 
@@ -63,6 +68,7 @@ func (p *Platform) ModuleGetFunction(m hipsys.Module, entry string) (hipsys.Func
 		return 0, err
 	}
 	p.functions.add(uintptr(f), uintptr(m))
+	p.params.function(uintptr(f), uintptr(m), entry)
 	return hipsys.Function(f), nil
 }
 
@@ -100,6 +106,7 @@ func (p *Platform) ModuleUnload(m hipsys.Module) error {
 		return badHandle("hipModuleUnload", "module")
 	}
 	p.functions.removeOwned(uintptr(m))
+	p.params.unload(uintptr(m))
 	if err := check("hipModuleUnload", C.amdt_h(p.lib.s.moduleUnload, C.uintptr_t(m))); err != nil {
 		return err // the image is leaked rather than freed under a module ROCm may still hold
 	}
@@ -108,8 +115,24 @@ func (p *Platform) ModuleUnload(m hipsys.Module) error {
 	return nil
 }
 
-// FuncGetParams is not answered by this platform yet: hipErrorNotSupported, which the
-// layers above take as "cannot check the arguments".
+// FuncGetParams lists fn's parameters as the compiler laid them out, read from the
+// metadata of its module's code object when the module was loaded (ROCm has no call
+// for it): offset, size, kind (global_buffer is a pointer, by_value a value) and the
+// name where the compiler kept one (hiprtc does not), without the hidden arguments the
+// compiler appends for the runtime. A function this platform did not hand out is
+// hipErrorInvalidHandle; one whose code object has no readable metadata (code object
+// version 2, a compressed offload bundle) is hipErrorNotSupported, saying why.
 func (p *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
-	return nil, hipsys.NewError("amd", "hipFuncGetParams", hipsys.ErrorNotSupported, "")
+	const call = "hipFuncGetParams"
+	if !p.functions.has(uintptr(fn)) {
+		return nil, badHandle(call, "function")
+	}
+	params, ok, err := p.params.params(uintptr(fn))
+	if !ok {
+		return nil, invalid(call, hipsys.ErrorNotSupported, "no metadata was read for this function")
+	}
+	if err != nil {
+		return nil, &hipsys.Error{Platform: name, Call: call, Status: hipsys.ErrorNotSupported, Detail: err.Error(), Cause: err}
+	}
+	return params, nil
 }

@@ -24,6 +24,7 @@ type Platform struct {
 	graphs, execs, nodes                *handles
 	programs                            *programs
 	device, host                        *allocs
+	params                              *paramTables // FuncGetParams' answers, from each module's metadata
 
 	propsMu sync.Mutex
 	props   map[int]hipsys.DeviceProps // per device, for the hiprtc architecture
@@ -51,8 +52,8 @@ func newPlatform(lib *library) *Platform {
 		lib:     lib,
 		streams: newHandles(), events: newHandles(), modules: newHandles(), functions: newHandles(),
 		graphs: newHandles(), execs: newHandles(), nodes: newHandles(),
-		programs: newPrograms(),
-		device:   &allocs{any: "device"}, host: &allocs{any: "pinned host"},
+		programs: newPrograms(), params: newParamTables(),
+		device: &allocs{any: "device"}, host: &allocs{any: "pinned host"},
 		props: map[int]hipsys.DeviceProps{},
 	}
 }

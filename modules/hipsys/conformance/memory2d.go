@@ -125,4 +125,5 @@ func (s *suite) memory2D(t *testing.T) {
 		s.sync(t, st)
 		assert.NoError(t, s.p.Memcpy2D(good), "the unedited copy is valid")
 	})
+	t.Run("overflow", s.copyOverflow)
 }

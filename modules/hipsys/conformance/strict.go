@@ -33,6 +33,9 @@ func (s *suite) cpuStrict(t *testing.T) {
 		s.sync(t, st)
 	})
 
+	t.Run("asynchronous failures reach every synchronization", s.asyncFailures)
+	t.Run("launch arguments checked at the call", s.launchArguments)
+
 	t.Run("copies past the end", func(t *testing.T) {
 		ptr := s.malloc(t, 1024)
 		other := s.malloc(t, 1024)

@@ -34,6 +34,7 @@ func Run(t *testing.T, p hipsys.Platform) {
 	t.Run("hiprtc", s.rtc)
 	t.Run("modules", s.moduleErrors)
 	t.Run("kernels", s.kernels)
+	t.Run("kernel parameters", s.kernelParams)
 	t.Run("graphs", s.graphs)
 	if p.Name() == "cpu" {
 		t.Run("cpu-strict", s.cpuStrict)

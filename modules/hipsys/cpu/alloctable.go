@@ -114,3 +114,13 @@ func (t *allocTable) usedBytes() uint64 {
 	defer t.mu.RUnlock()
 	return t.used
 }
+
+// live is the number of blocks and the bytes their callers asked for.
+func (t *allocTable) live() (n int, bytes uint64) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for i := range t.blocks {
+		bytes += t.blocks[i].size
+	}
+	return len(t.blocks), bytes
+}

@@ -1,25 +1,26 @@
 package cpu
 
 import (
+	"fmt"
+
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
-const (
-	errBadDevice = "device range is not inside one live hipMalloc allocation"
-	errBadHost   = "host range is not inside one live hipHostMalloc allocation"
-)
-
-// checkDevice validates [ptr, ptr+size) as device memory for call.
-func (p *Platform) checkDevice(call string, ptr uintptr, size uint64) error {
-	if !p.device.contains(ptr, size) {
-		return errorf(call, hipsys.ErrorInvalidValue, errBadDevice)
+// checkSide validates one side of a copy or memset, [addr, addr+size), named field in
+// the error: the range must not wrap past the end of the address space, and must lie in
+// one live allocation of its kind (pinned host memory when host, else device memory).
+// Interior pointers are fine. It allocates only when it fails.
+func (p *Platform) checkSide(call, field string, host bool, addr uintptr, size uint64) error {
+	if err := hipsys.CheckRange(name, call, field, addr, size); err != nil {
+		return err
 	}
-	return nil
-}
-
-func (p *Platform) checkHost(call string, ptr uintptr, size uint64) error {
-	if !p.host.contains(ptr, size) {
-		return errorf(call, hipsys.ErrorInvalidValue, errBadHost)
+	if !p.table(host).contains(addr, size) {
+		kind := "hipMalloc"
+		if host {
+			kind = "hipHostMalloc"
+		}
+		return errorf(call, hipsys.ErrorInvalidValue,
+			fmt.Sprintf("%s [%#x, +%d) is not inside one live %s allocation", field, addr, size, kind))
 	}
 	return nil
 }
@@ -48,7 +49,7 @@ func (p *Platform) Memset(dst hipsys.DevicePtr, value byte, size uint64) error {
 	if size == 0 {
 		return nil
 	}
-	if err := p.checkDevice(call, uintptr(dst), size); err != nil {
+	if err := p.checkSide(call, "dst", false, uintptr(dst), size); err != nil {
 		return err
 	}
 	if err := p.beginSync(call); err != nil {
@@ -68,7 +69,7 @@ func (p *Platform) MemsetAsync(dst hipsys.DevicePtr, value byte, size uint64, sh
 	if size == 0 {
 		return nil
 	}
-	if err := p.checkDevice(call, uintptr(dst), size); err != nil {
+	if err := p.checkSide(call, "dst", false, uintptr(dst), size); err != nil {
 		return err
 	}
 	t := command{kind: cmdMemset, dst: uintptr(dst), size: size, value: value}
@@ -82,7 +83,7 @@ func (p *Platform) MemcpyHtoD(dst hipsys.DevicePtr, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
-	if err := p.checkDevice(call, uintptr(dst), uint64(len(src))); err != nil {
+	if err := p.checkSide(call, "dst", false, uintptr(dst), uint64(len(src))); err != nil {
 		return err
 	}
 	if err := p.beginSync(call); err != nil {
@@ -98,7 +99,7 @@ func (p *Platform) MemcpyDtoH(dst []byte, src hipsys.DevicePtr) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if err := p.checkDevice(call, uintptr(src), uint64(len(dst))); err != nil {
+	if err := p.checkSide(call, "src", false, uintptr(src), uint64(len(dst))); err != nil {
 		return err
 	}
 	if err := p.beginSync(call); err != nil {
@@ -115,10 +116,10 @@ func (p *Platform) MemcpyDtoD(dst, src hipsys.DevicePtr, size uint64) error {
 	if size == 0 {
 		return nil
 	}
-	if err := p.checkDevice(call, uintptr(dst), size); err != nil {
+	if err := p.checkSide(call, "dst", false, uintptr(dst), size); err != nil {
 		return err
 	}
-	if err := p.checkDevice(call, uintptr(src), size); err != nil {
+	if err := p.checkSide(call, "src", false, uintptr(src), size); err != nil {
 		return err
 	}
 	if err := p.beginSync(call); err != nil {
@@ -153,8 +154,11 @@ func (p *Platform) copyAsync(call string, dst uintptr, dstHost bool, src uintptr
 	if size == 0 {
 		return nil
 	}
-	if !p.table(dstHost).contains(dst, size) || !p.table(srcHost).contains(src, size) {
-		return errorf(call, hipsys.ErrorInvalidValue, "source or destination is not inside one live allocation of its kind")
+	if err := p.checkSide(call, "dst", dstHost, dst, size); err != nil {
+		return err
+	}
+	if err := p.checkSide(call, "src", srcHost, src, size); err != nil {
+		return err
 	}
 	t := command{kind: cmdCopy, dst: dst, dstHost: dstHost, src: src, srcHost: srcHost, size: size}
 	return s.enqueue(call, &t)

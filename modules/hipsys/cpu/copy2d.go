@@ -6,10 +6,15 @@ import (
 
 // copy2D validates a pitched copy and turns it into a command. Both sides are platform
 // memory: device memory, or pinned host memory from HostMalloc where Kind puts host
-// memory (MemcpyDefault infers each side from the address). Each side's whole span —
-// every row but the last a full pitch — must lie in one live allocation.
+// memory (MemcpyDefault infers each side from the address). The numbers are checked
+// first (hipsys.Copy2D.Check: pitches, overflow), then each side's whole span, every row
+// but the last a full pitch, must lie in one live allocation.
 func (p *Platform) copy2D(call string, c hipsys.Copy2D) (command, error) {
 	t := command{kind: cmdCopy2D, dst: c.Dst, src: c.Src, dpitch: c.DstPitch, spitch: c.SrcPitch, size: c.Width, height: c.Height}
+	dstSpan, srcSpan, err := c.Check(name, call)
+	if err != nil || dstSpan == 0 {
+		return t, err
+	}
 	switch c.Kind {
 	case hipsys.MemcpyHostToHost:
 		t.dstHost, t.srcHost = true, true
@@ -17,21 +22,15 @@ func (p *Platform) copy2D(call string, c hipsys.Copy2D) (command, error) {
 		t.srcHost = true
 	case hipsys.MemcpyDeviceToHost:
 		t.dstHost = true
-	case hipsys.MemcpyDeviceToDevice:
 	case hipsys.MemcpyDefault:
 		t.dstHost = !p.device.contains(c.Dst, 1) && p.host.contains(c.Dst, 1)
 		t.srcHost = !p.device.contains(c.Src, 1) && p.host.contains(c.Src, 1)
-	default:
-		return t, errorf(call, hipsys.ErrorInvalidMemcpyDirection, "unknown hipMemcpyKind")
 	}
-	if c.Width == 0 || c.Height == 0 {
-		return t, nil
+	if err := p.checkSide(call, "Dst", t.dstHost, c.Dst, dstSpan); err != nil {
+		return t, err
 	}
-	if c.DstPitch < c.Width || c.SrcPitch < c.Width {
-		return t, errorf(call, hipsys.ErrorInvalidPitchValue, "pitch smaller than width")
-	}
-	if !p.rangesLive(&t) {
-		return t, errorf(call, hipsys.ErrorInvalidValue, "source or destination is not inside one live allocation of its kind")
+	if err := p.checkSide(call, "Src", t.srcHost, c.Src, srcSpan); err != nil {
+		return t, err
 	}
 	return t, nil
 }

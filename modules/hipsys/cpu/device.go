@@ -116,7 +116,8 @@ func (p *Platform) MemGetInfo() (free, total uint64, err error) {
 }
 
 // DeviceSynchronize blocks until every stream has finished the work queued on it before
-// the call, and returns (and clears) the first asynchronous error any of them recorded.
+// the call, and returns the first asynchronous failure any of them recorded, which it
+// acknowledges on every stream (see StreamSynchronize).
 // It is illegal during a capture in global mode, as in HIP.
 func (p *Platform) DeviceSynchronize() error {
 	const call = "hipDeviceSynchronize"
@@ -136,7 +137,7 @@ func (p *Platform) drainAll(call string) error {
 		}
 	}
 	if first != nil {
-		return errorf(call, hipsys.StatusOf(first), first.Error())
+		return asyncError(call, first)
 	}
 	return nil
 }

@@ -9,7 +9,9 @@
 //     small blocks, mmap from 1 MiB), 256-byte aligned. Every pointer a call receives is
 //     checked against a sorted table of live allocations: an unknown, freed or
 //     wrong-kind pointer, or a range that runs past its allocation, is
-//     hipErrorInvalidValue; interior pointers are valid. The device's memory is the
+//     hipErrorInvalidValue naming the side (dst, src) that is wrong; interior pointers
+//     are valid, and every size, pitch and span is checked with arithmetic that cannot
+//     wrap around 64 bits (hipsys.Copy2D.Check). The device's memory is the
 //     host's RAM (MemGetInfo), and Malloc beyond what is free is hipErrorOutOfMemory.
 //     Async copies and the host side of 2D copies must use pinned memory from
 //     HostMalloc. Free and HostFree first wait for all queued work, as hipFree does.
@@ -19,10 +21,23 @@
 //     rules: its work runs after work already queued on blocking streams (those
 //     created without StreamNonBlocking) and theirs after its. Blocking copies and
 //     memsets (Memset, MemcpyHtoD, ...) run on the calling goroutine after that work.
-//   - Asynchronous errors. A command that fails on the worker (a kernel launch that
-//     package jit reports failed) is remembered by its stream and returned, once, by
-//     the stream's next StreamSynchronize (or the next DeviceSynchronize); later work
-//     on the stream still runs.
+//   - Asynchronous failures, delivered as a GPU delivers a failed kernel: at the
+//     next synchronization of any kind that waits for it. A command that fails on
+//     the worker (a graph's kernel whose module was unloaded, a barrier kernel whose
+//     fiber stacks cannot be mapped) becomes its stream's failure, and every
+//     synchronization that waits past it returns it: EventSynchronize, and EventQuery
+//     once complete, of an event recorded after it on that stream; StreamQuery once
+//     the stream is idle; StreamSynchronize; DeviceSynchronize. A synchronization that
+//     waits only for work queued before the failed command (an event recorded before
+//     it) does not see it. StreamSynchronize and DeviceSynchronize acknowledge the
+//     failure, and from then on the stream reports nothing until another command
+//     fails. This is where the cpu device parts from a GPU: a GPU's kernel fault is
+//     sticky (every later call fails, for good) and the work queued after it never
+//     runs, while the cpu device is not damaged by a failed command, so later work on
+//     the stream still runs and the stream recovers. Everything a launch can be
+//     checked for before it runs (its shape, its shared memory, the number and sizes
+//     of its arguments against the kernel's parameters) fails ModuleLaunchKernel
+//     itself instead.
 //   - Events, stamped with Go's monotonic clock when the worker reaches the record.
 //   - Capture and graphs: a capturing stream records its commands as graph nodes
 //     (Kernel, Memcpy, Memset, EventRecord, WaitEvent) in one chain; instantiate copies
@@ -31,6 +46,9 @@
 //     HostFree, blocking copies and memsets, DeviceSynchronize during a global-mode
 //     capture, or a thread-local one begun on the calling OS thread) fail with
 //     hipErrorStreamCaptureUnsupported and invalidate the capture.
+//   - Live counts: Live reports how many streams, events, allocations (and their
+//     bytes), modules, graphs, executable graphs and programs are alive, for leak
+//     tests (hipsys.LiveCounter).
 //   - Device properties from cpuid: the CPU's brand string, "x86-64-vN", logical cores
 //     as multiprocessors, warp size 1.
 //

@@ -54,6 +54,17 @@ func (e *event) position() (*stream, uint64) {
 	return e.stream, e.seq
 }
 
+// latest is the stream and command of the latest record, done or not; nil when the
+// event was never recorded.
+func (e *event) latest() (*stream, uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.gen == 0 {
+		return nil, 0
+	}
+	return e.stream, e.seq
+}
+
 // state reads whether the event was ever recorded, whether its latest record has run,
 // and the time of that run.
 func (e *event) state() (recorded, complete bool, at time.Time) {
@@ -102,26 +113,45 @@ func (p *Platform) EventRecord(h hipsys.Event, sh hipsys.Stream) error {
 }
 
 // EventQuery is nil when the latest record has run (or the event was never recorded)
-// and hipErrorNotReady before. It does not block.
+// and hipErrorNotReady before. Once it has run, an asynchronous failure of the work
+// queued before it on its stream is returned instead, as EventSynchronize returns it.
+// It does not block.
 func (p *Platform) EventQuery(h hipsys.Event) error {
-	e, err := p.event("hipEventQuery", h)
+	const call = "hipEventQuery"
+	e, err := p.event(call, h)
 	if err != nil {
 		return err
 	}
 	if _, complete, _ := e.state(); !complete {
 		return errEventNotReady
 	}
+	if s, seq := e.latest(); s != nil {
+		if failure := s.failedBy(seq); failure != nil {
+			return asyncError(call, failure)
+		}
+	}
 	return nil
 }
 
-// EventSynchronize blocks until the event's latest record (as of the call) has run.
+// EventSynchronize blocks until the event's latest record (as of the call) has run. An
+// asynchronous failure of the work queued before the record on its stream is returned
+// then, as a GPU reports a failed kernel at the next synchronization of any kind; it is
+// not acknowledged, so every synchronization that waits past the failed command reports
+// it until a StreamSynchronize or DeviceSynchronize does (see the package doc). Work
+// queued after the record cannot fail it.
 func (p *Platform) EventSynchronize(h hipsys.Event) error {
-	e, err := p.event("hipEventSynchronize", h)
+	const call = "hipEventSynchronize"
+	e, err := p.event(call, h)
 	if err != nil {
 		return err
 	}
-	if s, seq := e.position(); s != nil {
-		s.waitFor(seq)
+	s, seq := e.latest()
+	if s == nil {
+		return nil
+	}
+	s.waitFor(seq)
+	if failure := s.failedBy(seq); failure != nil {
+		return asyncError(call, failure)
 	}
 	return nil
 }

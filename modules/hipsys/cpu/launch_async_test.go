@@ -16,7 +16,7 @@ var one = hipsys.Dim3{X: 1, Y: 1, Z: 1}
 // slowWrite loads the slow_write kernel (a spin, then out[0] = v).
 func slowWrite(t testing.TB, p *Platform) hipsys.Function {
 	t.Helper()
-	loadKernels(t, p) // skips when jit cannot compile
+	loadKernels(t, p)
 	for _, m := range p.modules.all() {
 		if h, err := p.ModuleGetFunction(p.moduleHandle(m), "slow_write"); err == nil {
 			return h
@@ -72,18 +72,57 @@ func TestCrossStreamWaitOnKernel(t *testing.T) {
 	require.NoError(t, p.HostFree(pin))
 }
 
-// TestLaunchAsyncError: a launch that package jit rejects on the worker (arguments that
-// do not match the kernel) fails the stream's next synchronization, once.
-func TestLaunchAsyncError(t *testing.T) {
+// TestLaunchArgumentsCheckedAtOnce: a launch whose arguments do not match the kernel's
+// parameters in number or size is refused by ModuleLaunchKernel itself, queues nothing,
+// and leaves no failure for a later synchronization to find.
+func TestLaunchArgumentsCheckedAtOnce(t *testing.T) {
 	p := newTest(t)
-	_, empty := loadKernels(t, p)
+	fill, empty := loadKernels(t, p)
 	h, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 	require.NoError(t, err)
-	require.NoError(t, p.ModuleLaunchKernel(empty, one, one, 0, h, new(hipsys.KernelArgs).U32(1)))
-	requireStatus(t, p.StreamSynchronize(h), "hipStreamSynchronize", hipsys.ErrorInvalidValue)
+	d, err := p.Malloc(64)
+	require.NoError(t, err)
+	require.NoError(t, p.Memset(d, 0, 64))
+
+	cases := []struct {
+		name   string
+		fn     hipsys.Function
+		args   *hipsys.KernelArgs
+		detail string
+	}{
+		{"one too many", empty, new(hipsys.KernelArgs).U32(1), "kernel empty takes 0 arguments, got 1"},
+		{"one too few", fill, new(hipsys.KernelArgs).Ptr(d).F32(1), "kernel fill takes 3 arguments, got 2"},
+		{"none where three are due", fill, nil, "kernel fill takes 3 arguments, got 0"},
+		{"an I64 where the kernel takes unsigned", fill, new(hipsys.KernelArgs).Ptr(d).F32(1).U64(4), "argument 2 of kernel fill is 8 bytes; the parameter takes 4"},
+		{"a 4-byte pointer", fill, new(hipsys.KernelArgs).U32(1).F32(1).U32(4), "argument 0 of kernel fill is 4 bytes; the parameter takes 8"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := p.ModuleLaunchKernel(c.fn, one, one, 0, h, c.args)
+			requireStatus(t, err, "hipModuleLaunchKernel", hipsys.ErrorInvalidValue)
+			assert.Contains(t, err.Error(), c.detail)
+		})
+	}
+	require.NoError(t, p.StreamSynchronize(h), "nothing was queued, so nothing fails later")
+	got := make([]byte, 64)
+	require.NoError(t, p.MemcpyDtoH(got, d))
+	assert.Equal(t, make([]byte, 64), got, "no refused launch ran")
+
+	require.NoError(t, p.ModuleLaunchKernel(fill, one, hipsys.Dim3{X: 16, Y: 1, Z: 1}, 0, h, new(hipsys.KernelArgs).Ptr(d).F32(1).U32(16)))
 	require.NoError(t, p.StreamSynchronize(h))
-	require.NoError(t, p.ModuleLaunchKernel(empty, one, one, 0, h, nil))
-	require.NoError(t, p.StreamSynchronize(h))
+	assert.Equal(t, float32(16), readFloats(t, p, d, 16)[15])
+
+	// A capture refuses the launch the same way, and records nothing for it.
+	require.NoError(t, p.StreamBeginCapture(h, hipsys.CaptureModeRelaxed))
+	requireStatus(t, p.ModuleLaunchKernel(empty, one, one, 0, h, new(hipsys.KernelArgs).U32(1)), "hipModuleLaunchKernel", hipsys.ErrorInvalidValue)
+	g, err := p.StreamEndCapture(h)
+	require.NoError(t, err)
+	nodes, err := p.GraphGetNodes(g)
+	require.NoError(t, err)
+	assert.Empty(t, nodes)
+	require.NoError(t, p.GraphDestroy(g))
+
+	require.NoError(t, p.Free(d))
 	require.NoError(t, p.StreamDestroy(h))
 }
 

@@ -125,8 +125,10 @@ func (p *Platform) rangesLive(c *command) bool {
 	case cmdCopy:
 		return p.table(c.dstHost).contains(c.dst, c.size) && p.table(c.srcHost).contains(c.src, c.size)
 	case cmdCopy2D:
-		return p.table(c.dstHost).contains(c.dst, extent2D(c.dpitch, c.size, c.height)) &&
-			p.table(c.srcHost).contains(c.src, extent2D(c.spitch, c.size, c.height))
+		// The spans fit in 64 bits: copy2D checked them before the command was made.
+		dst, _ := hipsys.Extent(c.dpitch, c.size, c.height)
+		src, _ := hipsys.Extent(c.spitch, c.size, c.height)
+		return p.table(c.dstHost).contains(c.dst, dst) && p.table(c.srcHost).contains(c.src, src)
 	}
 	return true
 }
@@ -136,13 +138,4 @@ func (p *Platform) table(host bool) *allocTable {
 		return &p.host
 	}
 	return &p.device
-}
-
-// extent2D is how many bytes a pitched region spans: every row but the last is a full
-// pitch, the last only its width (so a 2D copy may end exactly at an allocation's end).
-func extent2D(pitch, width, height uint64) uint64 {
-	if height == 0 || width == 0 {
-		return 0
-	}
-	return (height-1)*pitch + width
 }

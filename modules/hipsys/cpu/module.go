@@ -94,11 +94,11 @@ func (p *Platform) ModuleUnload(mh hipsys.Module) error {
 // The arguments are copied, so args may be reused as soon as the call returns. A shape
 // the device cannot run (a zero dimension, one over MaxThreadsDim or MaxGridSize, a
 // block over MaxThreadsPerBlock) is hipErrorInvalidConfiguration here; dynamic shared
-// memory over SharedMemPerBlock or an argument block over jit.MaxParamBytes is
-// hipErrorInvalidValue. A failure while the kernel runs (for example arguments that do
-// not match the kernel's parameters, which only package jit can see) is reported by the
-// stream's next synchronization (see StreamSynchronize). Kernel pointer arguments are
-// not checked: a kernel that writes out of bounds corrupts or crashes the process.
+// memory over SharedMemPerBlock, an argument block over jit.MaxParamBytes, or arguments
+// whose number or sizes differ from the kernel's parameters is hipErrorInvalidValue. A
+// failure while the kernel runs is reported by the next synchronization that waits for
+// it (see the package doc). Kernel pointer arguments are not checked: a kernel that
+// writes out of bounds corrupts or crashes the process.
 func (p *Platform) ModuleLaunchKernel(fh hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32, sh hipsys.Stream, args *hipsys.KernelArgs) error {
 	const call = "hipModuleLaunchKernel"
 	f := p.functions.get(uintptr(fh))
@@ -121,6 +121,9 @@ func (p *Platform) ModuleLaunchKernel(fh hipsys.Function, grid, block hipsys.Dim
 			return errLaunchParams
 		}
 		t.params, t.offsets = args.Buffer(), args.Offsets()
+	}
+	if err := checkArgs(f, args); err != nil {
+		return err
 	}
 	return s.enqueue(call, &t)
 }

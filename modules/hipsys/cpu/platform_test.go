@@ -18,10 +18,7 @@ func newTest(t testing.TB) *Platform {
 	p, err := newPlatform()
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		assert.Zero(t, p.streams.len(), "leaked streams")
-		assert.Zero(t, p.events.len(), "leaked events")
-		assert.Zero(t, p.graphs.len(), "leaked graphs")
-		assert.Zero(t, p.execs.len(), "leaked graph execs")
+		assert.True(t, p.Live().IsZero(), "leaked: %s", p.Live())
 		assert.Zero(t, p.device.usedBytes(), "leaked device memory")
 		assert.Zero(t, p.host.usedBytes(), "leaked host memory")
 		for _, s := range p.allStreams() {

@@ -36,7 +36,8 @@ type stream struct {
 	completedAt atomic.Uint64
 	waiters     int // goroutines parked on done; the worker broadcasts only when > 0
 	closing     bool
-	err         error    // the first asynchronous failure not yet reported
+	err         error    // the first asynchronous failure since the last stream-wide synchronization
+	errAt       uint64   // the number of the command that failed with err
 	capture     *capture // non-nil while the stream captures
 }
 
@@ -82,7 +83,7 @@ func (s *stream) execBatch(n int) {
 		err := c.exec()
 		s.mu.Lock()
 		if err != nil && s.err == nil {
-			s.err = err
+			s.err, s.errAt = err, s.completed+1
 		}
 		s.completed++
 		s.completedAt.Store(s.completed)
@@ -234,17 +235,38 @@ func (s *stream) waitFor(seq uint64) {
 	s.mu.Unlock()
 }
 
-// synchronize waits for the work queued so far and returns (and clears) the first
-// asynchronous error since the last synchronize. Reporting an error once, at the next
-// synchronization, is HIP's model for asynchronous failures; clearing it lets the
-// stream be used again, where a GPU's sticky fault would poison the whole context.
+// synchronize waits for the work queued so far and returns (and clears) the stream's
+// asynchronous failure, if any: StreamSynchronize and DeviceSynchronize are the
+// stream-wide synchronizations that acknowledge it, after which the stream reports no
+// error again until another command fails. (A GPU's fault stays for good; the cpu
+// device is not damaged by one, so its streams recover.)
 func (s *stream) synchronize() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.await(s.submitted)
 	err := s.err
-	s.err = nil
+	s.err, s.errAt = nil, 0
 	return err
+}
+
+// failedBy is the stream's asynchronous failure if the failed command is among the
+// first seq, which a synchronization that waited for them must report; nil otherwise.
+// It does not clear the failure: every synchronization that waits past it sees it,
+// until a stream-wide one acknowledges it.
+func (s *stream) failedBy(seq uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil && s.errAt <= seq {
+		return s.err
+	}
+	return nil
+}
+
+// asyncError is the error a synchronizing call returns for an asynchronous failure:
+// the call that waited, the failure's status, and the failed command's own error as
+// the detail and the cause.
+func asyncError(call string, failure error) error {
+	return &hipsys.Error{Platform: name, Call: call, Status: hipsys.StatusOf(failure), Detail: failure.Error(), Cause: failure}
 }
 
 // drain waits for the work queued so far, leaving any pending error in place.
@@ -255,11 +277,12 @@ func (s *stream) drain() {
 	s.waitFor(target)
 }
 
-// idleNow reports whether every queued command has finished.
-func (s *stream) idleNow() bool {
+// idleNow reports whether every queued command has finished, and the stream's
+// asynchronous failure (not cleared) when it has.
+func (s *stream) idleNow() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.completed == s.submitted
+	return s.completed == s.submitted, s.err
 }
 
 // shutdown lets the worker finish what is queued and exit.

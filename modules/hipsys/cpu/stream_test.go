@@ -199,22 +199,6 @@ func TestDeviceSynchronizeWaitsForAllStreams(t *testing.T) {
 	}
 }
 
-// TestAsyncErrorReportedAtSync: a command that fails on the worker is returned by the
-// stream's next synchronization, once.
-func TestAsyncErrorReportedAtSync(t *testing.T) {
-	p := newTest(t)
-	h, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
-	require.NoError(t, err)
-	s := p.streams.get(uintptr(h))
-	c := command{kind: cmdHost, host: func() { panic("boom") }}
-	require.NoError(t, s.enqueue("test", &c))
-	requireStatus(t, p.StreamSynchronize(h), "hipStreamSynchronize", hipsys.ErrorLaunchFailure)
-	require.NoError(t, p.StreamSynchronize(h))
-	require.NoError(t, s.enqueue("test", &c))
-	requireStatus(t, p.DeviceSynchronize(), "hipDeviceSynchronize", hipsys.ErrorLaunchFailure)
-	require.NoError(t, p.StreamDestroy(h))
-}
-
 // TestQueueBackPressure: a producer far ahead of the worker blocks instead of growing
 // the queue without bound, and everything still runs in order.
 func TestQueueBackPressure(t *testing.T) {

@@ -20,8 +20,10 @@ func (p *Platform) StreamCreateWithFlags(flags hipsys.StreamFlags) (hipsys.Strea
 }
 
 // StreamQuery is nil when everything queued on the stream has finished and
-// hipErrorNotReady while something is pending. It does not block. On a capturing stream
-// it is illegal and invalidates the capture, as in HIP.
+// hipErrorNotReady while something is pending; once the stream is idle, an asynchronous
+// failure of its work is returned instead (without acknowledging it: see the package
+// doc). It does not block. On a capturing stream it is illegal and invalidates the
+// capture, as in HIP.
 func (p *Platform) StreamQuery(h hipsys.Stream) error {
 	const call = "hipStreamQuery"
 	s, err := p.stream(call, h)
@@ -31,8 +33,12 @@ func (p *Platform) StreamQuery(h hipsys.Stream) error {
 	if err := s.refuseWhileCapturing(call); err != nil {
 		return err
 	}
-	if !s.idleNow() {
+	idle, failure := s.idleNow()
+	if !idle {
 		return errStreamNotReady
+	}
+	if failure != nil {
+		return asyncError(call, failure)
 	}
 	return nil
 }
@@ -42,9 +48,9 @@ func (p *Platform) StreamQuery(h hipsys.Stream) error {
 var errStreamNotReady = errorf("hipStreamQuery", hipsys.ErrorNotReady, "")
 
 // StreamSynchronize blocks until the work queued on the stream before the call has
-// finished. It returns the first asynchronous failure (a kernel launch that failed on
-// the worker) since the stream's last synchronization, once: HIP reports asynchronous
-// errors at the next synchronizing call, and a later synchronize returns nil again.
+// finished. It returns the first asynchronous failure (a kernel that could not run on
+// the worker) since the stream's last StreamSynchronize or DeviceSynchronize and
+// acknowledges it: a later synchronize returns nil again (see the package doc).
 // On a capturing stream it is hipErrorStreamCaptureUnsupported and invalidates the
 // capture.
 func (p *Platform) StreamSynchronize(h hipsys.Stream) error {
@@ -57,7 +63,7 @@ func (p *Platform) StreamSynchronize(h hipsys.Stream) error {
 		return err
 	}
 	if err := s.synchronize(); err != nil {
-		return errorf(call, hipsys.StatusOf(err), err.Error())
+		return asyncError(call, err)
 	}
 	return nil
 }

@@ -19,10 +19,15 @@
 // nothing, an injected launch writes nothing. Calls(name) counts the calls the wrapper
 // has seen, failed or not, so a test can assert that a call did or did not happen.
 //
-// It owns only the rules and the counters; it deliberately does not model HIP's sticky
+// Live counts what was created through the wrapper and not yet destroyed through it
+// (streams, events, allocations and their bytes, modules, graphs, executable graphs,
+// programs), on whatever platform it wraps, for leak tests.
+//
+// It owns only the rules, the call counters and the live counts; it deliberately does not model HIP's sticky
 // errors (a real launch failure poisons the context; an injected one does not).
 //
 // Concurrency: every method is safe for concurrent use. With no rule armed a call costs
 // one atomic add (the counter) and one atomic load before it reaches the wrapped
-// platform; arming and disarming take a mutex.
+// platform, and a create or destroy call a mutex and a map update after it; arming and
+// disarming take a mutex.
 package faults

@@ -51,28 +51,30 @@ func (w *Platform) Malloc(size uint64) (hipsys.DevicePtr, error) {
 	if err := w.check(cMalloc); err != nil {
 		return 0, err
 	}
-	return w.inner.Malloc(size)
+	ptr, err := w.inner.Malloc(size)
+	return created(w, liveDevice, ptr, size, err)
 }
 
 func (w *Platform) Free(ptr hipsys.DevicePtr) error {
 	if err := w.check(cFree); err != nil {
 		return err
 	}
-	return w.inner.Free(ptr)
+	return destroyed(w, liveDevice, ptr, w.inner.Free(ptr))
 }
 
 func (w *Platform) HostMalloc(size uint64, flags hipsys.HostMallocFlags) (hipsys.HostPtr, error) {
 	if err := w.check(cHostMalloc); err != nil {
 		return 0, err
 	}
-	return w.inner.HostMalloc(size, flags)
+	ptr, err := w.inner.HostMalloc(size, flags)
+	return created(w, liveHost, ptr, size, err)
 }
 
 func (w *Platform) HostFree(ptr hipsys.HostPtr) error {
 	if err := w.check(cHostFree); err != nil {
 		return err
 	}
-	return w.inner.HostFree(ptr)
+	return destroyed(w, liveHost, ptr, w.inner.HostFree(ptr))
 }
 
 func (w *Platform) Memset(dst hipsys.DevicePtr, value byte, size uint64) error {

@@ -8,7 +8,8 @@ func (w *Platform) ModuleLoadData(image []byte) (hipsys.Module, error) {
 	if err := w.check(cModuleLoadData); err != nil {
 		return 0, err
 	}
-	return w.inner.ModuleLoadData(image)
+	m, err := w.inner.ModuleLoadData(image)
+	return created(w, liveModule, m, 0, err)
 }
 
 func (w *Platform) ModuleGetFunction(module hipsys.Module, name string) (hipsys.Function, error) {
@@ -29,7 +30,7 @@ func (w *Platform) ModuleUnload(module hipsys.Module) error {
 	if err := w.check(cModuleUnload); err != nil {
 		return err
 	}
-	return w.inner.ModuleUnload(module)
+	return destroyed(w, liveModule, module, w.inner.ModuleUnload(module))
 }
 
 func (w *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
@@ -50,7 +51,8 @@ func (w *Platform) StreamEndCapture(stream hipsys.Stream) (hipsys.Graph, error) 
 	if err := w.check(cStreamEndCapture); err != nil {
 		return 0, err
 	}
-	return w.inner.StreamEndCapture(stream)
+	g, err := w.inner.StreamEndCapture(stream)
+	return created(w, liveGraph, g, 0, err)
 }
 
 func (w *Platform) StreamIsCapturing(stream hipsys.Stream) (hipsys.CaptureStatus, error) {
@@ -78,7 +80,8 @@ func (w *Platform) GraphInstantiate(graph hipsys.Graph) (hipsys.GraphExec, error
 	if err := w.check(cGraphInstantiate); err != nil {
 		return 0, err
 	}
-	return w.inner.GraphInstantiate(graph)
+	x, err := w.inner.GraphInstantiate(graph)
+	return created(w, liveExec, x, 0, err)
 }
 
 func (w *Platform) GraphUpload(exec hipsys.GraphExec, stream hipsys.Stream) error {
@@ -99,21 +102,22 @@ func (w *Platform) GraphExecDestroy(exec hipsys.GraphExec) error {
 	if err := w.check(cGraphExecDestroy); err != nil {
 		return err
 	}
-	return w.inner.GraphExecDestroy(exec)
+	return destroyed(w, liveExec, exec, w.inner.GraphExecDestroy(exec))
 }
 
 func (w *Platform) GraphDestroy(graph hipsys.Graph) error {
 	if err := w.check(cGraphDestroy); err != nil {
 		return err
 	}
-	return w.inner.GraphDestroy(graph)
+	return destroyed(w, liveGraph, graph, w.inner.GraphDestroy(graph))
 }
 
 func (w *Platform) RTCCreateProgram(source, name string, headers []hipsys.Header) (hipsys.Program, error) {
 	if err := w.check(cRTCCreateProgram); err != nil {
 		return 0, err
 	}
-	return w.inner.RTCCreateProgram(source, name, headers)
+	prog, err := w.inner.RTCCreateProgram(source, name, headers)
+	return created(w, liveProgram, prog, 0, err)
 }
 
 func (w *Platform) RTCCompileProgram(prog hipsys.Program, options []string) error {
@@ -141,5 +145,5 @@ func (w *Platform) RTCDestroyProgram(prog hipsys.Program) error {
 	if err := w.check(cRTCDestroyProgram); err != nil {
 		return err
 	}
-	return w.inner.RTCDestroyProgram(prog)
+	return destroyed(w, liveProgram, prog, w.inner.RTCDestroyProgram(prog))
 }

@@ -27,6 +27,8 @@ type Platform struct {
 
 	queueMu sync.Mutex
 	queues  map[int]bool // devices whose emulated launch queue is held (queue.go)
+
+	live live // objects created through the wrapper and not destroyed (live.go)
 }
 
 // rule is one armed failure. kind says which of the three shapes it is.

@@ -8,7 +8,8 @@ func (w *Platform) StreamCreateWithFlags(flags hipsys.StreamFlags) (hipsys.Strea
 	if err := w.check(cStreamCreateWithFlags); err != nil {
 		return 0, err
 	}
-	return w.inner.StreamCreateWithFlags(flags)
+	s, err := w.inner.StreamCreateWithFlags(flags)
+	return created(w, liveStream, s, 0, err)
 }
 
 func (w *Platform) StreamQuery(stream hipsys.Stream) error {
@@ -36,14 +37,15 @@ func (w *Platform) StreamDestroy(stream hipsys.Stream) error {
 	if err := w.check(cStreamDestroy); err != nil {
 		return err
 	}
-	return w.inner.StreamDestroy(stream)
+	return destroyed(w, liveStream, stream, w.inner.StreamDestroy(stream))
 }
 
 func (w *Platform) EventCreateWithFlags(flags hipsys.EventFlags) (hipsys.Event, error) {
 	if err := w.check(cEventCreateWithFlags); err != nil {
 		return 0, err
 	}
-	return w.inner.EventCreateWithFlags(flags)
+	e, err := w.inner.EventCreateWithFlags(flags)
+	return created(w, liveEvent, e, 0, err)
 }
 
 func (w *Platform) EventRecord(event hipsys.Event, stream hipsys.Stream) error {
@@ -78,5 +80,5 @@ func (w *Platform) EventDestroy(event hipsys.Event) error {
 	if err := w.check(cEventDestroy); err != nil {
 		return err
 	}
-	return w.inner.EventDestroy(event)
+	return destroyed(w, liveEvent, event, w.inner.EventDestroy(event))
 }

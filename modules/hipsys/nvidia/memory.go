@@ -78,11 +78,17 @@ func (p *Platform) checkHost(call string, h uintptr, n uint64) error {
 
 // Memset fills size bytes of device memory, synchronously with respect to the host.
 func (p *Platform) Memset(dst hipsys.DevicePtr, value byte, size uint64) error {
+	if err := hipsys.CheckRange(platformName, "hipMemset", "dst", uintptr(dst), size); err != nil {
+		return err
+	}
 	return cuError("hipMemset", int32(C.cu_memset(C.CUdeviceptr(dst), C.uchar(value), C.size_t(size))))
 }
 
 // MemsetAsync queues the fill on stream.
 func (p *Platform) MemsetAsync(dst hipsys.DevicePtr, value byte, size uint64, s hipsys.Stream) error {
+	if err := hipsys.CheckRange(platformName, "hipMemsetAsync", "dst", uintptr(dst), size); err != nil {
+		return err
+	}
 	const call = "hipMemsetAsync"
 	if err := p.checkStream(call, s); err != nil {
 		return err
@@ -92,6 +98,9 @@ func (p *Platform) MemsetAsync(dst hipsys.DevicePtr, value byte, size uint64, s 
 
 // MemcpyHtoD copies src to device memory and returns when src may be reused.
 func (p *Platform) MemcpyHtoD(dst hipsys.DevicePtr, src []byte) error {
+	if err := hipsys.CheckRange(platformName, "hipMemcpyHtoD", "dst", uintptr(dst), uint64(len(src))); err != nil {
+		return err
+	}
 	if len(src) == 0 {
 		return nil
 	}
@@ -101,6 +110,9 @@ func (p *Platform) MemcpyHtoD(dst hipsys.DevicePtr, src []byte) error {
 
 // MemcpyDtoH copies device memory into dst, blocking until the bytes are there.
 func (p *Platform) MemcpyDtoH(dst []byte, src hipsys.DevicePtr) error {
+	if err := hipsys.CheckRange(platformName, "hipMemcpyDtoH", "src", uintptr(src), uint64(len(dst))); err != nil {
+		return err
+	}
 	if len(dst) == 0 {
 		return nil
 	}
@@ -110,6 +122,9 @@ func (p *Platform) MemcpyDtoH(dst []byte, src hipsys.DevicePtr) error {
 
 // MemcpyDtoD copies between device allocations, synchronously with respect to the host.
 func (p *Platform) MemcpyDtoD(dst, src hipsys.DevicePtr, size uint64) error {
+	if err := hipsys.CheckCopy(platformName, "hipMemcpyDtoD", uintptr(dst), uintptr(src), size); err != nil {
+		return err
+	}
 	if size == 0 {
 		return nil
 	}
@@ -119,6 +134,9 @@ func (p *Platform) MemcpyDtoD(dst, src hipsys.DevicePtr, size uint64) error {
 // MemcpyHtoDAsync queues a copy from pinned memory; src must stay valid until the
 // stream passes the copy.
 func (p *Platform) MemcpyHtoDAsync(dst hipsys.DevicePtr, src hipsys.HostPtr, size uint64, s hipsys.Stream) error {
+	if err := hipsys.CheckCopy(platformName, "hipMemcpyHtoDAsync", uintptr(dst), uintptr(src), size); err != nil {
+		return err
+	}
 	const call = "hipMemcpyHtoDAsync"
 	if err := p.checkStream(call, s); err != nil {
 		return err
@@ -132,6 +150,9 @@ func (p *Platform) MemcpyHtoDAsync(dst hipsys.DevicePtr, src hipsys.HostPtr, siz
 // MemcpyDtoHAsync queues a copy into pinned memory; read dst only after the stream
 // passes the copy.
 func (p *Platform) MemcpyDtoHAsync(dst hipsys.HostPtr, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
+	if err := hipsys.CheckCopy(platformName, "hipMemcpyDtoHAsync", uintptr(dst), uintptr(src), size); err != nil {
+		return err
+	}
 	const call = "hipMemcpyDtoHAsync"
 	if err := p.checkStream(call, s); err != nil {
 		return err
@@ -144,6 +165,9 @@ func (p *Platform) MemcpyDtoHAsync(dst hipsys.HostPtr, src hipsys.DevicePtr, siz
 
 // MemcpyDtoDAsync queues a device-to-device copy.
 func (p *Platform) MemcpyDtoDAsync(dst, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
+	if err := hipsys.CheckCopy(platformName, "hipMemcpyDtoDAsync", uintptr(dst), uintptr(src), size); err != nil {
+		return err
+	}
 	const call = "hipMemcpyDtoDAsync"
 	if err := p.checkStream(call, s); err != nil {
 		return err
@@ -152,10 +176,18 @@ func (p *Platform) MemcpyDtoDAsync(dst, src hipsys.DevicePtr, size uint64, s hip
 }
 
 // Memcpy2D is a pitched copy, synchronous with respect to the host.
-func (p *Platform) Memcpy2D(c hipsys.Copy2D) error { return p.memcpy2D("hipMemcpy2D", c, false, 0) }
+func (p *Platform) Memcpy2D(c hipsys.Copy2D) error {
+	if _, _, err := c.Check(platformName, "hipMemcpy2D"); err != nil {
+		return err
+	}
+	return p.memcpy2D("hipMemcpy2D", c, false, 0)
+}
 
 // Memcpy2DAsync queues a pitched copy on stream.
 func (p *Platform) Memcpy2DAsync(c hipsys.Copy2D, s hipsys.Stream) error {
+	if _, _, err := c.Check(platformName, "hipMemcpy2DAsync"); err != nil {
+		return err
+	}
 	const call = "hipMemcpy2DAsync"
 	if err := p.checkStream(call, s); err != nil {
 		return err

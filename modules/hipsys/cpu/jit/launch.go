@@ -73,6 +73,11 @@ func (f *Function) Params() []hipsys.KernelParam {
 // Name is the entry's name.
 func (f *Function) Name() string { return f.name }
 
+// ParamSizes is the size in bytes of each of the entry's parameters, in declaration
+// order, as its compiled signature gives them (sizeof of each type). The slice is the
+// Function's own and must not be modified.
+func (f *Function) ParamSizes() []uint32 { return f.sizes }
+
 // Launch runs the kernel over grid×block and returns when every block has finished
 // (the cpu platform's stream worker calls it and is the one that makes it asynchronous).
 // params holds the packed arguments and offsets each one's offset (hipsys.KernelArgs);
