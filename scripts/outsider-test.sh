@@ -132,7 +132,7 @@ func run() error {
 		return err
 	}
 	grid := hipsys.Dim3{X: (n + 63) / 64, Y: 1, Z: 1}
-	if err := d.Launch(k, grid, server.LaunchArgs{Buffers: []*server.DeviceBuffer{x}, Scalars: []server.Scalar{server.U32(n)}}); err != nil {
+	if err := d.Launch(k, grid, server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(n)}}); err != nil {
 		return err
 	}
 	out, err := d.Read(x)

@@ -42,7 +42,7 @@ func findToolchain(cacheRoot string) (*toolchain, error) {
 	argv := strings.Fields(cxx)
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		return nil, fmt.Errorf("C++ compiler %q not found (set $CXX to choose one): %w", argv[0], err)
+		return nil, fmt.Errorf("the C++ compiler %q was not found (set $CXX to choose one): %w", argv[0], err)
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
@@ -50,7 +50,7 @@ func findToolchain(cacheRoot string) (*toolchain, error) {
 	}
 	st, err := os.Stat(real)
 	if err != nil {
-		return nil, fmt.Errorf("C++ compiler %q: %w", path, err)
+		return nil, fmt.Errorf("the C++ compiler %q: %w", path, err)
 	}
 	stamp := cxx + "\x00" + real + "\x00" + strconv.FormatInt(st.Size(), 10) + "\x00" + strconv.FormatInt(st.ModTime().UnixNano(), 10)
 	sum := sha256.Sum256([]byte(stamp))
@@ -59,7 +59,7 @@ func findToolchain(cacheRoot string) (*toolchain, error) {
 	if version == nil {
 		out, err := exec.Command(path, append(argv[1:], "--version")...).CombinedOutput()
 		if err != nil {
-			return nil, fmt.Errorf("C++ compiler %q --version: %w: %s", path, err, out)
+			return nil, fmt.Errorf("the C++ compiler %q --version: %w: %s", path, err, out)
 		}
 		version = out
 		_ = writeAtomic(memo, version) // best effort: without it the next process asks again
