@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,10 +33,12 @@ def stream_id(stream: "Stream | int | None") -> int:
 
 
 def normalize_shape(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (int(shape),)
     try:
-        dims = tuple(int(d) for d in shape)
+        if isinstance(shape, (str, bytes)):
+            raise TypeError
+        dims = tuple(operator.index(d) for d in shape)
     except TypeError:
         raise TypeError(f"shape must be an int or a sequence of ints, not {shape!r}") from None
     if any(d < 0 for d in dims):

@@ -331,13 +331,14 @@ class Graph:
         self.stream = stream
         self._h = 0
         self._capturing = False
+        self._used = False
 
     def __enter__(self) -> "Graph":
-        if self._h or self._capturing:
+        if self._used:
             raise RuntimeError("a Graph records once; make another with stream.capture()")
         dev = self.stream.device
         check(_ffi.lib.cubehip_capture_begin(dev._live(), self.stream.id), "cubehip_capture_begin")
-        self._capturing = True
+        self._used = self._capturing = True
         return self
 
     def __exit__(self, exc_type: Any, *exc: object) -> None:
