@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import cubehip
+from conftest import PLATFORM
 
 
 def test_library_found_and_versioned():
@@ -41,7 +42,7 @@ def test_missing_device_index_is_an_error():
 
 
 def test_context_manager_is_current_and_closes():
-    with cubehip.Device("cpu") as d:
+    with cubehip.Device(PLATFORM) as d:
         assert cubehip.get_device() is d
         assert d.properties.platform == "cpu" and "cpu" in repr(d)
         a = d.array(np.arange(4, dtype=np.int32))
@@ -66,7 +67,7 @@ def test_context_manager_is_current_and_closes():
 
 
 def test_current_device_is_per_thread():
-    with cubehip.Device("cpu") as d:
+    with cubehip.Device(PLATFORM) as d:
         seen = []
         t = threading.Thread(target=lambda: seen.append(cubehip.get_device()))
         t.start()

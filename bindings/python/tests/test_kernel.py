@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import cubehip
-from conftest import SAXPY
+from conftest import PLATFORM, SAXPY
 
 SCALARS = r"""
 #include <hip/hip_runtime.h>
@@ -100,7 +100,7 @@ def test_released_buffer_argument(dev, saxpy):
 
 
 def test_buffer_of_another_device(dev, saxpy):
-    with cubehip.Device("cpu") as other:
+    with cubehip.Device(PLATFORM) as other:
         foreign = other.zeros(64, np.float32)
         x = dev.zeros(64, np.float32)
         with pytest.raises(cubehip.InvalidArgument, match="another device"):
