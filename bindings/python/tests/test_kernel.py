@@ -205,3 +205,25 @@ extern "C" __global__ void block_sum(const float* in, float* out, unsigned n) {
     out = dev.empty(8, np.float32)
     k(8, dev.array(host), out, 1000)
     np.testing.assert_allclose(out.get().sum(), host.sum(), rtol=1e-5)
+
+
+def test_stream_arguments(dev, saxpy):
+    x = dev.zeros(64, np.float32)
+    for s in (None, 0, 5, 2**64 - 1, dev.stream(6)):
+        saxpy(1, x, x, 1.0, 64, stream=s)
+    dev.sync()
+    for bad, exc in ((-1, ValueError), (2**64, ValueError), ("s", TypeError), (1.0, TypeError)):
+        with pytest.raises(exc):
+            saxpy(1, x, x, 1.0, 64, stream=bad)
+    with cubehip.Device(PLATFORM) as other:
+        with pytest.raises(ValueError, match="stream is one of"):
+            saxpy(1, x, x, 1.0, 64, stream=other.stream(1))
+
+
+def test_grid_changes_are_seen(dev):
+    k = cubehip.Kernel('extern "C" __global__ void mark(int* o) { o[blockIdx.x + 4 * blockIdx.y] = 1; }', "mark",
+                       block=1, device=dev)
+    for grid, ones in ((1, 1), (3, 3), ((2, 2), 4), ([4, 1], 4), (np.array([2, 3]), 6), (np.int64(1), 1)):
+        o = dev.zeros(16, np.int32)
+        k(grid, o)
+        assert o.get().sum() == ones, grid

@@ -313,19 +313,36 @@ class Kernel:
         self._last_grid: Any = (1, 1, 1)
         self._cn = ctypes.c_size_t(n)
         self._streams: dict[int, ctypes.c_uint64] = {0: ctypes.c_uint64(0)}
-        known = self.params is not None and all(p.kind is not None for p in self.params)
-        self._fill = self._specialise() if known else None
+        if self.params is not None and all(p.kind is not None for p in self.params):
+            # A class of its own, so that k(...) finds the generated __call__ in one lookup.
+            call = self._specialise()
+            self.__class__ = type("Kernel", (Kernel,), {"__call__": call, "__doc__": Kernel.__doc__})
 
     def _specialise(self) -> Any:
-        """A function that stores one call's argument values into the planned array.
+        """The kernel's own __call__, generated from its parameter list.
 
-        Generated from the parameter list so that each argument costs one type test and one
-        store: the kinds were written into the array here, once.
+        Everything a launch touches is a local of the generated function (the ctypes
+        objects, the views of the argument array, the launch entry point), each argument
+        costs one type test and one store (its kind was written into the array here, once),
+        and the grid array is rewritten only when the grid changes.
         """
         assert self.params is not None
-        lines = [f"def fill({', '.join(['k'] + [f'a{i}' for i in range(self._n)])}):"]
-        if self._n == 0:
-            lines.append("    pass")
+        n = self._n
+        names = [f"a{i}" for i in range(n)]
+        body = [
+            "def make(L, ch, gr, words, i64, f64, f32, cn, s0, DA, buffer, as_int, as_float, dim3, stream_of, fail, bad_count):",
+            "    last = None",
+            "    def __call__(self, grid, *args, stream=None):",
+            "        nonlocal last",
+            "        if grid is not last:",
+            "            if type(grid) is not int and type(grid) is not tuple or grid != last:",
+            "                gr[0], gr[1], gr[2] = dim3(grid, 'grid')",
+            "            last = grid",
+            f"        if len(args) != {n}:",
+            "            raise bad_count(self, args)",
+        ]
+        if n:
+            body.append(f"        {', '.join(names)}, = args")
         for i, p in enumerate(self.params):
             kind = p.kind
             assert kind is not None
@@ -333,27 +350,42 @@ class Kernel:
             if kind == "buffer":
                 self._words[3 * i] = _ffi.ARG_BUFFER
                 self._words[w + 1] = 0
-                lines.append(f"    words[{w}] = a{i}._h if type(a{i}) is DA and a{i}._h else buffer(k, {i}, a{i})")
+                body.append(f"        words[{w}] = a{i}._h if type(a{i}) is DA and a{i}._h else buffer(self, {i}, a{i})")
             else:
                 self._words[3 * i] = _KIND_CODE[kind]
                 if kind in ("f32", "f64"):
                     view, slot = ("f64", w) if kind == "f64" else ("f32", 2 * w)
-                    lines.append(f"    {view}[{slot}] = a{i} if type(a{i}) is float else as_float(k, {i}, a{i}, {kind!r})")
+                    body.append(f"        {view}[{slot}] = a{i} if type(a{i}) is float else as_float(self, {i}, a{i}, {kind!r})")
                 else:
                     lo, hi = _INT_RANGE[kind]
                     # u64 values above 2**63 - 1 fit only the unsigned view; every other kind is
                     # stored sign-extended, as the library reads I8..I64 from the union's i64.
                     view = "words" if kind == "u64" else "i64"
-                    lines.append(
-                        f"    {view}[{w}] = a{i} if type(a{i}) is int and {lo} <= a{i} <= {hi} else as_int(k, {i}, a{i}, {kind!r})"
+                    body.append(
+                        f"        {view}[{w}] = a{i} if type(a{i}) is int and {lo} <= a{i} <= {hi} else as_int(self, {i}, a{i}, {kind!r})"
                     )
-        env = {
-            "words": self._words, "i64": self._i64, "f64": self._f64, "f32": self._f32,
-            "DA": DeviceArray, "buffer": _buffer, "as_int": _as_int, "as_float": _as_float,
-        }  # fmt: skip
-        src = "\n".join(lines)
-        exec(compile(src, f"<cubehip kernel {self.entry} argument packing>", "exec"), env)
-        return env["fill"]
+        body += [
+            "        st = L(ch, s0 if stream is None else stream_of(self, stream), gr, words, cn)",
+            "        if st:",
+            "            raise fail(self, st)",
+            "    return __call__",
+        ]
+        env: dict[str, Any] = {}
+        exec(compile("\n".join(body), f"<cubehip kernel {self.entry}: launch>", "exec"), env)
+        return env["make"](
+            _launch, self._ch, self._grid, self._words, self._i64, self._f64, self._f32, self._cn,
+            self._streams[0], DeviceArray, _buffer, _as_int, _as_float, _dim3, Kernel._stream, Kernel._fail,
+            Kernel._bad_count,
+        )
+
+    def _bad_count(self, args: tuple[Any, ...]) -> TypeError:
+        n = len(self.params or ())
+        return TypeError(f"{self.entry} takes {n} arguments ({self._signature()}), {len(args)} given")
+
+    def _fail(self, st: int) -> Exception:
+        if self._h == 0:
+            return ValueError(f"kernel {self.entry} was destroyed")
+        return error(st, "cubehip_launch")
 
     def _fill_dynamic(self, args: tuple[Any, ...]) -> None:
         """Packs arguments whose kinds come from the values: device arrays, numpy scalars."""
@@ -393,38 +425,40 @@ class Kernel:
                 v = _as_int(self, i, a, kind)
                 words[w] = v & 0xFFFFFFFFFFFFFFFF  # two's complement, as the i64 view stores it
 
-    def __call__(self, grid: int | Sequence[int], *args: Any, stream: Any = 0) -> None:
+    def __call__(self, grid: int | Sequence[int], *args: Any, stream: Any = None) -> None:
         """Queues the kernel over grid blocks with args in the kernel's order, on stream (a
-        Stream or an id). A malformed launch raises here and queues nothing; a failure of the
-        work itself is carried by the arrays it writes (CarriedFailure on their next read)."""
-        if grid is not self._last_grid:
-            t = type(grid)
-            if t is not int and t is not tuple or grid != self._last_grid:
-                self._set_grid(grid)
-        fill = self._fill
-        if fill is not None:
-            if len(args) != self._n:
-                raise TypeError(f"{self.entry} takes {self._n} arguments ({self._signature()}), {len(args)} given")
-            fill(self, *args)
-            n = self._cn
-        else:
-            if self.params is not None and len(args) != len(self.params):
-                raise TypeError(f"{self.entry} takes {len(self.params)} arguments ({self._signature()}), {len(args)} given")
-            self._fill_dynamic(args)
-            n = ctypes.c_size_t(len(args))
-        cs = self._streams.get(stream) if type(stream) is int else None
-        if cs is None:
-            cs = self._stream(stream)
-        st = _launch(self._ch, cs, self._grid, self._words, n)
-        if st:
-            if self._h == 0:
-                raise ValueError(f"kernel {self.entry} was destroyed")
-            raise error(st, "cubehip_launch")
+        Stream or an id; None is the default stream, 0). A malformed launch raises here and
+        queues nothing; a failure of the work itself is carried by the arrays it writes
+        (CarriedFailure on their next read).
 
-    launch = __call__
+        This is the path for kernels whose parameter kinds are not all known; a kernel whose
+        declaration gives them all is launched by the __call__ generated for it."""
+        if type(grid) not in (int, tuple) or grid != self._last_grid:
+            self._set_grid(grid)
+        if self.params is not None and len(args) != len(self.params):
+            raise self._bad_count(args)
+        self._fill_dynamic(args)
+        cs = self._streams[0] if stream is None else self._stream(stream)
+        st = _launch(self._ch, cs, self._grid, self._words, ctypes.c_size_t(len(args)))
+        if st:
+            raise self._fail(st)
+
+    def launch(self, grid: int | Sequence[int], *args: Any, stream: Any = None) -> None:
+        """The same as calling the kernel."""
+        self(grid, *args, stream=stream)
+
 
     def _stream(self, stream: Any) -> ctypes.c_uint64:
+        cs = self._streams.get(stream) if type(stream) is int else None
+        if cs is not None:
+            return cs
         from ._array import stream_id
+        from ._device import Stream
+
+        if isinstance(stream, Stream):
+            if stream.device is not self.device:
+                raise ValueError(f"{self.entry}: the stream is one of {stream.device!r}, the kernel is on {self.device!r}")
+            return stream._cid
 
         sid = stream_id(stream)
         if not 0 <= sid < 2**64:
