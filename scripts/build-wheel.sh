@@ -20,7 +20,11 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-python=${PYTHON:-$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || command -v python3 )}
+# Debian's python3 by default: deps.sh installs the build tools there, not into a pyenv.
+python=${PYTHON:-}
+if [ -z "$python" ]; then
+  if [ -x /usr/bin/python3 ]; then python=/usr/bin/python3; else python=python3; fi
+fi
 
 if [ -z "$lib" ]; then
   ./scripts/build-capi.sh >/dev/null
@@ -41,10 +45,11 @@ cp -L "$lib" "$work/src/cubehip/_lib/libcubehip.so"
 cp LICENSE NOTICE "$work/src/cubehip/_lib/" 2>/dev/null || true
 
 mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd) # the build runs in the copy: a relative path would land there
 (cd "$work" && "$python" -m build --no-isolation --wheel --outdir "$outdir" . >"$work/build.log" 2>&1) || {
   cat "$work/build.log" >&2
   echo "build-wheel: the wheel build failed (is python3-build installed? scripts/deps.sh installs it)" >&2
   exit 1
 }
-wheel=$(ls -t "$outdir"/cubehip-*.whl | head -1)
-echo "build-wheel: $wheel"
+built=("$outdir"/cubehip-*-py3-none-*.whl)
+echo "build-wheel: ${built[*]}"

@@ -2,6 +2,7 @@
 with the library it carries: no $CUBEHIP_LIBRARY, no source tree on the path."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -52,9 +53,12 @@ def test_wheel_installs_into_a_fresh_venv(tmp_path):
 
 
 def test_library_not_found_says_where_it_looked(tmp_path):
+    # A copy of the package without the library a wheel puts inside it.
+    shutil.copytree(Path(cubehip.__file__).parent, tmp_path / "pkg/cubehip", ignore=shutil.ignore_patterns("_lib", "__pycache__"))
     env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    env["PYTHONPATH"] = str(tmp_path / "pkg")
     env["CUBEHIP_LIBRARY"] = str(tmp_path / "nowhere/libcubehip.so")
-    run = subprocess.run([sys.executable, "-c", "import cubehip"], capture_output=True, text=True, env=env)
+    run = subprocess.run([sys.executable, "-c", "import cubehip"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert run.returncode != 0
     assert "cannot load libcubehip.so" in run.stderr
     assert "inside the package" in run.stderr and "nowhere/libcubehip.so ($CUBEHIP_LIBRARY)" in run.stderr
