@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from ._device import Device, Stream
 
 _release = _ffi.lib.cubehip_buffer_release
+_read = _ffi.lib.cubehip_buffer_read
+_alloc = _ffi.lib.cubehip_buffer_alloc
+_dtypes: dict[Any, np.dtype] = {}
 
 
 def stream_id(stream: "Stream | int | None") -> int:
@@ -33,6 +36,8 @@ def stream_id(stream: "Stream | int | None") -> int:
 
 
 def normalize_shape(shape: Any) -> tuple[int, ...]:
+    if type(shape) is int and shape >= 0:
+        return (shape,)
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (int(shape),)
     try:
@@ -47,11 +52,20 @@ def normalize_shape(shape: Any) -> tuple[int, ...]:
 
 
 def check_dtype(dtype: Any) -> np.dtype:
+    try:
+        return _dtypes[dtype]
+    except (KeyError, TypeError):
+        pass
     dt = np.dtype(dtype)
     if dt.hasobject:
         raise TypeError(f"dtype {dt} holds Python objects, which have no device representation")
     if dt.itemsize == 0:
         raise TypeError(f"dtype {dt} has no size")
+    try:
+        if len(_dtypes) < 256:
+            _dtypes[dtype] = dt  # np.dtype() costs a microsecond; allocation is a hot path too
+    except TypeError:
+        pass
     return dt
 
 
@@ -78,10 +92,9 @@ class DeviceArray:
         out = ctypes.c_uint64()
         # An empty array still owns a one-byte buffer, so that it is a valid kernel argument;
         # its reads and writes move nothing.
-        check(
-            _ffi.lib.cubehip_buffer_alloc(device._live(), self.stream, max(self.nbytes, 1), ctypes.byref(out)),
-            "cubehip_buffer_alloc",
-        )
+        st = _alloc(device._live(), self.stream, self.nbytes or 1, ctypes.byref(out))
+        if st:
+            check(st, "cubehip_buffer_alloc")
         self._h = out.value
 
     # --- numpy-like attributes -----------------------------------------------------------
@@ -153,6 +166,14 @@ class DeviceArray:
 
         Raises CarriedFailure when the work that last wrote the array failed.
         """
+        if out is None and stream is None and self._base is None and self._h and self.device._h:
+            # The common read, kept lean: a small read is as much Python as it is copy.
+            out = np.empty(self.shape, self.dtype)
+            if self.nbytes:
+                st = _read(self._h, 0, 0, out.__array_interface__["data"][0], self.nbytes)
+                if st:
+                    check_carried(st, "cubehip_buffer_read")
+            return out
         h = self._live()
         if out is None:
             out = np.empty(self.shape, self.dtype)

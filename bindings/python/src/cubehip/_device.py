@@ -15,6 +15,7 @@ from ._array import DeviceArray, stream_id
 from ._errors import DeviceClosed, check, check_carried
 
 _PLATFORMS = ("auto", "cpu", "nvidia", "amd")
+_U8 = np.dtype(np.uint8)
 
 
 def _platform(platform: str | None) -> bytes:
@@ -226,9 +227,11 @@ class Device:
 
     def alloc(self, nbytes: int, stream: "Stream | int | None" = None) -> DeviceArray:
         """nbytes of device memory, as a uint8 device array."""
-        if not isinstance(nbytes, (int, np.integer)) or isinstance(nbytes, bool):
+        if type(nbytes) is not int and (not isinstance(nbytes, np.integer) or isinstance(nbytes, bool)):
             raise TypeError(f"nbytes must be an int, not {type(nbytes).__name__}")
-        return self.empty((int(nbytes),), np.uint8, stream)
+        if self._h == 0:
+            self._live()
+        return DeviceArray(self, int(nbytes), _U8, stream)
 
     def array(self, a: Any, dtype: Any = None, stream: "Stream | int | None" = None) -> DeviceArray:
         """A device array holding a copy of a numpy array (or anything numpy.asarray takes)."""
