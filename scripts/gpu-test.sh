@@ -54,6 +54,7 @@ rm -rf "$py_out"
 mkdir -p "$py_out/site" "$py_out/benchmarks"
 ./scripts/build-wheel.sh --lib build/lib/libcubehip.so --outdir "$py_out" >/dev/null
 cp -r bindings/python/tests "$py_out/tests"
+cp -r bindings/python/examples "$py_out/examples"
 find "$py_out/tests" -name __pycache__ -prune -exec rm -rf {} +
 cp bindings/python/benchmarks/bench.py bindings/python/benchmarks/cloop.c "$py_out/benchmarks/"
 mkdir -p "$py_out/benchmarks/include"
