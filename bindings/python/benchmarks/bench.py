@@ -37,7 +37,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))  # the in-tree package, when not installed
 
 import cubehip  # noqa: E402
-from cubehip import _ffi  # noqa: E402
 
 SRC = r"""
 extern "C" __global__ void empty() {}

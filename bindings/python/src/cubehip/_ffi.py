@@ -244,7 +244,7 @@ for _name, (_args, _res) in _PROTOTYPES.items():
 _pylib = ctypes.PyDLL(library_path)
 launch_fn = _pylib.cubehip_launch
 launch_fn.restype = c_int32
-launch_fn.argtypes = None
+launch_fn.argtypes = None  # type: ignore[assignment]
 
 if sys.byteorder != "little":  # pragma: no cover - every platform cubehip runs on is little-endian
     raise ImportError("cubehip: the launch path packs arguments little-endian")

@@ -83,7 +83,9 @@ def _strip_comments(src: str) -> str:
 
 
 def _split_top(s: str) -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in s:
         if ch in "(<[{":
             depth += 1
@@ -127,8 +129,8 @@ def _parse_param(text: str, index: int) -> Param:
     if "*" in text or "[" in text:
         star = text.find("*") if "*" in text else text.find("[")
         readonly = re.search(r"\bconst\b", text[:star]) is not None
-        name = re.findall(r"[A-Za-z_]\w*", text[star:])
-        return Param(name[-1] if name else f"arg{index}", "buffer", readonly, text)
+        ids = re.findall(r"[A-Za-z_]\w*", text[star:])
+        return Param(ids[-1] if ids else f"arg{index}", "buffer", readonly, text)
     words = [w for w in re.findall(r"[A-Za-z_]\w*|::", text) if w not in _QUALIFIERS]
     if "&" in text:
         return Param(words[-1] if words else f"arg{index}", None, False, text)
