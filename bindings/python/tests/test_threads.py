@@ -1,3 +1,4 @@
+import sys
 import threading
 
 import numpy as np
@@ -41,3 +42,50 @@ def test_one_kernel_shared_by_threads_on_one_array(dev):
     for t in ts:
         t.join()
     np.testing.assert_array_equal(a.get(), 400)
+
+
+def test_threads_launch_one_kernel_with_their_own_arguments(dev):
+    """One kernel, many threads, each with its own array and value: no thread's launch may
+    run with another's arguments (the kernel's argument array is shared)."""
+    k = cubehip.Kernel(ADD, "add", block=64, device=dev)
+    arrays = [dev.zeros(64, np.int32) for _ in range(6)]
+
+    def work(t):
+        for _ in range(200):
+            k(1, arrays[t], t + 1, 64)
+
+    ts = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two stores, as they may anywhere
+    try:
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    for t, a in enumerate(arrays):
+        np.testing.assert_array_equal(a.get(), 200 * (t + 1))
+
+
+def test_threads_launch_an_undeclared_kernel_with_their_own_arguments(dev):
+    k = cubehip.Kernel("typedef int num;\n" + ADD.replace("int v", "num v"), "add", block=64, device=dev)
+    assert k.params[1].kind is None  # the dynamic path
+    arrays = [dev.zeros(64, np.int32) for _ in range(4)]
+
+    def work(t):
+        for _ in range(100):
+            k(1, arrays[t], np.int32(t + 1), np.uint32(64))
+
+    ts = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    for t, a in enumerate(arrays):
+        np.testing.assert_array_equal(a.get(), 100 * (t + 1))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import operator
 import re
+import threading
 from typing import Any, Sequence
 
 import numpy as np
@@ -312,6 +313,7 @@ class Kernel:
         self._f64 = (ctypes.c_double * len(self._words)).from_buffer(self._words)
         self._f32 = (ctypes.c_float * (2 * len(self._words))).from_buffer(self._words)
         self._grid = (ctypes.c_uint32 * 3)(1, 1, 1)
+        self._lock = threading.Lock()
         self._last_grid: Any = (1, 1, 1)
         self._cn = ctypes.c_size_t(n)
         self._streams: dict[int, ctypes.c_uint64] = {0: ctypes.c_uint64(0)}
@@ -332,19 +334,27 @@ class Kernel:
         n = self._n
         names = [f"a{i}" for i in range(n)]
         body = [
-            "def make(L, ch, gr, words, i64, f64, f32, cn, s0, DA, buffer, as_int, as_float, dim3, stream_of, fail, bad_count):",
+            "def make(L, ch, gr, words, i64, f64, f32, cn, s0, DA, buffer, as_int, as_float, dim3, stream_of, fail, bad_count,",
+            "         acquire, release):",
             "    last = None",
             "    def __call__(self, grid, *args, stream=None):",
             "        nonlocal last",
-            "        if grid is not last:",
-            "            if type(grid) is not int and type(grid) is not tuple or grid != last:",
-            "                gr[0], gr[1], gr[2] = dim3(grid, 'grid')",
-            "            last = grid",
             f"        if len(args) != {n}:",
             "            raise bad_count(self, args)",
         ]
         if n:
             body.append(f"        {', '.join(names)}, = args")
+        # One thread at a time fills the shared grid and argument arrays and launches from
+        # them: another thread's stores between this one's and its launch would launch it
+        # with the other's arguments.
+        body += [
+            "        acquire()",
+            "        try:",
+            "            if grid is not last:",
+            "                if type(grid) is not int and type(grid) is not tuple or grid != last:",
+            "                    gr[0], gr[1], gr[2] = dim3(grid, 'grid')",
+            "                last = grid",
+        ]
         for i, p in enumerate(self.params):
             kind = p.kind
             assert kind is not None
@@ -352,22 +362,24 @@ class Kernel:
             if kind == "buffer":
                 self._words[3 * i] = _ffi.ARG_BUFFER
                 self._words[w + 1] = 0
-                body.append(f"        words[{w}] = a{i}._h if type(a{i}) is DA and a{i}._h else buffer(self, {i}, a{i})")
+                body.append(f"            words[{w}] = a{i}._h if type(a{i}) is DA and a{i}._h else buffer(self, {i}, a{i})")
             else:
                 self._words[3 * i] = _KIND_CODE[kind]
                 if kind in ("f32", "f64"):
                     view, slot = ("f64", w) if kind == "f64" else ("f32", 2 * w)
-                    body.append(f"        {view}[{slot}] = a{i} if type(a{i}) is float else as_float(self, {i}, a{i}, {kind!r})")
+                    body.append(f"            {view}[{slot}] = a{i} if type(a{i}) is float else as_float(self, {i}, a{i}, {kind!r})")
                 else:
                     lo, hi = _INT_RANGE[kind]
                     # u64 values above 2**63 - 1 fit only the unsigned view; every other kind is
                     # stored sign-extended, as the library reads I8..I64 from the union's i64.
                     view = "words" if kind == "u64" else "i64"
                     body.append(
-                        f"        {view}[{w}] = a{i} if type(a{i}) is int and {lo} <= a{i} <= {hi} else as_int(self, {i}, a{i}, {kind!r})"
+                        f"            {view}[{w}] = a{i} if type(a{i}) is int and {lo} <= a{i} <= {hi} else as_int(self, {i}, a{i}, {kind!r})"
                     )
         body += [
-            "        st = L(ch, s0 if stream is None else stream_of(self, stream), gr, words, cn)",
+            "            st = L(ch, s0 if stream is None else stream_of(self, stream), gr, words, cn)",
+            "        finally:",
+            "            release()",
             "        if st:",
             "            raise fail(self, st)",
             "    return __call__",
@@ -377,7 +389,7 @@ class Kernel:
         return env["make"](
             _launch, self._ch, self._grid, self._words, self._i64, self._f64, self._f32, self._cn,
             self._streams[0], DeviceArray, _buffer, _as_int, _as_float, _dim3, Kernel._stream, Kernel._fail,
-            Kernel._bad_count,
+            Kernel._bad_count, self._lock.acquire, self._lock.release,
         )
 
     def _bad_count(self, args: tuple[Any, ...]) -> TypeError:
@@ -435,13 +447,14 @@ class Kernel:
 
         This is the path for kernels whose parameter kinds are not all known; a kernel whose
         declaration gives them all is launched by the __call__ generated for it."""
-        if type(grid) not in (int, tuple) or grid != self._last_grid:
-            self._set_grid(grid)
         if self.params is not None and len(args) != len(self.params):
             raise self._bad_count(args)
-        self._fill_dynamic(args)
-        cs = self._streams[0] if stream is None else self._stream(stream)
-        st = _launch(self._ch, cs, self._grid, self._words, ctypes.c_size_t(len(args)))
+        with self._lock:  # the arrays are shared: see _specialise
+            if type(grid) not in (int, tuple) or grid != self._last_grid:
+                self._set_grid(grid)
+            self._fill_dynamic(args)
+            cs = self._streams[0] if stream is None else self._stream(stream)
+            st = _launch(self._ch, cs, self._grid, self._words, ctypes.c_size_t(len(args)))
         if st:
             raise self._fail(st)
 
