@@ -227,3 +227,60 @@ def test_grid_changes_are_seen(dev):
         o = dev.zeros(16, np.int32)
         k(grid, o)
         assert o.get().sum() == ones, grid
+
+
+# The kinds the library takes today (I32, U32, I64, U64, F32, F64); 8- and 16-bit scalars are
+# packed the same way (test_scalar_kinds_inferred_and_exact checks how they are read).
+ECHO = r"""
+#include <stdint.h>
+extern "C" __global__ void echo(int32_t* o1, uint32_t* o2, int64_t* o3, uint64_t* o4, float* o5, double* o6,
+                                int32_t v1, uint32_t v2, int64_t v3, uint64_t v4, float v5, double v6) {
+  *o1 = v1; *o2 = v2; *o3 = v3; *o4 = v4; *o5 = v5; *o6 = v6;
+}
+"""
+ECHO_TYPES = [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64]
+
+
+def _echo_values():
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    return st.tuples(*[hnp.from_dtype(np.dtype(t), allow_nan=False) for t in ECHO_TYPES])
+
+
+@pytest.fixture(scope="module")
+def echo(dev):
+    k = cubehip.Kernel(ECHO, "echo", block=1, device=dev)
+    outs = [dev.empty((), t) for t in ECHO_TYPES]
+    return k, outs
+
+
+def test_scalar_round_trip_property(echo):
+    """Every scalar kind reaches the kernel bit-exact, given as a Python number or a numpy scalar."""
+    from hypothesis import given, settings
+
+    k, outs = echo
+    assert [p.kind for p in k.params[6:]] == ["i32", "u32", "i64", "u64", "f32", "f64"]
+
+    @settings(max_examples=40, deadline=None)
+    @given(_echo_values(), st_bool())
+    def check(values, as_python):
+        args = [v.item() if as_python else v for v in values]
+        k(1, *outs, *args)
+        for o, v in zip(outs, values):
+            assert o.get() == v, (o.dtype, v)
+
+    check()
+
+
+def st_bool():
+    from hypothesis import strategies as st
+
+    return st.booleans()
+
+
+def test_small_integer_kinds_are_read_from_the_declaration():
+    ps = cubehip.parse_params('extern "C" __global__ void s(int8_t a, unsigned char b, short c, uint16_t d, bool e, '
+                              'const volatile long long f, size_t g, float* __restrict__ h, double i[]) {}', "s")
+    assert [p.kind for p in ps] == ["i8", "u8", "i16", "u16", "u8", "i64", "u64", "buffer", "buffer"]
+    assert [p.name for p in ps] == list("abcdefghi")

@@ -130,7 +130,11 @@ def _parse_param(text: str, index: int) -> Param:
     if "*" in text or "[" in text:
         star = text.find("*") if "*" in text else text.find("[")
         readonly = re.search(r"\bconst\b", text[:star]) is not None
-        ids = re.findall(r"[A-Za-z_]\w*", text[star:])
+        # The name follows the last '*' ("float* __restrict__ y") or precedes '[' ("float y[]").
+        ids = re.findall(r"[A-Za-z_]\w*", text[text.rfind("*"):] if "*" in text else text[:star])
+        ids = [i for i in ids if i not in _QUALIFIERS]
+        if "*" not in text and len(ids) < 2:
+            ids = []  # "float[]": only a type
         return Param(ids[-1] if ids else f"arg{index}", "buffer", readonly, text)
     words = [w for w in re.findall(r"[A-Za-z_]\w*|::", text) if w not in _QUALIFIERS]
     if "&" in text:
