@@ -73,3 +73,25 @@ if ! "$(go env GOPATH)/bin/actionlint" -version 2>/dev/null | grep -qx "$actionl
   (cd "$top" && GOWORK=off go install "github.com/rhysd/actionlint/cmd/actionlint@$actionlint_version") ||
     echo "deps: could not install actionlint $actionlint_version; test.sh will not lint the workflows" >&2
 fi
+
+# --- the Python package (bindings/python): Debian's python3-* packages, no PyPI -----------
+#   python3-numpy        the package's one runtime dependency
+#   python3-pytest       its test suite; python3-hypothesis its property tests
+#   python3-setuptools, python3-wheel, python3-build   scripts/build-wheel.sh
+#   python3-venv         the wheel test installs the wheel into a fresh virtual environment
+py_pkgs=()
+for m in numpy:python3-numpy pytest:python3-pytest hypothesis:python3-hypothesis \
+  setuptools:python3-setuptools wheel:python3-wheel build:python3-build ensurepip:python3-venv; do
+  /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || py_pkgs+=("${m#*:}")
+done
+if [ ${#py_pkgs[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "deps: installing ${py_pkgs[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${py_pkgs[@]}" >/dev/null || {
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${py_pkgs[@]}" >/dev/null
+    }
+  else
+    echo "deps: missing Debian packages for the Python package: ${py_pkgs[*]} (run: apt-get install ${py_pkgs[*]})" >&2
+    exit 1
+  fi
+fi

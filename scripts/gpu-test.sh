@@ -39,3 +39,31 @@ go test -c -o "$out/capi.test" ./modules/capi
 cp modules/hipsys/nvidia/bench/run.sh "$out/"
 chmod +x "$out/run.sh"
 echo "built $out: $(cd "$out" && echo *)"
+
+# --- the Python package (bindings/python) -------------------------------------------------
+# build/gpu/python: the wheel (libcubehip.so inside), the test suite, the benchmark with its
+# C loops prebuilt, and run.sh, which installs the wheel into a fresh venv there (no network)
+# and runs the suite and the benchmark on CUBEHIP_PLATFORM (default nvidia):
+#
+#   build/gpu/python/run.sh [logdir]
+#
+# pytest and hypothesis travel along in python/site (Debian's pure-Python copies), used
+# only where the machine's Python lacks them.
+py_out="$out/python"
+rm -rf "$py_out"
+mkdir -p "$py_out/site" "$py_out/benchmarks"
+./scripts/build-wheel.sh --lib build/lib/libcubehip.so --outdir "$py_out" >/dev/null
+cp -r bindings/python/tests "$py_out/tests"
+cp -r bindings/python/examples "$py_out/examples"
+find "$py_out/tests" -name __pycache__ -prune -exec rm -rf {} +
+cp bindings/python/benchmarks/bench.py bindings/python/benchmarks/cloop.c "$py_out/benchmarks/"
+mkdir -p "$py_out/benchmarks/include"
+cp include/cubehip.h "$py_out/benchmarks/include/"
+${CC:-cc} -O2 -shared -fPIC -Iinclude bindings/python/benchmarks/cloop.c -o "$py_out/benchmarks/libcloop.so"
+for m in pytest _pytest pluggy iniconfig packaging py.py attr attrs hypothesis sortedcontainers tomli exceptiongroup; do
+  [ -e "/usr/lib/python3/dist-packages/$m" ] && cp -r "/usr/lib/python3/dist-packages/$m" "$py_out/site/"
+done
+find "$py_out/site" -name __pycache__ -prune -exec rm -rf {} +
+cp bindings/python/benchmarks/run-gpu.sh "$py_out/run.sh"
+chmod +x "$py_out/run.sh"
+echo "built $py_out: $(cd "$py_out" && echo *)"

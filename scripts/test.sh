@@ -39,4 +39,13 @@ echo "== scripts/outsider-test.sh"
 echo "== scripts/release-test.sh"
 ./scripts/release-test.sh || status=1
 
+# --- the Python package (bindings/python) on the cpu platform -------------------------------
+# The suite runs against a freshly built libcubehip.so ($CUBEHIP_LIBRARY), with Debian's
+# python3 (deps.sh installs numpy, pytest, hypothesis and the wheel tools there); its wheel
+# test builds the wheel from that library and installs it into a fresh venv, offline.
+echo "== bindings/python"
+./scripts/build-capi.sh >/dev/null || status=1
+(cd bindings/python && CUBEHIP_LIBRARY="$top/build/lib/libcubehip.so" PYTHONPATH=src CUBEHIP_PLATFORM=cpu \
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider tests) || status=1
+
 exit $status

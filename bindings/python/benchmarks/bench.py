@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""bench.py: what a Python caller pays through the cubehip package, against the raw C loop
+through the same library in the same process (cloop.c), and against CuPy where it is
+installed (the nvidia platform).
+
+    CUBEHIP_PLATFORM=nvidia python3 bench.py [--rounds 7] [--n 20000] [--json out.json]
+
+Every figure is the median over rounds that interleave the contenders, so a slow moment of
+the machine hits each of them alike. Per-operation times are in microseconds; "py/C" is the
+Python loop's time over the C loop's, "py/cupy" over CuPy's.
+
+  launch        a loop of launches of an empty kernel, then one sync
+  launch 4 args the same, of a kernel taking two arrays, a float and an unsigned
+  launch+sync   a launch and a sync of its stream, in a loop
+  read 4 B      a 4-byte read of a device array into numpy
+  alloc+free    allocating and releasing 1 MiB
+  replay 10     replaying a graph of 10 empty-kernel launches
+  up/down 256M  a 256 MiB numpy array to the device and back (GB/s, pageable host memory)
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))  # the in-tree package, when not installed
+
+import cubehip  # noqa: E402
+
+SRC = r"""
+extern "C" __global__ void empty() {}
+extern "C" __global__ void args4(const float* x, float* y, float a, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+
+
+def load_cloop() -> ctypes.CDLL:
+    """The C loops: $CUBEHIP_CLOOP, libcloop.so beside this script, or compiled now with cc."""
+    path = os.environ.get("CUBEHIP_CLOOP") or str(HERE / "libcloop.so")
+    if not Path(path).exists():
+        include = next(p for p in (HERE.parents[2] / "include", HERE / "include") if (p / "cubehip.h").exists())
+        path = str(Path(tempfile.mkdtemp()) / "libcloop.so")
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", f"-I{include}",
+                        str(HERE / "cloop.c"), "-o", path], check=True)
+    c = ctypes.CDLL(path)
+    i64, u64, vp = ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p
+    c.cloop_launch.argtypes = [u64, u64, u64, vp, vp, ctypes.c_size_t, i64, ctypes.c_int]
+    c.cloop_replay.argtypes = [u64, u64, u64, i64]
+    c.cloop_read.argtypes = [u64, vp, u64, i64]
+    c.cloop_alloc.argtypes = [u64, u64, i64]
+    for f in (c.cloop_launch, c.cloop_replay, c.cloop_read, c.cloop_alloc):
+        f.restype = i64
+    return c
+
+
+def c_time(ns: int, n: int) -> float:
+    if ns < 0:
+        raise cubehip.CubehipError(-ns, cubehip.last_error(), "cloop")
+    return ns / 1e9 / n
+
+
+def timed(fn, n: int) -> float:
+    t0 = time.perf_counter()
+    fn(n)
+    return (time.perf_counter() - t0) / n
+
+
+def cubehip_cases(dev: cubehip.Device, n: int, cloop: ctypes.CDLL) -> dict[str, dict[str, object]]:
+    empty = cubehip.Kernel(SRC, "empty", block=1, device=dev)
+    args4 = cubehip.Kernel(SRC, "args4", block=32, device=dev)
+    x = dev.zeros(32, np.float32)
+    y = dev.zeros(32, np.float32)
+    small = dev.zeros(1, np.float32)
+    out = np.empty(1, np.float32)
+    s = dev.stream(0)
+    with s.capture() as g:
+        for _ in range(10):
+            empty(1)
+    # Plans made, caches warm: the first calls compile and build the argument arrays.
+    empty(1)
+    args4(1, x, y, 2.0, 32)
+    dev.sync()
+
+    def py_launch(k):
+        def run(m):
+            for _ in range(m):
+                k(1)
+            dev.sync()
+        return run
+
+    def py_args4(m):
+        for _ in range(m):
+            args4(1, x, y, 2.0, 32)
+        dev.sync()
+
+    def py_launch_sync(m):
+        for _ in range(m):
+            empty(1)
+            dev.sync()
+
+    def py_read(m):
+        for _ in range(m):
+            small.get()
+
+    def py_alloc(m):
+        for _ in range(m):
+            dev.alloc(1 << 20).release()
+
+    def py_replay(m):
+        for _ in range(m):
+            g.replay()
+        dev.sync()
+
+    d, k0, k4 = dev.handle, empty._h, args4._h
+    args4(1, x, y, 2.0, 32)  # leaves args4's planned array holding these arguments for the C loop
+    cases = {
+        "launch": (py_launch(empty), lambda m: c_time(cloop.cloop_launch(d, k0, 0, ctypes.addressof(empty._grid), ctypes.addressof(empty._words), 0, m, 0), m), n),
+        "launch 4 args": (py_args4, lambda m: c_time(cloop.cloop_launch(d, k4, 0, ctypes.addressof(args4._grid), ctypes.addressof(args4._words), 4, m, 0), m), n),
+        "launch+sync": (py_launch_sync, lambda m: c_time(cloop.cloop_launch(d, k0, 0, ctypes.addressof(empty._grid), ctypes.addressof(empty._words), 0, m, 1), m), n // 4),
+        "read 4 B": (py_read, lambda m: c_time(cloop.cloop_read(small.handle, out.ctypes.data, 4, m), m), n // 4),
+        "alloc+free 1 MiB": (py_alloc, lambda m: c_time(cloop.cloop_alloc(d, 1 << 20, m), m), n // 4),
+        "replay 10": (py_replay, lambda m: c_time(cloop.cloop_replay(d, g._h, 0, m), m), n // 10),
+    }
+    return cases
+
+
+def cupy_cases(n: int):
+    try:
+        import cupy as cp
+    except Exception:
+        return None, "cupy not installed"
+    try:
+        mod = cp.RawModule(code=SRC)
+        empty, args4 = mod.get_function("empty"), mod.get_function("args4")
+        x = cp.zeros(32, cp.float32)
+        y = cp.zeros(32, cp.float32)
+        small = cp.zeros(1, cp.float32)
+        stream = cp.cuda.Stream(non_blocking=True)
+        with stream:
+            empty((1,), (1,), ())
+            stream.synchronize()
+            stream.begin_capture()
+            for _ in range(10):
+                empty((1,), (1,), ())
+            graph = stream.end_capture()
+        a = np.float32(2.0)
+        nn = np.uint32(32)
+    except Exception as e:  # a CuPy without a working GPU
+        return None, f"cupy unusable: {e}"
+
+    def launch(m):
+        with stream:
+            for _ in range(m):
+                empty((1,), (1,), ())
+            stream.synchronize()
+
+    def launch4(m):
+        with stream:
+            for _ in range(m):
+                args4((1,), (32,), (x, y, a, nn))
+            stream.synchronize()
+
+    def launch_sync(m):
+        with stream:
+            for _ in range(m):
+                empty((1,), (1,), ())
+                stream.synchronize()
+
+    def read(m):
+        for _ in range(m):
+            small.get()
+
+    def alloc(m):
+        for _ in range(m):
+            b = cp.empty(1 << 20, cp.uint8)
+            del b
+
+    def replay(m):
+        for _ in range(m):
+            graph.launch(stream)
+        stream.synchronize()
+
+    return {"launch": (launch, n), "launch 4 args": (launch4, n), "launch+sync": (launch_sync, n // 4),
+            "read 4 B": (read, n // 4), "alloc+free 1 MiB": (alloc, n // 4), "replay 10": (replay, n // 10)}, cp
+
+
+def transfer(dev: cubehip.Device, cp, rounds: int) -> dict[str, dict[str, float]]:
+    host = np.ones(256 << 20, np.uint8)
+    res: dict[str, dict[str, list[float]]] = {"up 256 MiB": {"py": [], "cupy": []}, "down 256 MiB": {"py": [], "cupy": []}}
+    d = dev.array(host)
+    back = np.empty_like(host)
+    c = cp.asarray(host) if cp is not None else None
+    for _ in range(rounds):
+        t = time.perf_counter(); d.set(host); d.sync(); res["up 256 MiB"]["py"].append(host.nbytes / (time.perf_counter() - t) / 1e9)
+        t = time.perf_counter(); d.get(out=back); res["down 256 MiB"]["py"].append(host.nbytes / (time.perf_counter() - t) / 1e9)
+        if c is not None:
+            t = time.perf_counter(); c.set(host); cp.cuda.Device().synchronize(); res["up 256 MiB"]["cupy"].append(host.nbytes / (time.perf_counter() - t) / 1e9)
+            t = time.perf_counter(); c.get(out=back); res["down 256 MiB"]["cupy"].append(host.nbytes / (time.perf_counter() - t) / 1e9)
+    d.release()
+    return {k: {w: statistics.median(v) for w, v in ws.items() if v} for k, ws in res.items()}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--n", type=int, default=20000, help="launches per round (other cases scale it down)")
+    ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--no-transfer", action="store_true")
+    opt = ap.parse_args()
+
+    cloop = load_cloop()
+    dev = cubehip.Device()
+    cases = cubehip_cases(dev, opt.n, cloop)
+    cupy, cp = cupy_cases(opt.n) if dev.platform == "nvidia" else (None, "not the nvidia platform")
+    times: dict[str, dict[str, list[float]]] = {k: {"py": [], "c": [], "cupy": []} for k in cases}
+    for _ in range(opt.rounds):
+        for name, (py, c, n) in cases.items():
+            times[name]["py"].append(timed(py, n))
+            times[name]["c"].append(c(n))
+            if cupy:
+                fn, m = cupy[name]
+                times[name]["cupy"].append(timed(fn, m))
+
+    print(f"cubehip {cubehip.__version__} on {dev.platform}: {dev.properties.name}; Python {sys.version.split()[0]}; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {opt.rounds} rounds, medians")
+    print(f"library: {cubehip.library_path}; cupy: {cp.__version__ if cupy else cp}")
+    print(f"{'case':<18}{'python µs':>11}{'C µs':>10}{'py/C':>8}{'py-C µs':>9}{'cupy µs':>10}{'py/cupy':>9}")
+    report: dict[str, object] = {"platform": dev.platform, "device": dev.properties.name, "python": sys.version.split()[0],
+                                 "cupy": cp.__version__ if cupy else None, "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
+                                 "cases": {}}
+    for name, t in times.items():
+        med = {k: statistics.median(v) * 1e6 for k, v in t.items() if v}
+        row = f"{name:<18}{med['py']:>11.3f}{med['c']:>10.3f}{med['py'] / med['c']:>8.3f}{med['py'] - med['c']:>9.3f}"
+        if "cupy" in med:
+            row += f"{med['cupy']:>10.3f}{med['py'] / med['cupy']:>9.3f}"
+        print(row)
+        report["cases"][name] = med  # type: ignore[index]
+    if not opt.no_transfer:
+        tr = transfer(dev, cp if cupy else None, max(3, opt.rounds // 2))
+        for name, r in tr.items():
+            print(f"{name:<18}{r['py']:>9.2f} GB/s" + (f"   cupy {r['cupy']:.2f} GB/s" if "cupy" in r else ""))
+        report["transfer_gbps"] = tr
+    if opt.json:
+        Path(opt.json).write_text(json.dumps(report, indent=1))
+    dev.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

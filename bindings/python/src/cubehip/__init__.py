@@ -1,0 +1,84 @@
+"""cubehip: HIP kernels from Python on AMD GPUs, NVIDIA GPUs and an embedded cpu device.
+
+A thin layer over libcubehip's C ABI (ctypes), with numpy as its one dependency::
+
+    import numpy as np, cubehip
+
+    with cubehip.Device() as dev:            # amd, else nvidia, else the cpu device
+        x = dev.array(np.arange(1024, dtype=np.float32))
+        y = dev.zeros(1024, np.float32)
+        k = cubehip.Kernel(SAXPY_SOURCE, "saxpy", block=256)
+        k(4, x, y, 2.0, 1024)               # grid, then the kernel's arguments
+        print(y.get())
+"""
+
+from __future__ import annotations
+
+from . import _ffi
+from ._array import DeviceArray
+from ._device import (
+    Device,
+    DeviceProperties,
+    Graph,
+    MemoryUsage,
+    Profile,
+    Stream,
+    device_count,
+    devices,
+    get_device,
+)
+from ._errors import (
+    CarriedFailure,
+    CompileError,
+    CubehipError,
+    DeviceClosed,
+    InvalidArgument,
+    InvalidHandle,
+    last_error,
+    status_name,
+)
+from ._kernel import Kernel, Module, Param, parse_params
+
+__version__ = "0.1.0"
+
+library_path: str = _ffi.library_path
+"""The path libcubehip was loaded from."""
+
+
+def library_version() -> tuple[int, int, int]:
+    """The loaded library's version (major, minor, patch)."""
+    v = _ffi.lib.cubehip_version()
+    return v // 10000, v // 100 % 100, v % 100
+
+
+RawKernel = Kernel
+RawModule = Module
+
+__all__ = [
+    "CarriedFailure",
+    "CompileError",
+    "CubehipError",
+    "Device",
+    "DeviceArray",
+    "DeviceClosed",
+    "DeviceProperties",
+    "Graph",
+    "InvalidArgument",
+    "InvalidHandle",
+    "Kernel",
+    "MemoryUsage",
+    "Module",
+    "Param",
+    "Profile",
+    "RawKernel",
+    "RawModule",
+    "Stream",
+    "device_count",
+    "devices",
+    "get_device",
+    "last_error",
+    "library_path",
+    "library_version",
+    "parse_params",
+    "status_name",
+]

@@ -1,0 +1,255 @@
+"""Device arrays: a device buffer with a numpy shape and dtype."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _ffi
+from ._errors import DeviceClosed, check, check_carried
+
+if TYPE_CHECKING:
+    from ._device import Device, Stream
+
+_release = _ffi.lib.cubehip_buffer_release
+_read = _ffi.lib.cubehip_buffer_read
+_alloc = _ffi.lib.cubehip_buffer_alloc
+_dtypes: dict[Any, np.dtype] = {}
+
+
+def stream_id(stream: "Stream | int | None") -> int:
+    """A stream given as a Stream, an id or None (the default stream, 0) as its id."""
+    if stream is None:
+        return 0
+    if type(stream) is int:
+        if stream < 0:
+            raise ValueError(f"stream id {stream} is negative")
+        return stream
+    sid = getattr(stream, "id", None)
+    if type(sid) is not int:
+        raise TypeError(f"stream must be a cubehip.Stream or an int id, not {type(stream).__name__}")
+    return sid
+
+
+def normalize_shape(shape: Any) -> tuple[int, ...]:
+    if type(shape) is int and shape >= 0:
+        return (shape,)
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    try:
+        if isinstance(shape, (str, bytes)):
+            raise TypeError
+        dims = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, not {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"shape {dims} has a negative dimension")
+    return dims
+
+
+def check_dtype(dtype: Any) -> np.dtype:
+    try:
+        return _dtypes[dtype]
+    except (KeyError, TypeError):
+        pass
+    dt = np.dtype(dtype)
+    if dt.hasobject:
+        raise TypeError(f"dtype {dt} holds Python objects, which have no device representation")
+    if dt.itemsize == 0:
+        raise TypeError(f"dtype {dt} has no size")
+    try:
+        if len(_dtypes) < 256:
+            _dtypes[dtype] = dt  # np.dtype() costs a microsecond; allocation is a hot path too
+    except TypeError:
+        pass
+    return dt
+
+
+class DeviceArray:
+    """An n-dimensional, C-contiguous array in a device's memory.
+
+    Made by :meth:`Device.empty`, :meth:`Device.array`, :meth:`Device.zeros` or
+    :meth:`Device.alloc`. ``get()`` (or ``numpy()``) copies it back into a numpy array,
+    ``set(a)`` copies a numpy array of the same shape and dtype into it. The memory goes back
+    to the device's pools by :meth:`release`, at the end of a ``with`` block, or when the
+    array is garbage collected.
+    """
+
+    __slots__ = ("device", "shape", "dtype", "nbytes", "stream", "_h", "_base", "__weakref__")
+
+    def __init__(self, device: "Device", shape: Any, dtype: Any = np.float32, stream: "Stream | int | None" = None) -> None:
+        self._h = 0
+        self._base: DeviceArray | None = None
+        self.device = device
+        self.shape = normalize_shape(shape)
+        self.dtype = check_dtype(dtype)
+        self.nbytes = math.prod(self.shape) * self.dtype.itemsize
+        self.stream = stream_id(stream)
+        out = ctypes.c_uint64()
+        # An empty array still owns a one-byte buffer, so that it is a valid kernel argument;
+        # its reads and writes move nothing.
+        st = _alloc(device._live(), self.stream, self.nbytes or 1, ctypes.byref(out))
+        if st:
+            check(st, "cubehip_buffer_alloc")
+        self._h = out.value
+
+    # --- numpy-like attributes -----------------------------------------------------------
+
+    @property
+    def handle(self) -> int:
+        """The buffer's handle in libcubehip (0 once released)."""
+        return self._h
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def released(self) -> bool:
+        return self._h == 0
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        state = "released" if self._h == 0 else f"buffer {self._h:#x}"
+        return f"<cubehip.DeviceArray shape={self.shape} dtype={self.dtype} {state}>"
+
+    def reshape(self, *shape: Any) -> "DeviceArray":
+        """A view of the same memory with another shape of the same size."""
+        new = normalize_shape(shape[0] if len(shape) == 1 else shape)
+        if math.prod(new) != self.size:
+            raise ValueError(f"cannot reshape an array of size {self.size} into shape {new}")
+        view = DeviceArray.__new__(DeviceArray)
+        view._h = self._h
+        view._base = self._base or self
+        view.device, view.shape, view.dtype, view.nbytes, view.stream = self.device, new, self.dtype, self.nbytes, self.stream
+        return view
+
+    def view(self, dtype: Any) -> "DeviceArray":
+        """A view of the same bytes as another dtype of the same itemsize."""
+        dt = check_dtype(dtype)
+        if dt.itemsize != self.dtype.itemsize:
+            raise ValueError(f"view as {dt} needs itemsize {self.dtype.itemsize}, it has {dt.itemsize}")
+        v = self.reshape(self.shape)
+        v.dtype = dt
+        return v
+
+    # --- copies --------------------------------------------------------------------------
+
+    def _live(self) -> int:
+        if self._h == 0:
+            raise ValueError("the device array was released")
+        if self.device._h == 0:
+            raise DeviceClosed(10004, "the device was closed", "DeviceArray")
+        if self._base is not None and self._base._h == 0:
+            raise ValueError("the device array this view shares memory with was released")
+        return self._h
+
+    def get(self, stream: "Stream | int | None" = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Copies the array into a new numpy array (or into out), after the work queued before
+        it on the stream and the array's last write on any stream.
+
+        Raises CarriedFailure when the work that last wrote the array failed.
+        """
+        if out is None and stream is None and self._base is None and self._h and self.device._h:
+            # The common read, kept lean: a small read is as much Python as it is copy.
+            out = np.empty(self.shape, self.dtype)
+            if self.nbytes:
+                st = _read(self._h, 0, 0, out.__array_interface__["data"][0], self.nbytes)
+                if st:
+                    check_carried(st, "cubehip_buffer_read")
+            return out
+        h = self._live()
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
+        else:
+            if not isinstance(out, np.ndarray):
+                raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+            if out.shape != self.shape or out.dtype != self.dtype:
+                raise ValueError(f"out is {out.shape} {out.dtype}, the array is {self.shape} {self.dtype}")
+            if not out.flags.c_contiguous or not out.flags.writeable:
+                raise ValueError("out must be C-contiguous and writeable")
+        if self.nbytes:
+            check_carried(
+                _ffi.lib.cubehip_buffer_read(h, stream_id(stream), 0, out.ctypes.data, self.nbytes),
+                "cubehip_buffer_read",
+            )
+        return out
+
+    numpy = get
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = self.get()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def set(self, value: Any, stream: "Stream | int | None" = None) -> None:
+        """Copies a numpy array (or anything numpy.asarray takes) of the array's shape and
+        dtype into it, ordered on the stream. The host memory may be reused at once."""
+        h = self._live()
+        a = value if isinstance(value, np.ndarray) else np.asarray(value)
+        if a.dtype != self.dtype:
+            # A silent cast would hide a kernel reading float64 bits as float32.
+            if not isinstance(value, np.ndarray) and np.can_cast(a, self.dtype, casting="same_kind"):
+                a = a.astype(self.dtype)
+            else:
+                raise TypeError(f"set: the value's dtype is {a.dtype}, the device array's is {self.dtype}")
+        if a.shape != self.shape:
+            raise ValueError(f"set: the value's shape is {a.shape}, the device array's is {self.shape}")
+        a = np.ascontiguousarray(a)
+        if self.nbytes:
+            check(
+                _ffi.lib.cubehip_buffer_write(h, stream_id(stream), 0, a.ctypes.data, self.nbytes),
+                "cubehip_buffer_write",
+            )
+
+    def check(self) -> None:
+        """Raises CarriedFailure if the work that last wrote the array failed (without waiting)."""
+        check_carried(_ffi.lib.cubehip_buffer_check(self._live()), "cubehip_buffer_check")
+
+    def sync(self) -> None:
+        """Waits for the work that writes the array; raises CarriedFailure if it failed."""
+        check_carried(_ffi.lib.cubehip_buffer_sync(self._live()), "cubehip_buffer_sync")
+
+    # --- lifetime ------------------------------------------------------------------------
+
+    def release(self) -> None:
+        """Gives the memory back to the device's pools (work queued on it completes first).
+        Releasing twice is harmless; using a released array raises ValueError."""
+        if self._base is not None:
+            raise ValueError("release the array this view was made from, not the view")
+        h, self._h = self._h, 0
+        if h and self.device._h:
+            check(_release(h), "cubehip_buffer_release")
+
+    free = release
+
+    def __enter__(self) -> "DeviceArray":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def __del__(self) -> None:
+        # A closed device already took the buffer with it, and at interpreter exit the
+        # module may be half torn down: neither is worth an exception nobody can catch.
+        try:
+            if self._base is None and self._h and self.device._h:
+                _release(self._h)
+                self._h = 0
+        except Exception:
+            pass

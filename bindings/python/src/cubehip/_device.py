@@ -1,0 +1,412 @@
+"""Devices, streams, graphs, profiles and memory."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import _ffi
+from ._array import DeviceArray, stream_id
+from ._errors import DeviceClosed, check, check_carried
+
+_PLATFORMS = ("auto", "cpu", "nvidia", "amd")
+_U8 = np.dtype(np.uint8)
+
+
+def _platform(platform: str | None) -> bytes:
+    p = "auto" if platform is None else platform
+    if p not in _PLATFORMS:
+        raise ValueError(f"platform must be one of {', '.join(_PLATFORMS)}, not {platform!r}")
+    return p.encode()
+
+
+@dataclass(frozen=True)
+class DeviceProperties:
+    """What a device is: its platform, name, architecture and limits."""
+
+    index: int
+    platform: str
+    name: str
+    arch: str
+    total_mem: int
+    shared_mem_per_block: int
+    warp_size: int
+    multiprocessor_count: int
+    clock_rate_khz: int
+    max_threads_per_block: int
+    max_threads_dim: tuple[int, int, int]
+    max_grid_size: tuple[int, int, int]
+    compute_capability: tuple[int, int]
+    pci_bus_id: int
+    pci_device_id: int
+    pci_domain_id: int
+    integrated: bool
+
+    @classmethod
+    def _from(cls, index: int, p: _ffi.DeviceProps) -> "DeviceProperties":
+        return cls(
+            index=index,
+            platform=p.platform.decode(),
+            name=p.name.decode(errors="replace"),
+            arch=p.arch.decode(),
+            total_mem=p.total_mem,
+            shared_mem_per_block=p.shared_mem_per_block,
+            warp_size=p.warp_size,
+            multiprocessor_count=p.multiprocessor_count,
+            clock_rate_khz=p.clock_rate_khz,
+            max_threads_per_block=p.max_threads_per_block,
+            max_threads_dim=tuple(p.max_threads_dim),  # type: ignore[arg-type]
+            max_grid_size=tuple(p.max_grid_size),  # type: ignore[arg-type]
+            compute_capability=(p.major, p.minor),
+            pci_bus_id=p.pci_bus_id,
+            pci_device_id=p.pci_device_id,
+            pci_domain_id=p.pci_domain_id,
+            integrated=bool(p.integrated),
+        )
+
+
+def _props() -> _ffi.DeviceProps:
+    p = _ffi.DeviceProps()
+    p.size = ctypes.sizeof(p)
+    return p
+
+
+def device_count(platform: str = "auto") -> int:
+    """How many devices the platform has (0 when its library is absent)."""
+    n = ctypes.c_int32()
+    check(_ffi.lib.cubehip_device_count(_platform(platform), ctypes.byref(n)), "cubehip_device_count")
+    return n.value
+
+
+def devices(platform: str = "auto") -> list[DeviceProperties]:
+    """The properties of every device of the platform, without opening them."""
+    out = []
+    for i in range(device_count(platform)):
+        p = _props()
+        check(_ffi.lib.cubehip_device_properties(_platform(platform), i, ctypes.byref(p)), "cubehip_device_properties")
+        out.append(DeviceProperties._from(i, p))
+    return out
+
+
+class MemoryUsage(NamedTuple):
+    """A device's memory usage over all its streams."""
+
+    number_allocs: int
+    bytes_in_use: int
+    bytes_padding: int
+    bytes_reserved: int
+
+
+_local = threading.local()
+_default: "Device | None" = None
+_default_lock = threading.Lock()
+
+
+def get_device() -> "Device":
+    """The current device: the innermost ``with Device(...)`` block's on this thread, else the
+    process's default device (Device("auto", 0), opened on first use)."""
+    stack = getattr(_local, "stack", None)
+    if stack:
+        return stack[-1]
+    global _default
+    with _default_lock:
+        if _default is None or _default._h == 0:
+            _default = Device()
+        return _default
+
+
+class Device:
+    """An open device: Device(platform="auto", index=0).
+
+    platform is "auto" (amd, else nvidia, else the cpu device; $CUBEHIP_PLATFORM overrides
+    it), "cpu", "nvidia" or "amd". As a context manager the device is the current one inside
+    the block (kernels made without a device use it) and is closed at its end.
+    """
+
+    def __init__(
+        self,
+        platform: str = "auto",
+        index: int = 0,
+        *,
+        max_streams: int = 0,
+        cache_dir: str | None = None,
+        staging_chunk: int = 0,
+        staging_depth: int = 0,
+        direct_launch: bool = False,
+    ) -> None:
+        self._h = 0
+        o = _ffi.DeviceOptions()
+        o.size = ctypes.sizeof(o)
+        o.max_streams = max_streams
+        o.cache_dir = None if cache_dir is None else cache_dir.encode()
+        o.staging_chunk = staging_chunk
+        o.staging_depth = staging_depth
+        o.direct_launch = 1 if direct_launch else 0
+        out = ctypes.c_uint64()
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise TypeError(f"index must be an int, not {type(index).__name__}")
+        if not 0 <= index < 2**31:
+            raise ValueError(f"device index {index} is out of range")
+        check(_ffi.lib.cubehip_device_open(_platform(platform), index, ctypes.byref(o), ctypes.byref(out)), "cubehip_device_open")
+        self._h = out.value
+        self.index = index
+        p = _props()
+        check(_ffi.lib.cubehip_device_get_properties(self._h, ctypes.byref(p)), "cubehip_device_get_properties")
+        self.properties = DeviceProperties._from(index, p)
+        self.platform = self.properties.platform
+
+    def _live(self) -> int:
+        if self._h == 0:
+            raise DeviceClosed(_ffi.ERROR_CLOSED, "the device was closed", "Device")
+        return self._h
+
+    @property
+    def handle(self) -> int:
+        """The device's handle in libcubehip (0 once closed)."""
+        return self._h
+
+    @property
+    def closed(self) -> bool:
+        return self._h == 0
+
+    def __repr__(self) -> str:
+        state = "closed" if self._h == 0 else self.properties.name
+        return f"<cubehip.Device {self.platform}:{self.index} {state}>"
+
+    # --- lifetime ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Waits for the device's work and closes it; every array, kernel and graph made on it
+        becomes unusable (using one raises an exception). Closing twice is harmless."""
+        h, self._h = self._h, 0
+        if h:
+            check(_ffi.lib.cubehip_device_close(h), "cubehip_device_close")
+
+    def __enter__(self) -> "Device":
+        stack = getattr(_local, "stack", None)
+        if stack is None:
+            stack = _local.stack = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        stack = _local.stack
+        if stack and stack[-1] is self:
+            stack.pop()
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            if self._h:
+                _ffi.lib.cubehip_device_close(self._h)
+                self._h = 0
+        except Exception:
+            pass
+
+    # --- streams and synchronization -----------------------------------------------------
+
+    def stream(self, id: int = 0) -> "Stream":
+        """Stream id of the device (0 is the default; any id is spread over the device's streams)."""
+        return Stream(self, id)
+
+    def sync(self, stream: "Stream | int | None" = None) -> None:
+        """Waits for the stream's work; raises CarriedFailure if work it ran failed."""
+        check_carried(_ffi.lib.cubehip_device_sync(self._live(), stream_id(stream)), "cubehip_device_sync")
+
+    # --- arrays --------------------------------------------------------------------------
+
+    def empty(self, shape: Any, dtype: Any = np.float32, stream: "Stream | int | None" = None) -> DeviceArray:
+        """A device array of the shape and dtype, its contents undefined until written."""
+        self._live()
+        return DeviceArray(self, shape, dtype, stream)
+
+    def alloc(self, nbytes: int, stream: "Stream | int | None" = None) -> DeviceArray:
+        """nbytes of device memory, as a uint8 device array."""
+        if type(nbytes) is not int and (not isinstance(nbytes, np.integer) or isinstance(nbytes, bool)):
+            raise TypeError(f"nbytes must be an int, not {type(nbytes).__name__}")
+        if self._h == 0:
+            self._live()
+        return DeviceArray(self, int(nbytes), _U8, stream)
+
+    def array(self, a: Any, dtype: Any = None, stream: "Stream | int | None" = None) -> DeviceArray:
+        """A device array holding a copy of a numpy array (or anything numpy.asarray takes)."""
+        host = np.asarray(a, dtype=dtype)
+        d = self.empty(host.shape, host.dtype, stream)
+        try:
+            d.set(host, stream)
+        except BaseException:
+            d.release()
+            raise
+        return d
+
+    asarray = array
+
+    def zeros(self, shape: Any, dtype: Any = np.float32, stream: "Stream | int | None" = None) -> DeviceArray:
+        return self.array(np.zeros(normalize(shape), dtype), stream=stream)
+
+    # --- kernels -------------------------------------------------------------------------
+
+    def kernel(self, source: str, entry: str, **kw: Any) -> Any:
+        """A kernel on this device: see cubehip.Kernel."""
+        from ._kernel import Kernel
+
+        return Kernel(source, entry, device=self, **kw)
+
+    # --- memory --------------------------------------------------------------------------
+
+    def memory_usage(self) -> MemoryUsage:
+        u = _ffi.MemoryUsage()
+        u.size = ctypes.sizeof(u)
+        check(_ffi.lib.cubehip_memory_usage_get(self._live(), ctypes.byref(u)), "cubehip_memory_usage_get")
+        return MemoryUsage(u.number_allocs, u.bytes_in_use, u.bytes_padding, u.bytes_reserved)
+
+    def memory_report(self) -> list[dict[str, Any]]:
+        """Every stream's memory pools, as the library reports them (parsed JSON)."""
+        return json.loads(_string(_ffi.lib.cubehip_memory_report, self._live(), "cubehip_memory_report"))
+
+    def memory_cleanup(self) -> None:
+        """Frees pool pages no array uses."""
+        check(_ffi.lib.cubehip_memory_cleanup(self._live()), "cubehip_memory_cleanup")
+
+    def set_allocation_mode(self, mode: str, stream: "Stream | int | None" = None) -> None:
+        """"auto" (the pools decide) or "persistent" (allocations stay, for long-lived arrays)."""
+        modes = {"auto": 0, "persistent": 1}
+        if mode not in modes:
+            raise ValueError(f"allocation mode must be 'auto' or 'persistent', not {mode!r}")
+        check(
+            _ffi.lib.cubehip_memory_set_allocation_mode(self._live(), stream_id(stream), modes[mode]),
+            "cubehip_memory_set_allocation_mode",
+        )
+
+
+def normalize(shape: Any) -> Any:
+    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+
+
+def _string(fn: Any, h: int, call: str) -> str:
+    n = ctypes.c_size_t()
+    check(fn(h, None, 0, ctypes.byref(n)), call)
+    buf = ctypes.create_string_buffer(n.value + 1)
+    check(fn(h, buf, len(buf), ctypes.byref(n)), call)
+    return buf.value.decode(errors="replace")
+
+
+class Stream:
+    """One of a device's streams, by id: work queued on it runs in order."""
+
+    __slots__ = ("device", "id", "_cid")
+
+    def __init__(self, device: Device, id: int = 0) -> None:
+        if not isinstance(id, int) or isinstance(id, bool) or not 0 <= id < 2**64:
+            raise ValueError(f"stream id must be an int in [0, 2**64), not {id!r}")
+        self.device = device
+        self.id = id
+        self._cid = ctypes.c_uint64(id)
+
+    def __repr__(self) -> str:
+        return f"<cubehip.Stream {self.id} of {self.device!r}>"
+
+    def sync(self) -> None:
+        """Waits for the stream's work; raises CarriedFailure if work it ran failed."""
+        self.device.sync(self.id)
+
+    synchronize = sync
+
+    def capture(self) -> "Graph":
+        """``with s.capture() as g: ...`` records the stream's work inside the block into g
+        instead of running it; ``g.replay()`` runs it again."""
+        return Graph(self)
+
+    def profile(self) -> "Profile":
+        """``with s.profile() as p: ...`` times the stream's work inside the block: p.elapsed."""
+        return Profile(self)
+
+
+class Graph:
+    """Work recorded from a stream, replayed as one unit (a CUDA or HIP graph on a GPU)."""
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+        self._h = 0
+        self._capturing = False
+        self._used = False
+
+    def __enter__(self) -> "Graph":
+        if self._used:
+            raise RuntimeError("a Graph records once; make another with stream.capture()")
+        dev = self.stream.device
+        check(_ffi.lib.cubehip_capture_begin(dev._live(), self.stream.id), "cubehip_capture_begin")
+        self._used = self._capturing = True
+        return self
+
+    def __exit__(self, exc_type: Any, *exc: object) -> None:
+        self._capturing = False
+        dev = self.stream.device
+        out = ctypes.c_uint64()
+        status = _ffi.lib.cubehip_capture_end(dev._live(), self.stream.id, ctypes.byref(out))
+        if exc_type is not None:
+            # The block's own exception is the one worth seeing; the recording is dropped.
+            if status == 0:
+                _ffi.lib.cubehip_graph_destroy(out.value)
+            return
+        check(status, "cubehip_capture_end")
+        self._h = out.value
+
+    def replay(self) -> None:
+        """Runs the recorded work again, on the stream it was recorded on."""
+        if self._h == 0:
+            raise ValueError("the graph was not recorded (or was destroyed)")
+        check(_ffi.lib.cubehip_graph_replay(self._h), "cubehip_graph_replay")
+
+    def destroy(self) -> None:
+        h, self._h = self._h, 0
+        if h and self.stream.device._h:
+            check(_ffi.lib.cubehip_graph_destroy(h), "cubehip_graph_destroy")
+
+    close = destroy
+
+    def __del__(self) -> None:
+        try:
+            if self._h and self.stream.device._h:
+                _ffi.lib.cubehip_graph_destroy(self._h)
+                self._h = 0
+        except Exception:
+            pass
+
+
+class Profile:
+    """A window of a stream's work timed with device events; ``elapsed`` is in seconds."""
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+        self._h = 0
+        self.nanoseconds: int | None = None
+
+    @property
+    def elapsed(self) -> float:
+        """The device time the window spans, in seconds."""
+        if self.nanoseconds is None:
+            raise ValueError("the profile has not ended")
+        return self.nanoseconds / 1e9
+
+    def __enter__(self) -> "Profile":
+        if self._h or self.nanoseconds is not None:
+            raise RuntimeError("a Profile times one window; make another with stream.profile()")
+        out = ctypes.c_uint64()
+        check(_ffi.lib.cubehip_profile_start(self.stream.device._live(), self.stream.id, ctypes.byref(out)), "cubehip_profile_start")
+        self._h = out.value
+        return self
+
+    def __exit__(self, exc_type: Any, *exc: object) -> None:
+        h, self._h = self._h, 0
+        if exc_type is not None:
+            _ffi.lib.cubehip_profile_abandon(h)
+            return
+        ns = ctypes.c_uint64()
+        check_carried(_ffi.lib.cubehip_profile_stop(h, ctypes.byref(ns)), "cubehip_profile_stop")
+        self.nanoseconds = ns.value

@@ -1,0 +1,573 @@
+"""Kernels: HIP C++ source compiled for a device, launched with numpy-typed arguments.
+
+Launching is the hot path. A kernel plans its argument packing once: the ``cubehip_arg``
+array is allocated with the kernel, every slot's kind is written into it then, and a
+function specialised to the kernel's parameter list (generated once, below) writes only
+the values of a call into it, so a launch costs one Python call, one store per argument
+and one ctypes call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+import re
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _ffi
+from ._array import DeviceArray
+from ._errors import CompileError, InvalidArgument, check, error
+
+_launch = _ffi.launch_fn
+
+# C parameter types, after qualifiers are dropped, and the argument kind each is passed as.
+_C_TYPES: dict[str, str] = {}
+for _kind, _names in {
+    "i8": ["char", "signed char", "int8_t"],
+    "u8": ["unsigned char", "uint8_t", "bool"],
+    "i16": ["short", "short int", "signed short", "int16_t"],
+    "u16": ["unsigned short", "unsigned short int", "uint16_t"],
+    "i32": ["int", "signed", "signed int", "int32_t"],
+    "u32": ["unsigned", "unsigned int", "uint32_t", "uint"],
+    "i64": ["long", "long int", "long long", "long long int", "int64_t", "ssize_t", "ptrdiff_t", "intptr_t"],
+    "u64": ["unsigned long", "unsigned long int", "unsigned long long", "unsigned long long int", "uint64_t", "size_t", "uintptr_t"],
+    "f32": ["float"],
+    "f64": ["double"],
+}.items():
+    for _n in _names:
+        _C_TYPES[_n] = _kind
+
+_KIND_CODE = {
+    "i8": _ffi.ARG_I8, "u8": _ffi.ARG_U8, "i16": _ffi.ARG_I16, "u16": _ffi.ARG_U16,
+    "i32": _ffi.ARG_I32, "u32": _ffi.ARG_U32, "i64": _ffi.ARG_I64, "u64": _ffi.ARG_U64,
+    "f32": _ffi.ARG_F32, "f64": _ffi.ARG_F64,
+}  # fmt: skip
+_DTYPE_KIND = {
+    np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8", np.dtype(np.int16): "i16", np.dtype(np.uint16): "u16",
+    np.dtype(np.int32): "i32", np.dtype(np.uint32): "u32", np.dtype(np.int64): "i64", np.dtype(np.uint64): "u64",
+    np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.bool_): "u8",
+}  # fmt: skip
+_INT_RANGE = {
+    "i8": (-(2**7), 2**7 - 1), "u8": (0, 2**8 - 1), "i16": (-(2**15), 2**15 - 1), "u16": (0, 2**16 - 1),
+    "i32": (-(2**31), 2**31 - 1), "u32": (0, 2**32 - 1), "i64": (-(2**63), 2**63 - 1), "u64": (0, 2**64 - 1),
+}  # fmt: skip
+_ACCESS = {
+    "r": _ffi.ACCESS_READ, "read": _ffi.ACCESS_READ, "in": _ffi.ACCESS_READ,
+    "w": _ffi.ACCESS_WRITE, "write": _ffi.ACCESS_WRITE, "out": _ffi.ACCESS_WRITE,
+    "rw": _ffi.ACCESS_READ_WRITE, "read_write": _ffi.ACCESS_READ_WRITE, "inout": _ffi.ACCESS_READ_WRITE,
+}  # fmt: skip
+
+_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "__global__", "register"}
+
+
+class Param:
+    """One kernel parameter: a buffer (with the access the kernel declares) or a scalar kind."""
+
+    __slots__ = ("name", "kind", "readonly", "text")
+
+    def __init__(self, name: str, kind: str | None, readonly: bool = False, text: str = "") -> None:
+        self.name = name
+        self.kind = kind  # "buffer", a scalar kind ("f32", ...), or None when not known
+        self.readonly = readonly
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Param({self.text or self.name!r}: {self.kind})"
+
+
+def _strip_comments(src: str) -> str:
+    src = re.sub(r"/\*.*?\*/", " ", src, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", src)
+
+
+def _split_top(s: str) -> list[str]:
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in s:
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur))
+    return parts
+
+
+def parse_params(source: str, entry: str) -> list[Param] | None:
+    """The parameters of the ``__global__`` function entry in source, or None when its
+    declaration cannot be read (built by a macro, a template): then each call's arguments
+    say their own types."""
+    src = _strip_comments(source)
+    for m in re.finditer(r"\b" + re.escape(entry) + r"\s*\(", src):
+        head = src[max(0, m.start() - 300) : m.start()]
+        decl_start = max(head.rfind(";"), head.rfind("}"))
+        if "__global__" not in head[decl_start + 1 :]:
+            continue
+        depth, i = 1, m.end()
+        while i < len(src) and depth:
+            depth += {"(": 1, ")": -1}.get(src[i], 0)
+            i += 1
+        if depth:
+            return None
+        inner = src[m.end() : i - 1].strip()
+        if inner in ("", "void"):
+            return []
+        return [_parse_param(p.strip(), k) for k, p in enumerate(_split_top(inner))]
+    return None
+
+
+def _parse_param(text: str, index: int) -> Param:
+    text = text.split("=")[0].strip()
+    if "*" in text or "[" in text:
+        star = text.find("*") if "*" in text else text.find("[")
+        readonly = re.search(r"\bconst\b", text[:star]) is not None
+        # The name follows the last '*' ("float* __restrict__ y") or precedes '[' ("float y[]").
+        ids = re.findall(r"[A-Za-z_]\w*", text[text.rfind("*"):] if "*" in text else text[:star])
+        ids = [i for i in ids if i not in _QUALIFIERS]
+        if "*" not in text and len(ids) < 2:
+            ids = []  # "float[]": only a type
+        return Param(ids[-1] if ids else f"arg{index}", "buffer", readonly, text)
+    words = [w for w in re.findall(r"[A-Za-z_]\w*|::", text) if w not in _QUALIFIERS]
+    if "&" in text:
+        return Param(words[-1] if words else f"arg{index}", None, False, text)
+    name = f"arg{index}"
+    if len(words) > 1 and " ".join(words) not in _C_TYPES:
+        name = words.pop()
+    ctype = " ".join(words).replace("std :: ", "").replace(":: ", "")
+    return Param(name, _C_TYPES.get(ctype), False, text)
+
+
+def _kind_of_type(t: Any) -> str:
+    """A kind from an arg_types entry: "buffer", a kind name ("f32"), a C type name or a numpy dtype."""
+    if isinstance(t, str):
+        if t in ("buffer", "ptr", "pointer") or t.endswith("*"):
+            return "buffer"
+        if t in _KIND_CODE:
+            return t
+        if t in _C_TYPES:
+            return _C_TYPES[t]
+    try:
+        dt = np.dtype(t)
+    except TypeError:
+        dt = None
+    if dt is not None and dt in _DTYPE_KIND:
+        return _DTYPE_KIND[dt]
+    raise ValueError(f"arg_types: {t!r} is not 'buffer', a kind (i8..u64, f32, f64), a C type or a numpy scalar dtype")
+
+
+def _bad_arg(kernel: "Kernel", i: int, value: Any, want: str) -> TypeError:
+    p = kernel.params[i] if kernel.params else None
+    what = f"{p.text or p.name!r}" if p else f"argument {i}"
+    return TypeError(f"{kernel.entry}: argument {i} ({what}) must be {want}, not {type(value).__name__} {value!r:.60}")
+
+
+def _as_int(kernel: "Kernel", i: int, v: Any, kind: str) -> int:
+    if isinstance(v, (bool, np.bool_)):
+        v = int(v)
+    elif isinstance(v, np.integer):
+        v = int(v)
+    elif type(v) is not int:
+        raise _bad_arg(kernel, i, v, f"an integer ({kind})")
+    lo, hi = _INT_RANGE[kind]
+    if not lo <= v <= hi:
+        raise OverflowError(f"{kernel.entry}: argument {i} = {v} does not fit {kind}")
+    return v
+
+
+def _as_float(kernel: "Kernel", i: int, v: Any, kind: str) -> float:
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
+        return float(v)
+    raise _bad_arg(kernel, i, v, f"a number ({kind})")
+
+
+def _buffer(kernel: "Kernel", i: int, v: Any) -> int:
+    if isinstance(v, DeviceArray):
+        return v._live()
+    raise _bad_arg(kernel, i, v, "a cubehip.DeviceArray")
+
+
+class Kernel:
+    """A kernel: HIP C++ source with an ``extern "C" __global__`` function entry.
+
+    ``Kernel(source, entry, block=(256,), shared_mem=0, io=None, options=(), device=None,
+    arg_types=None)`` compiles at once (CompileError carries the compiler's log).
+
+    - block: threads per block (an int or up to three ints).
+    - shared_mem: dynamic shared memory per block, in bytes.
+    - io: the access of each pointer parameter, in order ("r", "w" or "rw"); by default a
+      ``const T*`` parameter is read and any other pointer read and written. A failure of a
+      launch is carried by the arrays it writes.
+    - options: compiler options ("-DN=4", "-O3").
+    - arg_types: the kind of every parameter ("buffer", "f32", "u32", ..., C type names or
+      numpy dtypes), for a kernel whose declaration the source does not spell out (a macro).
+      By default the kinds are read from the source's declaration of entry.
+
+    Call it with the grid and the arguments in the kernel's order:
+    ``k(grid, x, y, np.float32(2), n, stream=s)``. Device arrays pass as pointers; Python
+    numbers and numpy scalars are converted to the parameter's C type (a value that does not
+    fit is an OverflowError).
+    """
+
+    def __init__(
+        self,
+        source: str,
+        entry: str,
+        block: int | Sequence[int] = (256,),
+        shared_mem: int = 0,
+        io: Sequence[str] | None = None,
+        options: Sequence[str] = (),
+        device: Any = None,
+        arg_types: Sequence[Any] | None = None,
+        compile: bool = True,
+    ) -> None:
+        from ._device import get_device
+
+        self._h = 0
+        self.device = device if device is not None else get_device()
+        if not isinstance(source, str) or not isinstance(entry, str):
+            raise TypeError("source and entry must be str")
+        if not entry:
+            raise ValueError("entry is empty")
+        self.source, self.entry = source, entry
+        self.block = _dim3(block, "block")
+        if not isinstance(shared_mem, int) or not 0 <= shared_mem < 2**32:
+            raise ValueError(f"shared_mem must be an int in [0, 2**32), not {shared_mem!r}")
+        self.shared_mem = shared_mem
+        self.options = tuple(options) if not isinstance(options, str) else (options,)
+        if not all(isinstance(o, str) for o in self.options):
+            raise TypeError("options must be strings")
+
+        params = parse_params(source, entry)
+        if arg_types is not None:
+            kinds = [_kind_of_type(t) for t in arg_types]
+            if params is not None and len(params) != len(kinds):
+                raise ValueError(f"arg_types has {len(kinds)} entries, {entry} declares {len(params)} parameters")
+            if params is None:
+                params = [Param(f"arg{i}", k) for i, k in enumerate(kinds)]
+            else:
+                for p, k in zip(params, kinds):
+                    p.kind = k
+        self.params: list[Param] | None = params
+
+        nbuf = sum(1 for p in params if p.kind == "buffer") if params is not None else None
+        if io is not None:
+            io = [io] if isinstance(io, str) else list(io)
+            try:
+                access = [_ACCESS[a] for a in io]
+            except (KeyError, TypeError):
+                raise ValueError(f"io entries must be 'r', 'w' or 'rw', not {io!r}") from None
+            if nbuf is not None and len(access) != nbuf:
+                raise ValueError(f"io has {len(access)} entries, {entry} has {nbuf} pointer parameters")
+        elif params is not None:
+            access = [_ffi.ACCESS_READ if p.readonly else _ffi.ACCESS_READ_WRITE for p in params if p.kind == "buffer"]
+        else:
+            access = []
+        self.io = tuple(access)
+
+        d = _ffi.KernelDesc()
+        d.size = ctypes.sizeof(d)
+        d.source = source.encode()
+        d.entry = entry.encode()
+        d.block[:] = self.block
+        d.shared_mem = shared_mem
+        acc = (ctypes.c_int32 * max(len(access), 1))(*access)
+        d.access, d.access_count = acc, len(access)
+        opts = (ctypes.c_char_p * max(len(self.options), 1))(*[o.encode() for o in self.options])
+        d.options, d.option_count = opts, len(self.options)
+        out = ctypes.c_uint64()
+        check(_ffi.lib.cubehip_kernel_create(self.device._live(), ctypes.byref(d), ctypes.byref(out)), "cubehip_kernel_create")
+        self._h = out.value
+        self._ch = ctypes.c_uint64(self._h)
+        self._plan()
+        if compile:
+            self.compile()
+
+    # --- compile -------------------------------------------------------------------------
+
+    def compile(self) -> None:
+        """Compiles now (or loads from the kernel caches); CompileError carries the log."""
+        st = _ffi.lib.cubehip_kernel_compile(self._live())
+        if st == _ffi.ERROR_COMPILE:
+            err = error(st, "cubehip_kernel_compile")
+            raise CompileError(st, err.message, "cubehip_kernel_compile", self.log())
+        check(st, "cubehip_kernel_compile")
+
+    def log(self) -> str:
+        """The compiler's log of the last failed compile ("" when none)."""
+        from ._device import _string
+
+        return _string(_ffi.lib.cubehip_kernel_log, self._live(), "cubehip_kernel_log")
+
+    # --- launch --------------------------------------------------------------------------
+
+    def _plan(self) -> None:
+        n = len(self.params) if self.params is not None else 0
+        self._n = n
+        self._words = (ctypes.c_uint64 * max(3 * n, 3))()
+        self._i64 = (ctypes.c_int64 * len(self._words)).from_buffer(self._words)
+        self._f64 = (ctypes.c_double * len(self._words)).from_buffer(self._words)
+        self._f32 = (ctypes.c_float * (2 * len(self._words))).from_buffer(self._words)
+        self._grid = (ctypes.c_uint32 * 3)(1, 1, 1)
+        self._lock = threading.Lock()
+        self._last_grid: Any = (1, 1, 1)
+        self._cn = ctypes.c_size_t(n)
+        self._streams: dict[int, ctypes.c_uint64] = {0: ctypes.c_uint64(0)}
+        if self.params is not None and all(p.kind is not None for p in self.params):
+            # A class of its own, so that k(...) finds the generated __call__ in one lookup.
+            call = self._specialise()
+            self.__class__ = type("Kernel", (Kernel,), {"__call__": call, "__doc__": Kernel.__doc__})
+
+    def _specialise(self) -> Any:
+        """The kernel's own __call__, generated from its parameter list.
+
+        Everything a launch touches is a local of the generated function (the ctypes
+        objects, the views of the argument array, the launch entry point), each argument
+        costs one type test and one store (its kind was written into the array here, once),
+        and the grid array is rewritten only when the grid changes.
+        """
+        assert self.params is not None
+        n = self._n
+        names = [f"a{i}" for i in range(n)]
+        body = [
+            "def make(L, ch, gr, words, i64, f64, f32, cn, s0, DA, buffer, as_int, as_float, dim3, stream_of, fail, bad_count,",
+            "         acquire, release):",
+            "    last = None",
+            "    def __call__(self, grid, *args, stream=None):",
+            "        nonlocal last",
+            f"        if len(args) != {n}:",
+            "            raise bad_count(self, args)",
+        ]
+        if n:
+            body.append(f"        {', '.join(names)}, = args")
+        # One thread at a time fills the shared grid and argument arrays and launches from
+        # them: another thread's stores between this one's and its launch would launch it
+        # with the other's arguments.
+        body += [
+            "        acquire()",
+            "        try:",
+            "            if grid is not last:",
+            "                if type(grid) is not int and type(grid) is not tuple or grid != last:",
+            "                    gr[0], gr[1], gr[2] = dim3(grid, 'grid')",
+            "                last = grid",
+        ]
+        for i, p in enumerate(self.params):
+            kind = p.kind
+            assert kind is not None
+            w = 3 * i + 1
+            if kind == "buffer":
+                self._words[3 * i] = _ffi.ARG_BUFFER
+                self._words[w + 1] = 0
+                body.append(f"            words[{w}] = a{i}._h if type(a{i}) is DA and a{i}._h else buffer(self, {i}, a{i})")
+            else:
+                self._words[3 * i] = _KIND_CODE[kind]
+                if kind in ("f32", "f64"):
+                    view, slot = ("f64", w) if kind == "f64" else ("f32", 2 * w)
+                    body.append(f"            {view}[{slot}] = a{i} if type(a{i}) is float else as_float(self, {i}, a{i}, {kind!r})")
+                else:
+                    lo, hi = _INT_RANGE[kind]
+                    # u64 values above 2**63 - 1 fit only the unsigned view; every other kind is
+                    # stored sign-extended, as the library reads I8..I64 from the union's i64.
+                    view = "words" if kind == "u64" else "i64"
+                    body.append(
+                        f"            {view}[{w}] = a{i} if type(a{i}) is int and {lo} <= a{i} <= {hi} else as_int(self, {i}, a{i}, {kind!r})"
+                    )
+        body += [
+            "            st = L(ch, s0 if stream is None else stream_of(self, stream), gr, words, cn)",
+            "        finally:",
+            "            release()",
+            "        if st:",
+            "            raise fail(self, st)",
+            "    return __call__",
+        ]
+        env: dict[str, Any] = {}
+        exec(compile("\n".join(body), f"<cubehip kernel {self.entry}: launch>", "exec"), env)
+        return env["make"](
+            _launch, self._ch, self._grid, self._words, self._i64, self._f64, self._f32, self._cn,
+            self._streams[0], DeviceArray, _buffer, _as_int, _as_float, _dim3, Kernel._stream, Kernel._fail,
+            Kernel._bad_count, self._lock.acquire, self._lock.release,
+        )
+
+    def _bad_count(self, args: tuple[Any, ...]) -> TypeError:
+        n = len(self.params or ())
+        return TypeError(f"{self.entry} takes {n} arguments ({self._signature()}), {len(args)} given")
+
+    def _fail(self, st: int) -> Exception:
+        if self._h == 0:
+            return ValueError(f"kernel {self.entry} was destroyed")
+        return error(st, "cubehip_launch")
+
+    def _fill_dynamic(self, args: tuple[Any, ...]) -> None:
+        """Packs arguments whose kinds come from the values: device arrays, numpy scalars."""
+        words, n = self._words, len(args)
+        if 3 * n > len(words):
+            self._words = (ctypes.c_uint64 * (3 * n))()
+            self._i64 = (ctypes.c_int64 * (3 * n)).from_buffer(self._words)
+            self._f64 = (ctypes.c_double * (3 * n)).from_buffer(self._words)
+            self._f32 = (ctypes.c_float * (6 * n)).from_buffer(self._words)
+            words = self._words
+        for i, a in enumerate(args):
+            p = self.params[i] if self.params is not None else None
+            kind = p.kind if p is not None else None
+            if kind is None:
+                if isinstance(a, DeviceArray):
+                    kind = "buffer"
+                elif isinstance(a, np.generic) and a.dtype in _DTYPE_KIND:
+                    kind = _DTYPE_KIND[a.dtype]
+                else:
+                    raise _bad_arg(self, i, a, "a DeviceArray or a numpy scalar (np.float32(2), np.int32(n)): "
+                                   "the kernel's declaration does not say this parameter's C type; or give arg_types=")
+            w = 3 * i + 1
+            if kind == "buffer":
+                words[3 * i] = _ffi.ARG_BUFFER
+                words[w] = _buffer(self, i, a)
+                words[w + 1] = 0
+            elif kind in ("f32", "f64"):
+                words[3 * i] = _KIND_CODE[kind]
+                v = _as_float(self, i, a, kind)
+                if kind == "f64":
+                    self._f64[w] = v
+                else:
+                    words[w] = 0
+                    self._f32[2 * w] = v
+            else:
+                words[3 * i] = _KIND_CODE[kind]
+                v = _as_int(self, i, a, kind)
+                words[w] = v & 0xFFFFFFFFFFFFFFFF  # two's complement, as the i64 view stores it
+
+    def __call__(self, grid: int | Sequence[int], *args: Any, stream: Any = None) -> None:
+        """Queues the kernel over grid blocks with args in the kernel's order, on stream (a
+        Stream or an id; None is the default stream, 0). A malformed launch raises here and
+        queues nothing; a failure of the work itself is carried by the arrays it writes
+        (CarriedFailure on their next read).
+
+        This is the path for kernels whose parameter kinds are not all known; a kernel whose
+        declaration gives them all is launched by the __call__ generated for it."""
+        if self.params is not None and len(args) != len(self.params):
+            raise self._bad_count(args)
+        with self._lock:  # the arrays are shared: see _specialise
+            if type(grid) not in (int, tuple) or grid != self._last_grid:
+                self._set_grid(grid)
+            self._fill_dynamic(args)
+            cs = self._streams[0] if stream is None else self._stream(stream)
+            st = _launch(self._ch, cs, self._grid, self._words, ctypes.c_size_t(len(args)))
+        if st:
+            raise self._fail(st)
+
+    def launch(self, grid: int | Sequence[int], *args: Any, stream: Any = None) -> None:
+        """The same as calling the kernel."""
+        self(grid, *args, stream=stream)
+
+
+    def _stream(self, stream: Any) -> ctypes.c_uint64:
+        cs = self._streams.get(stream) if type(stream) is int else None
+        if cs is not None:
+            return cs
+        from ._array import stream_id
+        from ._device import Stream
+
+        if isinstance(stream, Stream):
+            if stream.device is not self.device:
+                raise ValueError(f"{self.entry}: the stream is one of {stream.device!r}, the kernel is on {self.device!r}")
+            return stream._cid
+
+        sid = stream_id(stream)
+        if not 0 <= sid < 2**64:
+            raise ValueError(f"stream id {sid} is out of range")
+        cs = ctypes.c_uint64(sid)
+        if len(self._streams) < 64:
+            self._streams[sid] = cs
+        return cs
+
+    def _set_grid(self, grid: Any) -> None:
+        g = _dim3(grid, "grid")
+        self._grid[0], self._grid[1], self._grid[2] = g
+        self._last_grid = grid if isinstance(grid, (int, tuple)) else g
+
+    def _signature(self) -> str:
+        return ", ".join(p.text or f"{p.kind} {p.name}" for p in self.params or [])
+
+    # --- lifetime ------------------------------------------------------------------------
+
+    def _live(self) -> int:
+        if self._h == 0:
+            raise ValueError(f"kernel {self.entry} was destroyed")
+        self.device._live()
+        return self._h
+
+    def destroy(self) -> None:
+        """Destroys the kernel (launches already queued are unaffected). Harmless twice."""
+        h, self._h = self._h, 0
+        if h:
+            # A zero handle makes later launches fail as an invalid handle, never a crash.
+            self._ch.value = 0
+            if self.device._h:
+                check(_ffi.lib.cubehip_kernel_destroy(h), "cubehip_kernel_destroy")
+
+    close = destroy
+
+    def __enter__(self) -> "Kernel":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.destroy()
+
+    def __del__(self) -> None:
+        try:
+            if self._h and self.device._h:
+                _ffi.lib.cubehip_kernel_destroy(self._h)
+                self._h = 0
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return f"<cubehip.Kernel {self.entry}({self._signature()}) block={self.block}>"
+
+
+def _dim3(v: Any, what: str) -> tuple[int, int, int]:
+    try:
+        if isinstance(v, bool) or isinstance(v, (tuple, list)) and any(isinstance(x, bool) for x in v):
+            raise TypeError
+        dims = [operator.index(v)] if isinstance(v, (int, np.integer)) else [operator.index(x) for x in v]
+    except TypeError:
+        raise TypeError(f"{what} must be an int or up to three ints, not {v!r}") from None
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"{what} must have one to three dimensions, not {len(dims)}")
+    if any(not 1 <= d < 2**32 for d in dims):
+        raise ValueError(f"{what} {tuple(dims)}: every dimension must be in [1, 2**32)")
+    dims += [1] * (3 - len(dims))
+    return dims[0], dims[1], dims[2]
+
+
+class Module:
+    """Several kernels from one source, like CuPy's RawModule: ``m.get_function(name)``."""
+
+    def __init__(self, source: str, options: Sequence[str] = (), device: Any = None) -> None:
+        from ._device import get_device
+
+        self.source = source
+        self.options = tuple(options)
+        self.device = device if device is not None else get_device()
+        self._kernels: dict[tuple[Any, ...], Kernel] = {}
+
+    def get_function(self, name: str, block: int | Sequence[int] = (256,), shared_mem: int = 0,
+                     io: Sequence[str] | None = None, arg_types: Sequence[Any] | None = None) -> Kernel:
+        """The kernel name of the module's source (made once per launch shape)."""
+        key = (name, _dim3(block, "block"), shared_mem, tuple(io) if io else None, tuple(arg_types) if arg_types else None)
+        k = self._kernels.get(key)
+        if k is None or k._h == 0:
+            k = Kernel(self.source, name, block=block, shared_mem=shared_mem, io=io, options=self.options,
+                       device=self.device, arg_types=arg_types)
+            self._kernels[key] = k
+        return k
+
+
+__all__ = ["Kernel", "Module", "Param", "parse_params", "InvalidArgument"]

@@ -1,0 +1,64 @@
+"""The wheel, installed into a fresh virtual environment without network, imports and runs
+with the library it carries: no $CUBEHIP_LIBRARY, no source tree on the path."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cubehip
+
+ROOT = Path(__file__).resolve().parents[3]
+
+SCRIPT = r"""
+import numpy as np, cubehip, sys
+assert cubehip.library_path.startswith(sys.prefix), cubehip.library_path
+src = 'extern "C" __global__ void sq(float* v, unsigned n) { unsigned i = threadIdx.x; if (i < n) v[i] *= v[i]; }'
+with cubehip.Device() as dev:
+    v = dev.array(np.arange(8, dtype=np.float32))
+    cubehip.Kernel(src, "sq", block=8)(1, v, 8)
+    assert (v.get() == np.arange(8) ** 2).all()
+print("wheel ok", cubehip.__version__, cubehip.library_path)
+"""
+
+
+def _wheel(tmp: Path) -> Path:
+    given = os.environ.get("CUBEHIP_WHEEL")
+    if given:
+        return Path(given)
+    # Built here from the library this suite runs against, so the test needs no Go.
+    out = subprocess.run(
+        [str(ROOT / "scripts/build-wheel.sh"), "--lib", cubehip.library_path, "--outdir", str(tmp / "dist")],
+        capture_output=True, text=True, env={**os.environ, "PYTHON": sys.executable},
+    )
+    assert out.returncode == 0, out.stderr
+    return next((tmp / "dist").glob("cubehip-*.whl"))
+
+
+def test_wheel_installs_into_a_fresh_venv(tmp_path):
+    wheel = _wheel(tmp_path)
+    assert wheel.name.startswith("cubehip-0.1.0-py3-none-linux_")
+    venv = tmp_path / "venv"
+    # The system's site packages give numpy, the one dependency, without an index.
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    py = venv / "bin/python"
+    pip = subprocess.run([str(py), "-m", "pip", "install", "--no-index", "--quiet", str(wheel)],
+                         capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stdout + pip.stderr
+    env = {k: v for k, v in os.environ.items() if k not in ("CUBEHIP_LIBRARY", "PYTHONPATH")}
+    run = subprocess.run([str(py), "-c", SCRIPT], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "wheel ok 0.1.0" in run.stdout and str(venv) in run.stdout
+
+
+def test_library_not_found_says_where_it_looked(tmp_path):
+    # A copy of the package without the library a wheel puts inside it.
+    shutil.copytree(Path(cubehip.__file__).parent, tmp_path / "pkg/cubehip", ignore=shutil.ignore_patterns("_lib", "__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    env["PYTHONPATH"] = str(tmp_path / "pkg")
+    env["CUBEHIP_LIBRARY"] = str(tmp_path / "nowhere/libcubehip.so")
+    run = subprocess.run([sys.executable, "-c", "import cubehip"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert run.returncode != 0
+    assert "cannot load libcubehip.so" in run.stderr
+    assert "inside the package" in run.stderr and "nowhere/libcubehip.so ($CUBEHIP_LIBRARY)" in run.stderr
