@@ -66,6 +66,13 @@ type Device struct {
 	srv    *compute.Server
 	bufs   []compute.Binding // scratch buffer list of Launch and Sync: a launch allocates nothing
 	closed bool
+	args   launchArgs // a launch's sorted arguments
+
+	// The kernel launched last and its parameters, and every kernel's: the platform is
+	// asked once per kernel.
+	lastK      *compute.Kernel
+	lastParams []hipsys.KernelParam
+	paramsOf   map[compute.KernelID][]hipsys.KernelParam
 
 	// single is a platform with one device. Then every thread's current device is that
 	// one (HIP's default, and there is no other to switch to), and each platform call
