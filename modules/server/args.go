@@ -153,14 +153,14 @@ func (d *Device) gather(k *Kernel, list []Arg, cc *Args) ([]Arg, bool, error) {
 		la.cc = la.cc[:0]
 		for i, b := range cc.Buffers {
 			if err := d.own(b, "launch"); err != nil {
-				return nil, false, fmt.Errorf("launch %s: buffer %d: %w", k.Entry, i, err)
+				return nil, false, fmt.Errorf("launch %s: buffer %d: %w", k.Entry(), i, err)
 			}
 			d.bufs = append(d.bufs, b.b)
 			la.cc = append(la.cc, Arg{buf: b, kind: argBuffer})
 		}
 		for i, a := range cc.Scalars {
 			if a.kind != argScalar {
-				return nil, false, fmt.Errorf("launch %s: scalar %d: %w: %s is not a scalar", k.Entry, i, ErrInvalidArgument, a.what())
+				return nil, false, fmt.Errorf("launch %s: scalar %d: %w: %s is not a scalar", k.Entry(), i, ErrInvalidArgument, a.what())
 			}
 			la.order.Scalars = append(la.order.Scalars, a.sc)
 			la.cc = append(la.cc, a)
@@ -176,7 +176,7 @@ func (d *Device) gather(k *Kernel, list []Arg, cc *Args) ([]Arg, bool, error) {
 		switch a.kind {
 		case argBuffer:
 			if err := d.own(a.buf, "launch"); err != nil {
-				return nil, false, fmt.Errorf("launch %s: argument %d: %w", k.Entry, i, err)
+				return nil, false, fmt.Errorf("launch %s: argument %d: %w", k.Entry(), i, err)
 			}
 			reordered = reordered || scalars
 			la.order.Params = append(la.order.Params, compute.Param{Buffer: true, Index: len(d.bufs)})
@@ -187,11 +187,11 @@ func (d *Device) gather(k *Kernel, list []Arg, cc *Args) ([]Arg, bool, error) {
 			la.order.Scalars = append(la.order.Scalars, a.sc)
 		case argInfo:
 			if i != len(list)-1 {
-				return nil, false, fmt.Errorf("launch %s: argument %d: %w: the info pointer must be the last argument", k.Entry, i, ErrInvalidArgument)
+				return nil, false, fmt.Errorf("launch %s: argument %d: %w: the info pointer must be the last argument", k.Entry(), i, ErrInvalidArgument)
 			}
 			la.info, la.hasInfo = a.info, true
 		default:
-			return nil, false, fmt.Errorf("launch %s: argument %d: %w: a zero Arg", k.Entry, i, ErrInvalidArgument)
+			return nil, false, fmt.Errorf("launch %s: argument %d: %w: a zero Arg", k.Entry(), i, ErrInvalidArgument)
 		}
 	}
 	return list, reordered, nil
@@ -206,7 +206,7 @@ func (d *Device) fit(k *Kernel, params []hipsys.KernelParam, list []Arg) error {
 		return nil
 	}
 	if len(list) != len(params) {
-		return fmt.Errorf("launch %s: %w: the kernel takes %d arguments, %d given", k.Entry, ErrInvalidArgument, len(params), len(list))
+		return fmt.Errorf("launch %s: %w: the kernel takes %d arguments, %d given", k.Entry(), ErrInvalidArgument, len(params), len(list))
 	}
 	for i, p := range params {
 		a := list[i]
@@ -229,7 +229,7 @@ func argError(k *Kernel, i int, p hipsys.KernelParam, a Arg, takes string) error
 	if p.Name != "" {
 		name = " (" + p.Name + ")"
 	}
-	return fmt.Errorf("launch %s: argument %d%s: %s given, the kernel takes %s (%w)", k.Entry, i, name, a.what(), takes, ErrInvalidArgument)
+	return fmt.Errorf("launch %s: argument %d%s: %s given, the kernel takes %s (%w)", k.Entry(), i, name, a.what(), takes, ErrInvalidArgument)
 }
 
 // params is k's parameter list, cached per kernel: a launch after the first compares a
@@ -241,7 +241,7 @@ func (d *Device) params(k *Kernel) ([]hipsys.KernelParam, error) {
 	params, ok := d.paramsOf[k.ID()]
 	if !ok {
 		var err error
-		if params, err = d.srv.Params(k); err != nil {
+		if params, err = d.srv.Params(k.k); err != nil {
 			return nil, err
 		}
 		if d.paramsOf == nil {
@@ -259,14 +259,20 @@ func (s Stream) launch(k *Kernel, grid compute.CubeCount, count *Buffer, list []
 		return err
 	}
 	defer d.leave()
-	if k == nil {
+	if !k.valid() {
 		return fmt.Errorf("launch: %w: nil kernel", ErrInvalidArgument)
 	}
+	var static *hipsys.Dim3
 	if count != nil {
 		if err := d.own(count, "launch: count"); err != nil {
 			return err
 		}
 		grid.Dynamic = &count.b
+	} else {
+		static = &hipsys.Dim3{X: grid.X, Y: grid.Y, Z: grid.Z}
+	}
+	if err := d.limits.check(k, static); err != nil {
+		return err
 	}
 	err := d.launch(k, grid, s.id, list, cc)
 	clear(d.bufs)
@@ -281,8 +287,8 @@ func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, list []A
 	if err != nil {
 		return err
 	}
-	if len(d.bufs) != len(k.IO) {
-		return fmt.Errorf("launch %s: %w: the kernel declares %d buffers (its IO), %d given", k.Entry, ErrInvalidArgument, len(k.IO), len(d.bufs))
+	if len(d.bufs) != len(k.k.IO) {
+		return fmt.Errorf("launch %s: %w: the kernel declares %d buffers (its IO), %d given", k.Entry(), ErrInvalidArgument, len(k.k.IO), len(d.bufs))
 	}
 	params, err := d.params(k)
 	if err == nil {
@@ -298,7 +304,7 @@ func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, list []A
 		la.one[0] = compute.Ordered(&la.order)
 		a.Scalars = la.one[:]
 	}
-	return d.srv.Launch(k, grid, &a, id, compute.Execute)
+	return d.srv.Launch(k.k, grid, &a, id, compute.Execute)
 }
 
 // Args are a launch's arguments in CubeCL's order, a convenience for kernels declared

@@ -67,10 +67,11 @@ type Device struct {
 	bufs   []compute.Binding // scratch buffer list of Launch and Sync: a launch allocates nothing
 	closed bool
 	args   launchArgs // a launch's sorted arguments
+	limits limits     // the device's launch limits
 
 	// The kernel launched last and its parameters, and every kernel's: the platform is
 	// asked once per kernel.
-	lastK      *compute.Kernel
+	lastK      *Kernel
 	lastParams []hipsys.KernelParam
 	paramsOf   map[compute.KernelID][]hipsys.KernelParam
 
@@ -130,6 +131,7 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.limits = limitsOf(d.srv.Props())
 	return d, nil
 }
 

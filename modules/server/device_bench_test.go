@@ -232,7 +232,7 @@ func reportGBs(b *testing.B) {
 func rawKernel(b testing.TB, k *server.Kernel) (hipsys.Platform, hipsys.Stream, hipsys.Function) {
 	p, err := hipsys.Open("auto")
 	require.NoError(b, err)
-	prog, err := p.RTCCreateProgram(k.Source, k.Entry+".hip", nil)
+	prog, err := p.RTCCreateProgram(k.Source(), k.Entry()+".hip", nil)
 	require.NoError(b, err)
 	require.NoError(b, p.RTCCompileProgram(prog, nil))
 	code, err := p.RTCGetCode(prog)
@@ -240,7 +240,7 @@ func rawKernel(b testing.TB, k *server.Kernel) (hipsys.Platform, hipsys.Stream, 
 	require.NoError(b, p.RTCDestroyProgram(prog))
 	mod, err := p.ModuleLoadData(code)
 	require.NoError(b, err)
-	fn, err := p.ModuleGetFunction(mod, k.Entry)
+	fn, err := p.ModuleGetFunction(mod, k.Entry())
 	require.NoError(b, err)
 	sys, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 	require.NoError(b, err)

@@ -126,7 +126,7 @@ func (r *report) compile() error {
 		if err := r.d.Compile(k); err != nil {
 			return err
 		}
-		r.line("%-6s %8s  (hiprtc, or the on-disk cache on a second run)", k.Entry, ms(time.Since(t)))
+		r.line("%-6s %8s  (hiprtc, or the on-disk cache on a second run)", k.Entry(), ms(time.Since(t)))
 	}
 	return nil
 }
