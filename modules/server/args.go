@@ -11,10 +11,11 @@ import (
 // scalar types (I8, U8, I16, U16, I32, U32, I64, U64, F32, F64) or struct (Struct), or
 // the info pointer (Info). The zero Arg is no argument, refused by a launch.
 type Arg struct {
-	buf  *Buffer
-	info []uint64
-	sc   compute.Scalar
-	kind argKind
+	buf         *Buffer
+	info        []uint64
+	sc          compute.Scalar
+	off, length uint64 // argView: the range of buf
+	kind        argKind
 }
 
 type argKind uint8
@@ -24,6 +25,7 @@ const (
 	argBuffer
 	argScalar
 	argInfo
+	argView
 )
 
 // Scalar is an Arg holding a by-value scalar: Args.Scalars lists them.
@@ -60,7 +62,7 @@ func scalarArg(s compute.Scalar) Arg { return Arg{sc: s, kind: argScalar} }
 // what names the argument's type for an error: "a buffer", "int32", "the info pointer".
 func (a Arg) what() string {
 	switch a.kind {
-	case argBuffer:
+	case argBuffer, argView:
 		return "a buffer"
 	case argScalar:
 		return a.sc.String()
@@ -174,13 +176,14 @@ func (d *Device) gather(k *Kernel, list []Arg, cc *Args) ([]Arg, bool, error) {
 	reordered, scalars := false, false // scalars: a scalar came before this buffer
 	for i, a := range list {
 		switch a.kind {
-		case argBuffer:
-			if err := d.own(a.buf, "launch"); err != nil {
+		case argBuffer, argView:
+			b, err := d.argBinding(&list[i], "launch")
+			if err != nil {
 				return nil, false, fmt.Errorf("launch %s: argument %d: %w", k.Entry(), i, err)
 			}
 			reordered = reordered || scalars
 			la.order.Params = append(la.order.Params, compute.Param{Buffer: true, Index: len(d.bufs)})
-			d.bufs = append(d.bufs, a.buf.b)
+			d.bufs = append(d.bufs, b)
 		case argScalar:
 			scalars = true
 			la.order.Params = append(la.order.Params, compute.Param{Index: len(la.order.Scalars)})
