@@ -16,6 +16,9 @@ type Kernel struct {
 	k *compute.Kernel
 }
 
+// Dim3 is a grid or block shape: x, y and z counts (of blocks, or of threads per block).
+type Dim3 = hipsys.Dim3
+
 // Access is how a kernel uses one buffer parameter: Read, Write or ReadWrite. A launch
 // checks the buffers it reads for a carried failure (and passes it on to its outputs
 // instead of running), and leaves the buffers it writes carrying its own failure.
