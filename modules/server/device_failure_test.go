@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -213,4 +214,22 @@ func TestGraphHoldsItsBuffersUntilDestroyed(t *testing.T) {
 		assert.Equal(t, []float32{float32(i), float32(i), float32(i), float32(i)}, readFloats(t, d.Stream, b), "buffer %d, allocated after the release", i)
 	}
 	require.NoError(t, g.Destroy())
+}
+
+// A compile error speaks in the user's terms: the platform's compiler named, the log
+// once, its lines citing the user's source, nothing of the wrapper the platform
+// compiles the kernel in.
+func TestCompileErrorInTheUsersTerms(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	src := "#include <hip/hip_runtime.h>\n\nextern \"C\" __global__ void dev_typo(float* x) {\n    x[0] = undeclared_name;\n}\n"
+	err := d.Compile(server.NewKernel(src, "dev_typo", devBlock, []server.Access{server.Write}))
+	require.ErrorIs(t, err, server.ErrCompilation)
+	msg := err.Error()
+	compiler := map[string]string{"cpu": "g++", "amd": "hiprtc", "nvidia": "NVRTC"}[d.Platform()]
+	assert.Contains(t, msg, `kernel "dev_typo" failed to compile (`+compiler+")")
+	assert.Equal(t, 1, strings.Count(msg, "undeclared_name;"), "the log once: %s", msg)
+	assert.Regexp(t, `dev_typo\.hip[:(]4`, msg, "the line number is the user's line")
+	for _, internal := range []string{"CUBEHIP_", "In lambda function", "hiprtcCompileProgram", "#include <hip/hip_runtime.h>"} {
+		assert.NotContains(t, msg, internal)
+	}
 }
