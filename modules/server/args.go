@@ -277,7 +277,12 @@ func (s Stream) launch(k *Kernel, grid compute.CubeCount, count *Buffer, list []
 	if err := d.limits.check(k, static); err != nil {
 		return err
 	}
-	err := d.launch(k, grid, s.id, list, cc)
+	var err error
+	if d.trace == nil {
+		err = d.launch(k, grid, s.id, list, cc)
+	} else {
+		err = d.tracedLaunch(k, grid, s.id, list, cc)
+	}
 	clear(d.bufs)
 	clear(d.args.order.Scalars)
 	clear(d.args.cc)
@@ -320,4 +325,20 @@ type Args struct {
 	Scalars []Scalar
 	Info    []uint64
 	HasInfo bool
+}
+
+// tracedLaunch is launch between two trace marks, out of line so that an untraced
+// launch pays one nil check.
+//
+//go:noinline
+func (d *Device) tracedLaunch(k *Kernel, grid compute.CubeCount, id StreamID, list []Arg, cc *Args) error {
+	start, ok := d.traceBegin(id)
+	err := d.launch(k, grid, id, list, cc)
+	switch {
+	case ok && err == nil:
+		d.traceEnd(id, "launch", k.Entry(), start)
+	case ok: // refused: nothing ran
+		d.srv.TraceRelease(start)
+	}
+	return err
 }

@@ -114,11 +114,16 @@ func (s Stream) ReadAt(dst []byte, src *Buffer, offset uint64) error {
 		d.leave()
 		return err
 	}
+	start, traced := d.traceBegin(s.id)
 	f := d.srv.Read(d.linear(src, offset, len(dst)), s.id)
 	d.desc[0] = compute.CopyDescriptor{}
 	d.unlockToWait()
 	defer d.exit()
-	return f.WaitInto(dst)
+	err := f.WaitInto(dst)
+	if traced {
+		d.traceEndAfterWait(s.id, "copy", fmt.Sprintf("read %d B", len(dst)), start)
+	}
+	return err
 }
 
 // Write copies data (ordinary Go memory) into the start of dst, through pinned staging:
@@ -147,13 +152,18 @@ func (s Stream) WriteAt(dst *Buffer, offset uint64, data []byte) error {
 		d.leave()
 		return err
 	}
+	start, traced := d.traceBegin(s.id)
 	d.op[0] = compute.WriteOp{Desc: d.linear(dst, offset, len(data))[0], Data: data}
 	f := d.srv.Write(d.op[:], s.id)
 	d.op[0] = compute.WriteOp{}
 	d.desc[0] = compute.CopyDescriptor{}
 	d.unlockToWait()
 	defer d.exit()
-	return f.Wait()
+	err := f.Wait()
+	if traced {
+		d.traceEndAfterWait(s.id, "copy", fmt.Sprintf("write %d B", len(data)), start)
+	}
+	return err
 }
 
 // unitStride is the strides of every linear copy; never written.
