@@ -38,9 +38,10 @@ var (
 	argTypes = server.NewKernel(argSource, "arg_types", devBlock, []server.Access{server.Write})
 )
 
-// paramTable answers FuncGetParams, where the platform it wraps cannot, from the
-// parameter lists a compiler gives this file's kernels, so that the launch check runs
-// on every platform. ModuleGetFunction records which entry each function is.
+// paramTable answers FuncGetParams from the parameter lists a compiler gives this
+// file's kernels, so that the Device's check runs the same on every platform (and on
+// one that cannot list parameters). ModuleGetFunction records which entry each
+// function is.
 type paramTable struct {
 	hipsys.Platform
 	mu    sync.Mutex
@@ -72,10 +73,10 @@ func (p *paramTable) ModuleGetFunction(m hipsys.Module, name string) (hipsys.Fun
 	return fn, err
 }
 
+// FuncGetParams answers from the table for this file's kernels, whatever the platform
+// would (its names and kinds make every check testable on every platform), and asks the
+// platform for the others.
 func (p *paramTable) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
-	if params, err := p.Platform.FuncGetParams(fn); hipsys.StatusOf(err) != hipsys.ErrorNotSupported {
-		return params, err
-	}
 	p.mu.Lock()
 	list, ok := paramLists[p.entry[fn]]
 	p.mu.Unlock()
@@ -244,4 +245,24 @@ func TestCallAllocatesNothing(t *testing.T) {
 		t.Skip("allocation counts are not meaningful under the race detector")
 	}
 	assert.LessOrEqual(t, device, raw)
+}
+
+// Where the platform itself lists a kernel's parameters (the cpu device's parse of the
+// signature, AMD's code object metadata, NVIDIA's cuFuncGetParamInfo, which gives sizes
+// only), a plain Device refuses what does not fit.
+func TestCallCheckedByThePlatformsOwnList(t *testing.T) {
+	p, _, fn := rawKernel(t, devScale)
+	if _, err := p.FuncGetParams(fn); hipsys.StatusOf(err) == hipsys.ErrorNotSupported {
+		t.Skipf("platform %s does not list kernel parameters (hipErrorNotSupported): its launches go unchecked", p.Name())
+	}
+	d, _ := openDevice(t, server.Options{})
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	y := upload(t, d.Stream, 0, 0, 0, 0)
+	tooMany := d.Call(devScale, grid(4), x.Arg(), y.Arg(), server.F32(2), server.U32(4), server.U32(1))
+	wide := d.Call(devScale, grid(4), x.Arg(), y.Arg(), server.F32(2), server.F64(4))
+	assert.ErrorContains(t, tooMany, "launch dev_scale: server: invalid argument: the kernel takes 4 arguments, 5 given")
+	assert.ErrorContains(t, wide, "launch dev_scale: argument 3")
+	assert.ErrorContains(t, wide, "float64 given, the kernel takes")
+	require.NoError(t, d.Sync(x, y))
+	assert.Equal(t, []float32{0, 0, 0, 0}, readFloats(t, d.Stream, y), "refused launches change nothing")
 }

@@ -18,7 +18,9 @@ func TestOpenWithTheServerImportAlone(t *testing.T) {
 		t.Skip("builds a module: not in -short")
 	}
 	gobin, err := exec.LookPath("go")
-	require.NoError(t, err, "the go command builds the module")
+	if err != nil {
+		t.Skip("building a module needs the go command, which this machine lacks (a GPU host running a test binary)")
+	}
 	here, err := filepath.Abs(".")
 	require.NoError(t, err)
 	modules := filepath.Dir(here)
