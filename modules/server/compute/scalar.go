@@ -145,8 +145,14 @@ func (o *Order) lay(a *hipsys.KernelArgs) {
 		switch {
 		case p.Buffer && p.Index < len(o.ptrs):
 			a.U64(o.ptrs[p.Index])
-		case !p.Buffer && p.Index < len(o.Scalars) && o.Scalars[p.Index].kind != scalarOrder:
+		case !p.Buffer && p.Index < len(o.Scalars) && !o.Scalars[p.Index].ordered():
 			o.Scalars[p.Index].append(a)
 		}
 	}
 }
+
+// ordered reports whether s is an Order's scalar: a launch whose Args.Scalars is that
+// one scalar has its parameters laid out in the Order's sequence, not buffers first, and
+// a check of the arguments against the kernel's parameters must follow that sequence
+// (the Device checks it before it launches).
+func (s Scalar) ordered() bool { return s.kind == scalarOrder }
