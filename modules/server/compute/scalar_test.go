@@ -16,7 +16,7 @@ func TestOrderLaysTheKernelsSequence(t *testing.T) {
 	var a hipsys.KernelArgs
 	a.Ptr(0x1111).Ptr(0x2222) // the launch packs the buffers' pointers first
 	o := &Order{
-		Params: []Param{{Index: 0}, {Buffer: true, Index: 0}, {Index: 1}, {Index: 2}, {Buffer: true, Index: 1}, {Index: 3}, {Index: 4}},
+		Params:  []Param{{Index: 0}, {Buffer: true, Index: 0}, {Index: 1}, {Index: 2}, {Buffer: true, Index: 1}, {Index: 3}, {Index: 4}},
 		Scalars: []Scalar{I8(-2), I16(-3), I32(7), Raw([]byte{1, 2, 3}, 1), F64(0.5)},
 	}
 	Ordered(o).append(&a)
