@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime"
 	"sync"
 
@@ -66,6 +67,15 @@ type Device struct {
 	srv    *compute.Server
 	bufs   []compute.Binding // scratch buffer list of Launch and Sync: a launch allocates nothing
 	closed bool
+	args   launchArgs // a launch's sorted arguments
+	limits limits     // the device's launch limits
+	trace  *tracer    // the open trace, nil when none (a launch checks only this)
+
+	// The kernel launched last and its parameters, and every kernel's: the platform is
+	// asked once per kernel.
+	lastK      *Kernel
+	lastParams []hipsys.KernelParam
+	paramsOf   map[compute.KernelID][]hipsys.KernelParam
 
 	// single is a platform with one device. Then every thread's current device is that
 	// one (HIP's default, and there is no other to switch to), and each platform call
@@ -123,6 +133,13 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.limits = limitsOf(d.srv.Props())
+	if path := os.Getenv(EnvTrace); path != "" {
+		if err := d.startTrace(path); err != nil {
+			_ = d.srv.Close()
+			return nil, err
+		}
+	}
 	return d, nil
 }
 
@@ -158,7 +175,8 @@ func (d *Device) Close() error {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return errors.Join(d.srv.MakeCurrent(), d.srv.Close())
+	cur := d.srv.MakeCurrent()
+	return errors.Join(cur, d.closeTrace(), d.srv.Close())
 }
 
 // enter starts a call: it locks the goroutine to its OS thread and makes the device

@@ -233,7 +233,7 @@ func reportGBs(b *testing.B) {
 func rawKernel(b testing.TB, k *server.Kernel) (hipsys.Platform, hipsys.Stream, hipsys.Function) {
 	p, err := hipsys.Open("auto")
 	require.NoError(b, err)
-	prog, err := p.RTCCreateProgram(k.Source, k.Entry+".hip", nil)
+	prog, err := p.RTCCreateProgram(k.Source(), k.Entry()+".hip", nil)
 	require.NoError(b, err)
 	require.NoError(b, p.RTCCompileProgram(prog, nil))
 	code, err := p.RTCGetCode(prog)
@@ -241,7 +241,7 @@ func rawKernel(b testing.TB, k *server.Kernel) (hipsys.Platform, hipsys.Stream, 
 	require.NoError(b, p.RTCDestroyProgram(prog))
 	mod, err := p.ModuleLoadData(code)
 	require.NoError(b, err)
-	fn, err := p.ModuleGetFunction(mod, k.Entry)
+	fn, err := p.ModuleGetFunction(mod, k.Entry())
 	require.NoError(b, err)
 	sys, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 	require.NoError(b, err)
@@ -356,6 +356,39 @@ func BenchmarkLayers(b *testing.B) {
 		{"read", 500,
 			side{op: func() error { return d.ReadInto(four, small) }, sync: devSync},
 			side{op: func() error { return p.MemcpyDtoH(four, ptr) }, sync: rawSync}},
+		// What a synchronous caller pays: a launch and a wait for it, a launch and a
+		// 4-byte read of what it wrote.
+		{"launch-sync", 500,
+			side{op: func() error { _ = d.Launch(devEmpty, one, server.Args{}); return d.Sync() }, sync: devSync},
+			side{op: func() error { _ = p.ModuleLaunchKernel(fn, one, one, 0, sys, nil); return p.StreamSynchronize(sys) }, sync: rawSync}},
+		{"launch-read", 500,
+			side{op: func() error { _ = d.Launch(devEmpty, one, server.Args{}); return d.ReadInto(four, small) }, sync: devSync},
+			side{op: func() error { _ = p.ModuleLaunchKernel(fn, one, one, 0, sys, nil); return p.MemcpyDtoH(four, ptr) }, sync: rawSync}},
+	}
+	// A checked launch in the kernel's own order (scalars first), against the same
+	// driver call on the Device's function and stream: the check and the reordering
+	// are the Device's Go cost (the parameters are listed by the test's table where the
+	// platform does not list them itself).
+	{
+		dc := openChecked(b)
+		x, y := alloc(b, dc.Stream, 16), alloc(b, dc.Stream, 16)
+		require.NoError(b, dc.Compile(argSaxpy))
+		cp, cfn, csys, err := server.LaunchTarget(dc, argSaxpy)
+		require.NoError(b, err)
+		xp, err := cp.Malloc(16)
+		require.NoError(b, err)
+		defer cp.Free(xp)
+		var ka hipsys.KernelArgs
+		cSync := func() error { return dc.Sync() }
+		pairs = append(pairs, struct {
+			name        string
+			n           int
+			device, raw side
+		}{"call-own", 2000,
+			side{op: func() error { return dc.Call(argSaxpy, one, server.I32(0), server.F32(1), x.Arg(), y.Arg()) }, sync: cSync},
+			side{op: func() error {
+				return cp.ModuleLaunchKernel(cfn, one, devBlock, 0, csys, ka.Reset().I32(0).F32(1).Ptr(xp).Ptr(xp))
+			}, sync: cSync}})
 	}
 	// The Device against the anchor's loop in C, on the Device's own function and
 	// stream: the budget's comparison, in one process (nvidia only: the loop is its).

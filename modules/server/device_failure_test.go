@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -394,9 +395,9 @@ func (listsParams) FuncGetParams(hipsys.Function) ([]hipsys.KernelParam, error) 
 }
 
 // A launch whose arguments do not fit the kernel's parameters (too few, too many, a
-// scalar of the wrong width) is refused at Launch, before anything is queued, and its
-// outputs carry the refusal: it never runs on a half-filled parameter block, and its
-// failure never surfaces later on unrelated work.
+// scalar of the wrong width) is refused at Launch, before anything is queued, and
+// changes nothing: it never runs on a half-filled parameter block, and its failure
+// never surfaces later on unrelated work.
 func TestLaunchArgumentsCheckedAgainstTheKernel(t *testing.T) {
 	p, err := hipsys.Open("auto")
 	require.NoError(t, err)
@@ -416,8 +417,7 @@ func TestLaunchArgumentsCheckedAgainstTheKernel(t *testing.T) {
 			y := upload(t, d.Stream, 9, 9, 9, 9)
 			err := d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: c.scalars})
 			assert.ErrorIs(t, err, server.ErrInvalidArgument)
-			_, rerr := d.Read(y)
-			assert.ErrorIs(t, rerr, server.ErrInvalidArgument, "the output carries the refusal")
+			assert.Equal(t, []float32{9, 9, 9, 9}, readFloats(t, d.Stream, y), "a refused launch changes nothing")
 			z := upload(t, d.Stream, 5, 6, 7, 8)
 			assert.Equal(t, []float32{5, 6, 7, 8}, readFloats(t, d.Stream, z), "later work is untouched")
 		})
@@ -448,5 +448,23 @@ func TestCapturePanicEndsTheWindow(t *testing.T) {
 		g, err := d.Capture(inc)
 		require.NoError(t, err, "the window was ended (panic while recording: %v)", recorded)
 		require.NoError(t, g.Destroy())
+	}
+}
+
+// A compile error speaks in the user's terms: the platform's compiler named, the log
+// once, its lines citing the user's source, nothing of the wrapper the platform
+// compiles the kernel in.
+func TestCompileErrorInTheUsersTerms(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	src := "#include <hip/hip_runtime.h>\n\nextern \"C\" __global__ void dev_typo(float* x) {\n    x[0] = undeclared_name;\n}\n"
+	err := d.Compile(server.NewKernel(src, "dev_typo", devBlock, []server.Access{server.Write}))
+	require.ErrorIs(t, err, server.ErrCompilation)
+	msg := err.Error()
+	compiler := map[string]string{"cpu": "g++", "amd": "hiprtc", "nvidia": "NVRTC"}[d.Platform()]
+	assert.Contains(t, msg, `kernel "dev_typo" failed to compile (`+compiler+")")
+	assert.Equal(t, 1, strings.Count(msg, "undeclared_name;"), "the log once: %s", msg)
+	assert.Regexp(t, `dev_typo\.hip[:(]4`, msg, "the line number is the user's line")
+	for _, internal := range []string{"CUBEHIP_", "In lambda function", "hiprtcCompileProgram", "#include <hip/hip_runtime.h>"} {
+		assert.NotContains(t, msg, internal)
 	}
 }

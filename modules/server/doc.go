@@ -5,6 +5,29 @@
 //
 //	dev, err := server.Open(server.Options{}) // amd, else nvidia, else the cpu device
 //	defer dev.Close()
+//	saxpy := server.DefineKernel(source, "saxpy",
+//		server.Block(server.Dim3{X: 256, Y: 1, Z: 1}), server.IO(server.Read, server.ReadWrite))
+//	x, err := server.UploadSlice(dev.Stream, xs) // a []float32
+//	y, err := server.UploadSlice(dev.Stream, ys)
+//	// extern "C" __global__ void saxpy(int n, float a, const float* x, float* y)
+//	err = dev.Call(saxpy, grid, server.I32(n), server.F32(2), x.Arg(), y.Arg())
+//	ys, err = server.ReadSlice[float32](dev.Stream, y)
+//
+// Importing server registers every platform (amd, nvidia, cpu), so Open needs no other
+// import. Build with the tag cubehip_noplatforms to leave them out and import only the
+// platform packages you want (github.com/cubehip/cubehip/modules/hipsys/cpu, amd,
+// nvidia), or pass a platform you opened yourself to OpenPlatform.
+//
+// # Arguments
+//
+// Call takes a kernel's arguments in the order its C signature declares them: buffers
+// (Buffer.Arg, or a View of a range), scalars of every HIP scalar type (I8 ... F64, and
+// Struct for a by-value struct) and the info pointer (Info). Launch takes them in
+// CubeCL's order instead (buffers, scalars, info). Where the platform lists the compiled
+// kernel's parameters, a launch whose arguments do not fit them (their count, a width,
+// a buffer where the kernel takes a value) is refused with an error naming the
+// parameter; so is a launch configuration the device cannot run (block, shared memory,
+// grid limits). A refused launch queues nothing and changes no buffer.
 //
 // A Device is safe from any number of goroutines. Its embedded [Stream] is stream 0;
 // Device.On reaches the others. Work on one stream runs in order; streams order

@@ -1,10 +1,8 @@
 package server_test
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/faults"
@@ -20,24 +18,8 @@ extern "C" __global__ void saxpy(const float* x, float* y, float a, unsigned n) 
 }`
 
 // saxpy reads x and updates y in place: that access list is what a failure is carried by.
-var saxpy = server.NewKernel(saxpySource, "saxpy", hipsys.Dim3{X: 256, Y: 1, Z: 1},
+var saxpy = server.NewKernel(saxpySource, "saxpy", server.Dim3{X: 256, Y: 1, Z: 1},
 	[]server.Access{server.Read, server.ReadWrite})
-
-func f32s(vs ...float32) []byte {
-	b := make([]byte, 4*len(vs))
-	for i, v := range vs {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-	}
-	return b
-}
-
-func fromF32s(b []byte) []float32 {
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
 
 func ExampleOpen() {
 	// Platform "" is auto: $CUBEHIP_PLATFORM, else amd, nvidia or the cpu device.
@@ -72,16 +54,21 @@ func ExampleStream_Alloc() {
 func ExampleStream_Write() {
 	d, _ := server.Open(server.Options{})
 	defer d.Close()
-	buf, _ := d.Alloc(16)
+	buf, _ := server.AllocSlice[float32](d.Stream, 4)
 	defer buf.Release()
 	// From ordinary Go memory, which may be reused as soon as Write returns.
-	if err := d.Write(buf, f32s(1, 2, 3, 4)); err != nil {
+	if err := server.WriteSlice(d.Stream, buf, []float32{1, 2, 3, 4}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	data, err := d.Read(buf)
-	fmt.Println(fromF32s(data), err)
-	// Output: [1 2 3 4] <nil>
+	data, err := server.ReadSlice[float32](d.Stream, buf)
+	fmt.Println(data, err)
+	// Bytes at an offset: the third float.
+	third := make([]byte, 4)
+	fmt.Println(d.ReadAt(third, buf, 8), third)
+	// Output:
+	// [1 2 3 4] <nil>
+	// <nil> [0 0 64 64]
 }
 
 func ExampleStream_Launch() {
@@ -93,23 +80,46 @@ func ExampleStream_Launch() {
 		fmt.Println(err)
 		return
 	}
-	x, _ := d.Alloc(16)
-	y, _ := d.Alloc(16)
+	x, _ := server.UploadSlice(d.Stream, []float32{1, 2, 3, 4})
+	y, _ := server.UploadSlice(d.Stream, []float32{10, 20, 30, 40})
 	defer x.Release()
 	defer y.Release()
-	_ = d.Write(x, f32s(1, 2, 3, 4))
-	_ = d.Write(y, f32s(10, 20, 30, 40))
-	// The kernel gets the buffers, then the scalars: saxpy(x, y, a, n).
-	err := d.Launch(saxpy, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.Args{
+	// CubeCL's order: the buffers, then the scalars, as saxpy(x, y, a, n) declares them.
+	err := d.Launch(saxpy, server.Dim3{X: 1, Y: 1, Z: 1}, server.Args{
 		Buffers: []*server.Buffer{x, y},
 		Scalars: []server.Scalar{server.F32(2), server.U32(4)},
 	})
 	fmt.Println(err) // enqueued, not finished: Read waits for it
-	data, err := d.Read(y)
-	fmt.Println(fromF32s(data), err)
+	data, err := server.ReadSlice[float32](d.Stream, y)
+	fmt.Println(data, err)
 	// Output:
 	// <nil>
 	// [12 24 36 48] <nil>
+}
+
+func ExampleStream_Call() {
+	d, _ := server.Open(server.Options{})
+	defer d.Close()
+	// Most HIP code puts its scalars first; Call takes the arguments in the kernel's order.
+	axpy := server.DefineKernel(`#include <hip/hip_runtime.h>
+extern "C" __global__ void axpy(int n, float a, const float* x, float* y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}`, "axpy", server.Block(server.Dim3{X: 64, Y: 1, Z: 1}), server.IO(server.Read, server.ReadWrite))
+	x, _ := server.UploadSlice(d.Stream, []float32{1, 2, 3, 4, 5, 6})
+	y, _ := server.UploadSlice(d.Stream, []float32{0, 0, 0, 0, 0, 0})
+	defer x.Release()
+	defer y.Release()
+	one := server.Dim3{X: 1, Y: 1, Z: 1}
+	fmt.Println(d.Call(axpy, one, server.I32(6), server.F32(10), x.Arg(), y.Arg()))
+	// A view passes a range: y[2:4] += x[0:2].
+	fmt.Println(d.Call(axpy, one, server.I32(2), server.F32(1), x.Arg(), y.View(8, 8).Arg()))
+	out, err := server.ReadSlice[float32](d.Stream, y)
+	fmt.Println(out, err)
+	// Output:
+	// <nil>
+	// <nil>
+	// [10 20 31 42 50 60] <nil>
 }
 
 func ExampleDevice_On() {
@@ -118,19 +128,18 @@ func ExampleDevice_On() {
 	k := server.NewKernel(`extern "C" __global__ void twice(const float* in, float* out, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = 2.0f * in[i];
-}`, "twice", hipsys.Dim3{X: 64, Y: 1, Z: 1}, []server.Access{server.Read, server.Write})
-	in, _ := d.Alloc(12)
+}`, "twice", server.Dim3{X: 64, Y: 1, Z: 1}, []server.Access{server.Read, server.Write})
+	in, _ := server.UploadSlice(d.Stream, []float32{1, 2, 3})
 	out, _ := d.On(1).Alloc(12)
 	defer in.Release()
 	defer out.Release()
-	_ = d.Write(in, f32s(1, 2, 3))
 	// Stream 1 waits for in's write on stream 0 by itself.
 	s1 := d.On(1)
-	_ = s1.Launch(k, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.Args{
+	_ = s1.Launch(k, server.Dim3{X: 1, Y: 1, Z: 1}, server.Args{
 		Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.U32(3)},
 	})
-	data, err := s1.Read(out)
-	fmt.Println(fromF32s(data), err)
+	data, err := server.ReadSlice[float32](s1, out)
+	fmt.Println(data, err)
 	// Output: [2 4 6] <nil>
 }
 
@@ -140,15 +149,14 @@ func ExampleStream_Capture() {
 	inc := server.NewKernel(`extern "C" __global__ void inc(float* x, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x[i] += 1.0f;
-}`, "inc", hipsys.Dim3{X: 64, Y: 1, Z: 1}, []server.Access{server.ReadWrite})
-	x, _ := d.Alloc(8)
+}`, "inc", server.Dim3{X: 64, Y: 1, Z: 1}, []server.Access{server.ReadWrite})
+	x, _ := server.UploadSlice(d.Stream, []float32{0, 0})
 	defer x.Release()
-	_ = d.Write(x, f32s(0, 0))
 	args := server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(2)}}
 	// run is called twice: a warm-up that runs, then the recording.
 	g, err := d.Capture(func(s server.Stream) error {
 		for range 3 {
-			if err := s.Launch(inc, hipsys.Dim3{X: 1, Y: 1, Z: 1}, args); err != nil {
+			if err := s.Launch(inc, server.Dim3{X: 1, Y: 1, Z: 1}, args); err != nil {
 				return err
 			}
 		}
@@ -161,8 +169,8 @@ func ExampleStream_Capture() {
 	for range 2 {
 		_ = g.Replay() // three launches each, one call
 	}
-	data, _ := d.Read(x)
-	fmt.Println(fromF32s(data))
+	data, _ := server.ReadSlice[float32](d.Stream, x)
+	fmt.Println(data)
 	fmt.Println(g.Destroy())
 	// Output:
 	// [9 9]
@@ -186,15 +194,13 @@ func ExampleStream_Check() {
 	d, _ := server.OpenPlatform(f, server.Options{})
 	defer d.Close()
 	_ = d.Compile(saxpy)
-	x, _ := d.Alloc(16)
-	y, _ := d.Alloc(16)
+	x, _ := server.UploadSlice(d.Stream, []float32{1, 2, 3, 4})
+	y, _ := server.UploadSlice(d.Stream, []float32{1, 2, 3, 4})
 	defer x.Release()
 	defer y.Release()
-	_ = d.Write(x, f32s(1, 2, 3, 4))
-	_ = d.Write(y, f32s(1, 2, 3, 4))
 
 	f.FailNth("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
-	err := d.Launch(saxpy, hipsys.Dim3{X: 1, Y: 1, Z: 1}, server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	err := d.Launch(saxpy, server.Dim3{X: 1, Y: 1, Z: 1}, server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
 	fmt.Println("launch:", err) // enqueuing is not where failures are reported...
 	// ... the buffers the launch would have written carry it, and only those.
 	fmt.Println("y:", errors.Is(d.Check(y), hipsys.ErrorLaunchFailure))

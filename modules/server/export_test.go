@@ -10,7 +10,7 @@ func LaunchTarget(d *Device, k *Kernel) (hipsys.Platform, hipsys.Function, hipsy
 		return nil, 0, 0, err
 	}
 	defer d.leave()
-	fn, err := d.srv.Compile(k)
+	fn, err := d.srv.Compile(k.k)
 	if err != nil {
 		return nil, 0, 0, err
 	}

@@ -141,7 +141,15 @@ func (g *Graph) Replay() error {
 	if g.gone {
 		return fmt.Errorf("replay: %w: graph %d was destroyed", ErrReleased, g.id)
 	}
-	return d.srv.Replay(g.id, g.stream)
+	if d.trace == nil {
+		return d.srv.Replay(g.id, g.stream)
+	}
+	start, ok := d.traceBegin(g.stream)
+	err := d.srv.Replay(g.id, g.stream)
+	if ok {
+		d.traceEnd(g.stream, "replay", fmt.Sprintf("replay graph %d", g.id), start)
+	}
+	return err
 }
 
 // Destroy waits for the graph's stream (a replay may still run) outside the device's

@@ -98,23 +98,32 @@ func (s Stream) Read(src *Buffer) ([]byte, error) {
 // pinned staging, chunk by chunk, the device filling one chunk while the host drains
 // the one before; the waits happen outside the device's lock. A small read of a stream
 // with nothing queued is one blocking copy.
-func (s Stream) ReadInto(dst []byte, src *Buffer) error {
+func (s Stream) ReadInto(dst []byte, src *Buffer) error { return s.ReadAt(dst, src, 0) }
+
+// ReadAt is ReadInto of the len(dst) bytes of src that start offset bytes in. A range
+// past src's end is ErrOutOfBounds and copies nothing.
+func (s Stream) ReadAt(dst []byte, src *Buffer, offset uint64) error {
 	d := s.d
 	if err := d.enter(); err != nil {
 		return err
 	}
-	if err := d.checkCopy(src, len(dst), "read"); err != nil || len(dst) == 0 {
+	if err := d.checkCopy(src, offset, len(dst), "read"); err != nil || len(dst) == 0 {
 		if err == nil {
 			err = d.srv.Check([]compute.Binding{src.b}, s.id)
 		}
 		d.leave()
 		return err
 	}
-	f := d.srv.Read(d.linear(src, len(dst)), s.id)
+	start, traced := d.traceBegin(s.id)
+	f := d.srv.Read(d.linear(src, offset, len(dst)), s.id)
 	d.desc[0] = compute.CopyDescriptor{}
 	d.unlockToWait()
 	defer d.exit()
-	return f.WaitInto(dst)
+	err := f.WaitInto(dst)
+	if traced {
+		d.traceEndAfterWait(s.id, "copy", fmt.Sprintf("read %d B", len(dst)), start)
+	}
+	return err
 }
 
 // Write copies data (ordinary Go memory) into the start of dst, through pinned staging:
@@ -128,42 +137,58 @@ func (s Stream) ReadInto(dst []byte, src *Buffer) error {
 // than dst holds, a released or foreign buffer are errors that change nothing. While the
 // stream has a capture window open, the bytes are staged in pinned memory that the
 // graph keeps, so that each replay copies the bytes the recording saw.
-func (s Stream) Write(dst *Buffer, data []byte) error {
+func (s Stream) Write(dst *Buffer, data []byte) error { return s.WriteAt(dst, 0, data) }
+
+// WriteAt is Write into the bytes of dst that start offset bytes in. A range past dst's
+// end is ErrOutOfBounds and changes nothing. The rest of dst keeps its bytes (a failed
+// copy still leaves the whole buffer carrying the failure: failures are kept per
+// allocation).
+func (s Stream) WriteAt(dst *Buffer, offset uint64, data []byte) error {
 	d := s.d
 	if err := d.enter(); err != nil {
 		return err
 	}
-	if err := d.checkCopy(dst, len(data), "write"); err != nil || len(data) == 0 {
+	if err := d.checkCopy(dst, offset, len(data), "write"); err != nil || len(data) == 0 {
 		d.leave()
 		return err
 	}
-	d.op[0] = compute.WriteOp{Desc: d.linear(dst, len(data))[0], Data: data}
+	start, traced := d.traceBegin(s.id)
+	d.op[0] = compute.WriteOp{Desc: d.linear(dst, offset, len(data))[0], Data: data}
 	f := d.srv.Write(d.op[:], s.id)
 	d.op[0] = compute.WriteOp{}
 	d.desc[0] = compute.CopyDescriptor{}
 	d.unlockToWait()
 	defer d.exit()
-	return f.Wait()
+	err := f.Wait()
+	if traced {
+		d.traceEndAfterWait(s.id, "copy", fmt.Sprintf("write %d B", len(data)), start)
+	}
+	return err
 }
 
 // unitStride is the strides of every linear copy; never written.
 var unitStride = []int{1}
 
-// linear describes n bytes at the start of b in the Device's scratch descriptor, which
-// the caller clears: compute.Linear would allocate its shape on every copy.
-func (d *Device) linear(b *Buffer, n int) []compute.CopyDescriptor {
+// linear describes n bytes of b from offset in the Device's scratch descriptor, which
+// the caller clears: compute.Linear would allocate its shape on every copy. The range
+// was checked (checkCopy).
+func (d *Device) linear(b *Buffer, offset uint64, n int) []compute.CopyDescriptor {
 	d.shape[0] = n
-	d.desc[0] = compute.CopyDescriptor{Binding: b.b, Shape: d.shape[:], Strides: unitStride, ElemSize: 1}
+	bind := b.b
+	if offset > 0 {
+		_ = bind.Narrow(offset, 0) // within b: checkCopy
+	}
+	d.desc[0] = compute.CopyDescriptor{Binding: bind, Shape: d.shape[:], Strides: unitStride, ElemSize: 1}
 	return d.desc[:]
 }
 
-// checkCopy checks a copy of n bytes to or from b (d.mu held).
-func (d *Device) checkCopy(b *Buffer, n int, what string) error {
+// checkCopy checks a copy of n bytes to or from b from offset (d.mu held).
+func (d *Device) checkCopy(b *Buffer, offset uint64, n int, what string) error {
 	if err := d.own(b, what); err != nil {
 		return err
 	}
-	if uint64(n) > b.size {
-		return fmt.Errorf("%s: %w: %d bytes, %v", what, ErrOutOfBounds, n, b)
+	if offset > b.size || uint64(n) > b.size-offset {
+		return fmt.Errorf("%s: %w: %d bytes at offset %d, %v", what, ErrOutOfBounds, n, offset, b)
 	}
 	return nil
 }

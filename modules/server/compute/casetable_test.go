@@ -66,8 +66,8 @@ func TestCaseCompileFailure(t *testing.T) {
 			require.ErrorAs(t, err, &ce)
 			assert.ErrorIs(t, err, compute.ErrCompilation)
 			assert.NotEmpty(t, ce.Log)
-			assert.Contains(t, err.Error(), "[Compilation Error]")
-			assert.Contains(t, err.Error(), "[Source]\n"+brokenSource)
+			assert.Contains(t, err.Error(), "failed to compile ("+ce.Compiler+"):\n")
+			assert.Equal(t, brokenSource, ce.Source)
 		})
 	}
 }

@@ -9,28 +9,49 @@ import (
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
-// CompileError is a kernel that failed to compile: the compiler's log and the source,
-// as CubeCL's CompilationError reports them. It matches ErrCompilation, and unwraps to
-// the hiprtc call's *hipsys.Error.
+// CompileError is a kernel that failed to compile: the platform's compiler, its log
+// (in the user's terms: line numbers in the kernel's source, without the lines about
+// the wrapper the platform compiles it in) and the source. It matches ErrCompilation,
+// and unwraps to the compile call's *hipsys.Error.
 type CompileError struct {
-	Entry  string
-	Log    string
-	Source string
-	Err    error
+	Entry    string
+	Compiler string // the platform's compiler: "g++" (cpu), "hiprtc" (amd), "NVRTC" (nvidia)
+	Log      string
+	Source   string
+	Err      error
 }
 
+// Error is the log once, under one line naming the kernel and the compiler; the source
+// is left to the Source field (the user has it, and its lines are what the log cites).
 func (e *CompileError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "server: kernel %q failed to compile: %v\n[Compilation Error]\n", e.Entry, e.Err)
+	fmt.Fprintf(&b, "kernel %q failed to compile (%s)", e.Entry, e.Compiler)
+	if strings.TrimSpace(e.Log) == "" {
+		fmt.Fprintf(&b, ": %v", e.Err)
+		return b.String()
+	}
+	b.WriteString(":\n")
 	for line := range strings.Lines(e.Log) {
 		b.WriteString("    ")
 		b.WriteString(line)
 	}
-	if !strings.HasSuffix(e.Log, "\n") {
-		b.WriteByte('\n')
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// compilers names each platform's compiler, as a compile error reports it.
+var compilers = map[string]string{"cpu": "g++", "amd": "hiprtc", "nvidia": "NVRTC"}
+
+// userLog is a compiler log without the lines that speak of the wrapper a platform
+// compiles the user's kernel in (the cpu device runs a kernel's body in a lambda, its
+// prelude's macros are named CUBEHIP_...): they cite nothing the user wrote.
+func userLog(log string) string {
+	var b strings.Builder
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, "In lambda function") || strings.Contains(line, "CUBEHIP_") {
+			continue
+		}
+		b.WriteString(line)
 	}
-	b.WriteString("[Source]\n")
-	b.WriteString(e.Source)
 	return b.String()
 }
 
@@ -69,6 +90,11 @@ type compiled struct {
 // held, or fail on the device long after Launch returned, the failure then landing on
 // unrelated later work.
 func (ck *compiled) fits(k *Kernel, args *Args) error {
+	if len(args.Scalars) == 1 && args.Scalars[0].ordered() {
+		// The Device checked these arguments in the kernel's own order already
+		// (Server.Params); one layout scalar carries them all.
+		return nil
+	}
 	n := len(args.Buffers) + len(args.Scalars)
 	if args.HasInfo || len(args.Info) > 0 {
 		n++
@@ -80,7 +106,7 @@ func (ck *compiled) fits(k *Kernel, args *Args) error {
 	for i, p := range ck.params {
 		size, pointer := uint32(8), true
 		if j := i - len(args.Buffers); j >= 0 && j < len(args.Scalars) {
-			size, pointer = args.Scalars[j].size(), false
+			size, pointer = args.Scalars[j].Size(), false
 		}
 		if p.Size != size || (p.Kind == hipsys.ParamPointer && !pointer) || (p.Kind == hipsys.ParamValue && pointer) {
 			return fmt.Errorf("%w: kernel %q parameter %d %q takes %d bytes (%s), launch gives %d (%s)",
@@ -180,9 +206,13 @@ func (c *kernelCache) load(k *Kernel) (*compiled, error) {
 
 // compile runs hiprtc on k. The program is always destroyed (CubeCL leaks it).
 func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
+	compiler := compilers[c.p.Name()]
+	if compiler == "" {
+		compiler = c.p.Name() + "'s compiler"
+	}
 	prog, err := c.p.RTCCreateProgram(k.Source, k.Entry+".hip", nil)
 	if err != nil {
-		return nil, &CompileError{Entry: k.Entry, Source: k.Source, Err: err}
+		return nil, &CompileError{Entry: k.Entry, Compiler: compiler, Source: k.Source, Err: err}
 	}
 	defer func() { _ = c.p.RTCDestroyProgram(prog) }()
 	if err := c.p.RTCCompileProgram(prog, k.Options); err != nil {
@@ -193,11 +223,11 @@ func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
 				log = he.Detail
 			}
 		}
-		return nil, &CompileError{Entry: k.Entry, Log: log, Source: k.Source, Err: err}
+		return nil, &CompileError{Entry: k.Entry, Compiler: compiler, Log: userLog(log), Source: k.Source, Err: err}
 	}
 	code, err := c.p.RTCGetCode(prog)
 	if err != nil {
-		return nil, &CompileError{Entry: k.Entry, Source: k.Source, Err: err}
+		return nil, &CompileError{Entry: k.Entry, Compiler: compiler, Source: k.Source, Err: err}
 	}
 	return code, nil
 }

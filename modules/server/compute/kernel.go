@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"math"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
@@ -87,43 +86,6 @@ func kernelID(source, entry string, options []string) KernelID {
 	var id KernelID
 	h.Sum(id[:0])
 	return id
-}
-
-// Scalar is one by-value argument, passed after the buffers.
-type Scalar struct {
-	bits uint64
-	kind scalarKind
-}
-
-type scalarKind uint8
-
-const (
-	scalarU32 scalarKind = iota
-	scalarU64
-)
-
-// U32, I32, F32, U64, I64 and F64 build scalars of the kernel parameter's C type.
-func U32(v uint32) Scalar  { return Scalar{bits: uint64(v), kind: scalarU32} }
-func I32(v int32) Scalar   { return U32(uint32(v)) }
-func F32(v float32) Scalar { return U32(math.Float32bits(v)) }
-func U64(v uint64) Scalar  { return Scalar{bits: v, kind: scalarU64} }
-func I64(v int64) Scalar   { return U64(uint64(v)) }
-func F64(v float64) Scalar { return U64(math.Float64bits(v)) }
-
-// size is the scalar's width in the parameter block.
-func (s Scalar) size() uint32 {
-	if s.kind == scalarU32 {
-		return 4
-	}
-	return 8
-}
-
-func (s Scalar) append(a *hipsys.KernelArgs) {
-	if s.kind == scalarU32 {
-		a.U32(uint32(s.bits))
-		return
-	}
-	a.U64(s.bits)
 }
 
 // Args are a launch's arguments, passed to the kernel in this order: the buffers (as

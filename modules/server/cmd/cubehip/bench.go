@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -41,34 +42,39 @@ type figure struct {
 // anchor program is given (-anchor, default build/gpu/anchor when present) and reports
 // the figure, the anchor's.
 func runBench(out io.Writer, args []string) error {
-	fs := flags("bench")
-	platform := fs.String("platform", "auto", "platform: auto, cpu, nvidia, amd")
+	fs := flags("bench", out)
+	platform, device := deviceFlags(fs)
+	asJSON := fs.Bool("json", false, "write the figures as a JSON array (progress goes nowhere)")
 	anchor := fs.String("anchor", "", "raw driver-API anchor program (default build/gpu/anchor if present)")
 	scale := fs.Float64("scale", 1, "multiplies every loop count")
-	if err := fs.Parse(args); err != nil {
+	if done, err := parse(fs, args); done {
 		return err
 	}
 	p, err := hipsys.Open(*platform)
 	if err != nil {
 		return err
 	}
-	d, err := server.OpenPlatform(p, server.Options{Logger: slog.New(slog.DiscardHandler)})
+	d, err := server.OpenPlatform(p, server.Options{Index: *device, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	fmt.Fprintf(out, "cubehip bench on %s device %d: %s, %s\n", d.Platform(), d.Index(), d.Props().Name, time.Now().UTC().Format("2006-01-02 15:04 MST"))
-	b := &bencher{d: d, p: p, scale: *scale, out: out}
+	progress := out
+	if *asJSON {
+		progress = io.Discard
+	}
+	fmt.Fprintf(progress, "cubehip bench on %s device %d: %s, %s\n", d.Platform(), d.Index(), d.Props().Name, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	b := &bencher{d: d, p: p, scale: *scale, out: progress}
 	figs, err := b.measure()
 	if err != nil {
 		return err
 	}
 	// The anchor is a CUDA driver-API program: its figures are raw only for nvidia.
 	if path := anchorPath(*anchor); path != "" && d.Platform() == "nvidia" {
-		fmt.Fprintf(out, "running the anchor %s (3 runs) ...\n", path)
+		fmt.Fprintf(progress, "running the anchor %s (3 runs) ...\n", path)
 		got, err := runAnchor(path)
 		if err != nil {
-			fmt.Fprintf(out, "anchor: %v; the raw figures stay the in-process ones\n", err)
+			fmt.Fprintf(progress, "anchor: %v; the raw figures stay the in-process ones\n", err)
 		}
 		for i := range figs {
 			if v, ok := got[figs[i].anchorKey]; ok {
@@ -76,50 +82,107 @@ func runBench(out io.Writer, args []string) error {
 			}
 		}
 	}
-	return printFigures(out, figs, d.Platform() == "cpu")
+	rows := judge(figs, d.Platform() == "cpu")
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			return err
+		}
+	} else {
+		printRows(out, rows, d.Platform() == "cpu")
+	}
+	return missed(rows)
 }
 
-func printFigures(out io.Writer, figs []figure, cpu bool) error {
-	fmt.Fprintf(out, "\n%-22s %14s %14s %-7s  %s\n", "figure", "device", "raw", "raw by", "budget")
-	failed := 0
-	for _, f := range figs {
-		if f.raw == 0 && f.anchorKey != "" {
-			// Only the anchor, a process of its own, measures this figure's raw regime.
-			fmt.Fprintf(out, "%-22s %9.3f %-4s %14s %-7s  needs the anchor (scripts/gpu-test.sh builds it)\n", f.name, f.device, short(f.unit), "-", "")
-			continue
+// row is one figure judged, as bench prints it and as bench -json writes it.
+type row struct {
+	Name    string  `json:"name"`
+	Unit    string  `json:"unit"`
+	Device  float64 `json:"device"`
+	Raw     float64 `json:"raw,omitempty"`
+	RawBy   string  `json:"raw_by,omitempty"`
+	Budget  string  `json:"budget"`
+	Verdict string  `json:"verdict"` // ok, MISSED, n/a (not judged here), or what it needs
+}
+
+// gpuOnly is the figures whose budget holds a GPU to its driver: on the cpu device, the
+// raw side is a queue push or a host memcpy, so the comparison means nothing there and
+// the figure is shown with its budget "n/a".
+func gpuOnly(name string) bool {
+	for _, p := range []string{"launch", "read 4 B", "write 256 MiB"} {
+		if strings.HasPrefix(name, p) {
+			return true
 		}
-		if f.twin != "" && f.rawFrom == "anchor" {
-			if tw := find(figs, f.twin); tw != nil {
-				fmt.Fprintf(out, "%-22s %9.3f %-4s %9.3f %-4s %-7s  another process (%+.1f%%): judged by %q, whose C loop ran %+.1f%% from the anchor's\n",
-					f.name, f.device, short(f.unit), f.raw, short(f.unit), f.rawFrom, 100*(f.device/f.raw-1), f.twin, 100*(tw.raw/f.raw-1))
-				continue
+	}
+	return false
+}
+
+// judge holds each figure to its budget.
+func judge(figs []figure, cpu bool) []row {
+	var rows []row
+	for _, f := range figs {
+		r := row{Name: f.name, Unit: short(f.unit), Device: f.device, Raw: f.raw, RawBy: f.rawFrom}
+		switch {
+		case cpu && gpuOnly(f.name):
+			_, rule := f.budget(f.device, max(f.raw, 1e-12))
+			r.Budget, r.Verdict = strings.Split(rule, " (")[0], "n/a"
+		case f.raw == 0 && f.anchorKey != "":
+			// Only the anchor, a process of its own, measures this figure's raw regime.
+			r.Budget, r.Verdict = "needs the anchor (scripts/gpu-test.sh builds it)", "n/a"
+		case f.twin != "" && f.rawFrom == "anchor" && find(figs, f.twin) != nil:
+			tw := find(figs, f.twin)
+			r.Budget = fmt.Sprintf("another process (%+.1f%%): judged by %q, whose C loop ran %+.1f%% from the anchor's", 100*(f.device/f.raw-1), f.twin, 100*(tw.raw/f.raw-1))
+			r.Verdict = "n/a"
+		default:
+			dev := f.device
+			if f.ratio > 0 {
+				dev = f.ratio * f.raw // the device figure the paired ratio implies
+			}
+			ok, rule := f.budget(dev, f.raw)
+			r.Budget, r.Verdict = rule, "ok"
+			if !ok {
+				r.Verdict = "MISSED"
 			}
 		}
-		dev := f.device
-		if f.ratio > 0 {
-			dev = f.ratio * f.raw // the device figure the paired ratio implies
-		}
-		ok, rule := f.budget(dev, f.raw)
-		verdict := "ok"
-		if !ok {
-			verdict = "MISSED"
-			failed++
-		}
-		raw := fmt.Sprintf("%9.3f %-4s", f.raw, short(f.unit))
-		if f.raw == 0 {
-			raw, f.rawFrom = fmt.Sprintf("%14s", "-"), ""
-		}
-		fmt.Fprintf(out, "%-22s %9.3f %-4s %s %-7s  %s: %s\n", f.name, f.device, short(f.unit), raw, f.rawFrom, rule, verdict)
+		rows = append(rows, r)
 	}
-	if failed > 0 {
-		fmt.Fprintf(out, "\n%d budget(s) missed on this device\n", failed)
-		if cpu {
-			// The cpu device's raw copies are plain memcpy and its raw launches a
-			// queue push: the budgets are a GPU's, held against its driver.
-			fmt.Fprintln(out, "(the budgets are set for a GPU against its driver; the cpu device's raw calls are host memcpy and queue pushes)")
+	return rows
+}
+
+// missed is an error counting the budgets missed, nil when none was.
+func missed(rows []row) error {
+	n := 0
+	for _, r := range rows {
+		if r.Verdict == "MISSED" {
+			n++
 		}
+	}
+	if n > 0 {
+		return fmt.Errorf("%d budget(s) missed on this device", n)
 	}
 	return nil
+}
+
+func printRows(out io.Writer, rows []row, cpu bool) {
+	fmt.Fprintf(out, "\n%-22s %14s %14s %-7s  %s\n", "figure", "device", "raw", "raw by", "budget")
+	for _, r := range rows {
+		raw := fmt.Sprintf("%9.3f %-4s", r.Raw, r.Unit)
+		if r.Raw == 0 {
+			raw = fmt.Sprintf("%14s", "-")
+		}
+		fmt.Fprintf(out, "%-22s %9.3f %-4s %s %-7s  %s: %s\n", r.Name, r.Device, r.Unit, raw, r.RawBy, r.Budget, r.Verdict)
+	}
+	if cpu {
+		fmt.Fprintln(out, "\n(n/a: a budget set for a GPU against its driver; on the cpu device the raw calls are queue pushes and host memcpy)")
+	}
+}
+
+// printFigures judges figs and prints them; the error counts the budgets missed.
+func printFigures(out io.Writer, figs []figure, cpu bool) error {
+	rows := judge(figs, cpu)
+	printRows(out, rows, cpu)
+	return missed(rows)
 }
 
 func find(figs []figure, name string) *figure {

@@ -41,10 +41,10 @@ var (
 // replay a graph, profile, report memory, and catch an injected failure on exactly the
 // buffers it touched. Every result is checked against Go.
 func runDemo(out io.Writer, args []string) error {
-	fs := flags("demo")
-	platform := fs.String("platform", "auto", "platform: auto, cpu, nvidia, amd")
+	fs := flags("demo", out)
+	platform, device := deviceFlags(fs)
 	n := fs.Int("n", 1<<20, "elements per vector")
-	if err := fs.Parse(args); err != nil {
+	if done, err := parse(fs, args); done {
 		return err
 	}
 	if *n < 1 || *n > 1<<28 {
@@ -56,7 +56,7 @@ func runDemo(out io.Writer, args []string) error {
 	}
 	// The demo's own fault injector: nothing fails until step 7 arms it.
 	inject := faults.Wrap(p)
-	d, err := server.OpenPlatform(inject, server.Options{Logger: slog.New(slog.DiscardHandler)})
+	d, err := server.OpenPlatform(inject, server.Options{Index: *device, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func (r *report) compile() error {
 		if err := r.d.Compile(k); err != nil {
 			return err
 		}
-		r.line("%-6s %8s  (hiprtc, or the on-disk cache on a second run)", k.Entry, ms(time.Since(t)))
+		r.line("%-6s %8s  (%s, or the kernel cache on a later run)", k.Entry(), ms(time.Since(t)), compilerOf(r.d.Platform()))
 	}
 	return nil
 }
@@ -143,23 +143,57 @@ func (r *report) copy() error {
 	for i := range r.xs {
 		r.xs[i], r.ys[i] = float32(i%1000), 1
 	}
+	// The first copy takes the pinned staging from the device (a one-time cost): shown
+	// apart, then the steady-state rates, the best of three copies each way.
 	t := time.Now()
 	if err := errors.Join(r.d.Write(r.x, bytesOf(r.xs)), r.d.Write(r.y, bytesOf(r.ys)), r.d.Sync()); err != nil {
 		return err
 	}
-	el := time.Since(t)
-	r.line("wrote x and y from Go memory: %s in %s (%s), through pinned staging", mib(8*r.n), ms(el), gbs(8*r.n, el))
-	t = time.Now()
-	back, err := r.d.Read(r.x)
+	r.line("first copy (takes the pinned staging, once per device): %s in %s", mib(8*r.n), ms(time.Since(t)))
+	write := func() error {
+		return errors.Join(r.d.Write(r.x, bytesOf(r.xs)), r.d.Write(r.y, bytesOf(r.ys)), r.d.Sync())
+	}
+	el, err := best(3, write)
 	if err != nil {
 		return err
 	}
-	el = time.Since(t)
-	if err := same(floatsOf(back), r.xs); err != nil {
+	r.line("wrote x and y from Go memory: %s in %s (%s), through pinned staging", mib(8*r.n), ms(el), gbs(8*r.n, el))
+	back := make([]float32, r.n)
+	el, err = best(3, func() error { return server.ReadSliceInto(r.d.Stream, back, r.x) })
+	if err != nil {
+		return err
+	}
+	if err := same(back, r.xs); err != nil {
 		return fmt.Errorf("x read back: %w", err)
 	}
 	r.line("read x back: %s in %s (%s), identical", mib(4*r.n), ms(el), gbs(4*r.n, el))
 	return nil
+}
+
+// best is the shortest of n runs of f.
+func best(n int, f func() error) (time.Duration, error) {
+	var min time.Duration
+	for i := range n {
+		t := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		if el := time.Since(t); i == 0 || el < min {
+			min = el
+		}
+	}
+	return min, nil
+}
+
+// compilerOf names the platform's kernel compiler.
+func compilerOf(platform string) string {
+	switch platform {
+	case "cpu":
+		return "g++"
+	case "nvidia":
+		return "NVRTC"
+	}
+	return "hiprtc"
 }
 
 func (r *report) launch() error {
@@ -307,7 +341,11 @@ func (r *report) failure() error {
 	// A consumer inherits the failure instead of reading bytes nothing wrote.
 	sum := outs[2]
 	_ = r.d.Launch(saxpyK, blocks(r.n), server.Args{Buffers: []*server.Buffer{outs[1], sum}, Scalars: []server.Scalar{server.F32(1), server.U32(uint32(r.n))}})
-	r.line("saxpy reading out2 into out3: out3 now reports %v", errors.Is(r.d.Check(sum), hipsys.ErrorLaunchFailure))
+	inherited := r.d.Check(sum)
+	if !errors.Is(inherited, hipsys.ErrorLaunchFailure) {
+		return fmt.Errorf("out3 should inherit out2's failure, got %v", inherited)
+	}
+	r.line("saxpy reading out2 into out3: did not run; out3 now carries out2's failure (hipErrorLaunchFailure)")
 	// Rewriting the buffer heals it.
 	if err := r.d.Write(outs[1], make([]byte, 4*r.n)); err != nil {
 		return err

@@ -1,39 +1,71 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
+// deviceInfo is one device, or one platform's reason for having none, as devices -json
+// writes it.
+type deviceInfo struct {
+	Platform string              `json:"platform"`
+	Index    int                 `json:"index"`
+	Props    *hipsys.DeviceProps `json:"props,omitempty"`
+	Error    string              `json:"error,omitempty"`
+}
+
 // runDevices prints each registered platform, its devices and their properties, or why it
 // has none: a missing vendor library is a normal answer on most machines, not a failure,
-// so the command fails only when no platform at all has a device.
+// so the command fails only when no platform at all has a device. -json writes the same
+// as one JSON array.
 func runDevices(out io.Writer, args []string) error {
-	if err := flags("devices").Parse(args); err != nil {
+	fs := flags("devices", out)
+	asJSON := fs.Bool("json", false, "write a JSON array: one object per device, or per platform without one")
+	if done, err := parse(fs, args); done {
 		return err
 	}
+	var all []deviceInfo
 	found := 0
 	for _, name := range hipsys.Platforms() {
 		p, err := hipsys.Open(name)
 		if err != nil {
-			fmt.Fprintf(out, "%s: unavailable: %v\n", name, err)
+			all = append(all, deviceInfo{Platform: name, Index: -1, Error: "unavailable: " + err.Error()})
 			continue
 		}
 		count, err := p.GetDeviceCount()
 		if err != nil || count == 0 {
-			fmt.Fprintf(out, "%s: no device: %v\n", name, err)
+			all = append(all, deviceInfo{Platform: name, Index: -1, Error: fmt.Sprintf("no device: %v", err)})
 			continue
 		}
 		for d := 0; d < count; d++ {
 			props, err := p.GetDeviceProperties(d)
 			if err != nil {
-				fmt.Fprintf(out, "%s device %d: %v\n", name, d, err)
+				all = append(all, deviceInfo{Platform: name, Index: d, Error: err.Error()})
 				continue
 			}
 			found++
-			printProps(out, name, d, props)
+			all = append(all, deviceInfo{Platform: name, Index: d, Props: &props})
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(all); err != nil {
+			return err
+		}
+	} else {
+		for _, di := range all {
+			switch {
+			case di.Props != nil:
+				printProps(out, di.Platform, di.Index, *di.Props)
+			case di.Index < 0:
+				fmt.Fprintf(out, "%s: %s\n", di.Platform, di.Error)
+			default:
+				fmt.Fprintf(out, "%s device %d: %s\n", di.Platform, di.Index, di.Error)
+			}
 		}
 	}
 	if found == 0 {

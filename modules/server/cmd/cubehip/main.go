@@ -1,23 +1,27 @@
 // Command cubehip is cubehip's command line:
 //
-//	cubehip devices          every platform, its devices and their properties
-//	cubehip demo             the main job on the default device: compile, copy, launch,
-//	                         capture and replay a graph, profile, report memory, and catch
-//	                         an injected failure on exactly the buffers it touched
-//	cubehip bench            the Device-level budgets (launch, alloc+free, round trip,
-//	                         graph replay, 256 MiB copies) on the default device
+//	cubehip [-platform P] [-device N] <command> [flags]
 //
-// The default device is the first of amd, nvidia and cpu that has one; -platform or
-// CUBEHIP_PLATFORM chooses another. On a machine with no GPU it is the embedded cpu device.
+//	devices    every platform, its devices and their properties (-json)
+//	demo       the main job on the chosen device: compile, copy, launch, capture and
+//	           replay a graph, profile, report memory, and catch an injected failure on
+//	           exactly the buffers it touched
+//	bench      the Device-level budgets on the chosen device, each beside the same work
+//	           done raw (-json); exits 1 when a budget is missed
+//	version    the command's version, Go version and registered platforms
+//	help CMD   a command's flags
+//
+// The device is device -device (default 0) of -platform (default auto: $CUBEHIP_PLATFORM,
+// else the first of amd, nvidia and cpu that has a device). On a machine with no GPU it is
+// the embedded cpu device. Both flags are also accepted after the command.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-
-	_ "github.com/cubehip/cubehip/modules/hipsys/platforms"
 )
 
 // command is one subcommand: it parses its own flags from args and writes its report to
@@ -27,48 +31,120 @@ type command struct {
 	run           func(out io.Writer, args []string) error
 }
 
-var commands = []command{
-	{"devices", "list every platform, its devices and their properties", runDevices},
-	{"demo", "compile, copy, launch, capture, profile, report memory and catch a failure", runDemo},
-	{"bench", "measure the Device budgets on the default device", runBench},
+var commands []command
+
+func init() {
+	commands = []command{
+		{"devices", "list every platform, its devices and their properties", runDevices},
+		{"demo", "compile, copy, launch, capture, profile, report memory and catch a failure", runDemo},
+		{"bench", "measure the Device budgets on the chosen device", runBench},
+		{"version", "print the version, the Go version and the registered platforms", runVersion},
+	}
 }
 
-func main() {
-	if len(os.Args) < 2 {
-		usage(os.Stderr)
-		os.Exit(2)
-	}
-	name, args := os.Args[1], os.Args[2:]
-	for _, c := range commands {
-		if c.name != name {
-			continue
+// global is what the flags before the command chose: the defaults of each command's
+// own -platform and -device.
+var global = struct {
+	platform string
+	device   int
+}{platform: "auto"}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run is the command line: the exit status of args (0 ok or help, 1 a command that
+// failed, 2 a usage error).
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("cubehip", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&global.platform, "platform", "auto", "platform: auto, cpu, nvidia, amd")
+	fs.IntVar(&global.device, "device", 0, "device index on the platform")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return 0
 		}
-		if err := c.run(os.Stdout, args); err != nil {
-			fmt.Fprintf(os.Stderr, "cubehip %s: %v\n", name, err)
-			os.Exit(1)
+		fmt.Fprintf(stderr, "cubehip: %v\n", err)
+		usage(stderr)
+		return 2
+	}
+	args = fs.Args()
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name, args := args[0], args[1:]
+	if name == "help" {
+		if len(args) == 0 {
+			usage(stdout)
+			return 0
 		}
-		return
+		c := findCommand(args[0])
+		if c == nil {
+			fmt.Fprintf(stderr, "cubehip help: unknown command %q\n", args[0])
+			return 2
+		}
+		_ = c.run(stdout, []string{"-h"})
+		return 0
 	}
-	if name == "help" || name == "-h" || name == "--help" {
-		usage(os.Stdout)
-		return
+	c := findCommand(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "cubehip: unknown command %q\n", name)
+		usage(stderr)
+		return 2
 	}
-	fmt.Fprintf(os.Stderr, "cubehip: unknown command %q\n", name)
-	usage(os.Stderr)
-	os.Exit(2)
+	// A command's -h prints its flags on stdout and is not a failure.
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			_ = c.run(stdout, []string{"-h"})
+			return 0
+		}
+	}
+	if err := c.run(stdout, args); err != nil {
+		fmt.Fprintf(stderr, "cubehip %s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+func findCommand(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: cubehip <command> [flags]")
+	fmt.Fprintln(w, "usage: cubehip [-platform P] [-device N] <command> [flags]")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "The platform is auto (amd, else nvidia, else cpu) unless -platform or CUBEHIP_PLATFORM says otherwise.")
+	fmt.Fprintln(w, "  help CMD a command's flags")
+	fmt.Fprintln(w, "-platform is auto (CUBEHIP_PLATFORM, else amd, else nvidia, else cpu), cpu, nvidia or amd; -device is the device's index.")
 }
 
-// flags is a subcommand's flag set, reporting parse errors as errors rather than exiting,
-// so a subcommand can be run from a test.
-func flags(name string) *flag.FlagSet {
+// flags is a subcommand's flag set, reporting parse errors as errors rather than
+// exiting, so a subcommand can be run from a test; -h prints its flags to out and
+// returns flag.ErrHelp, which the command returns as nil.
+func flags(name string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("cubehip "+name, flag.ContinueOnError)
+	fs.SetOutput(out)
 	return fs
+}
+
+// deviceFlags adds -platform and -device to fs, defaulting to the global ones.
+func deviceFlags(fs *flag.FlagSet) (platform *string, device *int) {
+	return fs.String("platform", global.platform, "platform: auto, cpu, nvidia, amd"),
+		fs.Int("device", global.device, "device index on the platform")
+}
+
+// parse parses args into fs; done is true when the command should stop with err (nil
+// for -h, which printed the flags).
+func parse(fs *flag.FlagSet, args []string) (done bool, err error) {
+	err = fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return true, nil
+	}
+	return err != nil, err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -35,11 +36,9 @@ func TestCommands(t *testing.T) {
 			[]string{
 				"1. compile", "result checked", "captured 3 saxpy launches", "device time",
 				"in use:", "read out1             ok", "read out2             FAILED", "hipErrorLaunchFailure",
-				"read out3             ok", "read x (read by all)  ok", "out3 now reports true",
+				"read out3             ok", "read x (read by all)  ok", "out3 now carries out2's failure", "first copy (takes the pinned staging",
 				"rewrote out2 from Go memory: read now returns <nil>", "0 allocations left",
 			}},
-		{"bench", func(out *bytes.Buffer) error { return runBench(out, []string{"-scale", "0.01"}) },
-			[]string{"launch", "alloc+free 1 MiB", "read 4 B, one stream", "read 4 B, streams", "launch, streams", "replay 10, one stream", "replay 10, streams", "needs the anchor", "write 256 MiB", "read 256 MiB"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,4 +58,98 @@ func TestBadFlags(t *testing.T) {
 	err := runBench(&out, []string{"-nope"})
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "flag provided but not defined"))
+}
+
+// bench prints every figure, marks the budgets that hold a GPU to its driver "n/a" on
+// the cpu device, and fails exactly when a budget it judges is missed.
+func TestBench(t *testing.T) {
+	var out bytes.Buffer
+	err := runBench(&out, []string{"-platform", "cpu", "-scale", "0.01"})
+	for _, w := range []string{"launch", "alloc+free 1 MiB", "read 4 B, one stream", "read 4 B, streams", "launch, streams", "replay 10, one stream", "replay 10, streams", "needs the anchor", "write 256 MiB", "read 256 MiB"} {
+		assert.Contains(t, out.String(), w)
+	}
+	assert.Contains(t, out.String(), "within 5% of raw: n/a")
+	assert.NotContains(t, out.String(), "MISSED: ", "a judged line reads 'budget: verdict'")
+	if strings.Contains(out.String(), ": MISSED") {
+		assert.ErrorContains(t, err, "budget(s) missed")
+	} else {
+		assert.NoError(t, err)
+	}
+
+	out.Reset()
+	err = runBench(&out, []string{"-platform", "cpu", "-scale", "0.01", "-json"})
+	var rows []row
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rows), out.String())
+	require.NotEmpty(t, rows)
+	missedRows := 0
+	for _, r := range rows {
+		assert.NotEmpty(t, r.Name)
+		assert.Contains(t, []string{"ok", "MISSED", "n/a"}, r.Verdict, r.Name)
+		if gpuOnly(r.Name) {
+			assert.Equal(t, "n/a", r.Verdict, r.Name)
+		}
+		if r.Verdict == "MISSED" {
+			missedRows++
+		}
+		assert.Greater(t, r.Device, 0.0, r.Name)
+	}
+	assert.Equal(t, missedRows > 0, err != nil, "%v", err)
+}
+
+func TestDevicesJSON(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, runDevices(&out, []string{"-json"}))
+	var all []deviceInfo
+	require.NoError(t, json.Unmarshal(out.Bytes(), &all), out.String())
+	found := false
+	for _, d := range all {
+		if d.Platform == "cpu" && d.Props != nil {
+			found = true
+			assert.Positive(t, d.Props.MaxThreadsPerBlock)
+		}
+	}
+	assert.True(t, found, "the cpu device is listed: %s", out.String())
+}
+
+// The command line: global flags, help, -h, version, errors and their exit statuses.
+func TestCommandLine(t *testing.T) {
+	cases := []struct {
+		args   []string
+		status int
+		stdout []string
+		stderr []string
+	}{
+		{args: nil, status: 2, stderr: []string{"usage: cubehip"}},
+		{args: []string{"-h"}, status: 0, stdout: []string{"usage: cubehip", "help CMD"}},
+		{args: []string{"help"}, status: 0, stdout: []string{"usage: cubehip"}},
+		{args: []string{"help", "bench"}, status: 0, stdout: []string{"-json", "-scale", "-platform", "-device"}},
+		{args: []string{"help", "devices"}, status: 0, stdout: []string{"-json"}},
+		{args: []string{"help", "nope"}, status: 2, stderr: []string{`unknown command "nope"`}},
+		{args: []string{"devices", "-h"}, status: 0, stdout: []string{"-json"}},
+		{args: []string{"bench", "-h"}, status: 0, stdout: []string{"-anchor"}},
+		{args: []string{"demo", "-h"}, status: 0, stdout: []string{"-n"}},
+		{args: []string{"version"}, status: 0, stdout: []string{"cubehip ", "go1.", "platforms: ", "cpu"}},
+		{args: []string{"nope"}, status: 2, stderr: []string{`unknown command "nope"`}},
+		{args: []string{"-nope"}, status: 2, stderr: []string{"flag provided but not defined: -nope"}},
+		{args: []string{"-platform", "cpu", "devices"}, status: 0, stdout: []string{"cpu device 0:"}},
+		{args: []string{"-platform", "cpu", "demo", "-n", "2000"}, status: 0, stdout: []string{"cubehip demo on cpu device 0"}},
+		{args: []string{"-platform", "no-such", "demo"}, status: 1, stderr: []string{`cubehip demo: no-such: hipInit: hipErrorInvalidValue (1): unknown platform "no-such"`}},
+		{args: []string{"-platform", "cpu", "-device", "7", "demo"}, status: 1, stderr: []string{"device 7 of platform cpu"}},
+		{args: []string{"demo", "-platform", "cpu", "-device", "3"}, status: 1, stderr: []string{"device 3 of platform cpu"}},
+		{args: []string{"demo", "-n", "0"}, status: 1, stderr: []string{"-n 0"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			global.platform, global.device = "auto", 0
+			var stdout, stderr bytes.Buffer
+			assert.Equal(t, c.status, run(c.args, &stdout, &stderr), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+			for _, w := range c.stdout {
+				assert.Contains(t, stdout.String(), w)
+			}
+			for _, w := range c.stderr {
+				assert.Contains(t, stderr.String(), w)
+			}
+		})
+	}
+	global.platform, global.device = "auto", 0
 }

@@ -1,0 +1,45 @@
+package compute
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// TraceMark records an event on stream id where the stream now is, taken from the
+// profiler's pool: a trace brackets each operation between two marks, and the device
+// stamps both when it reaches them. ok is false, with no error, while the stream records
+// a capture (an event recorded there would become a graph node, not a timestamp).
+// Every mark returned goes back with TraceRelease.
+func (s *Server) TraceMark(id StreamID) (ev hipsys.Event, ok bool, err error) {
+	s.settleQueue()
+	sys, err := s.profiledStream(id, "trace")
+	if err != nil {
+		return 0, false, nil
+	}
+	if ev, err = s.prof.event(); err != nil {
+		return 0, false, fmt.Errorf("server: trace: %w", err)
+	}
+	if err := s.p.EventRecord(ev, sys); err != nil {
+		s.prof.put(ev)
+		return 0, false, fmt.Errorf("server: trace: %w", err)
+	}
+	return ev, true, nil
+}
+
+// TraceSince waits for mark and returns the device time from origin to it. It may be
+// called from any goroutine; origin must have completed or complete first.
+func (s *Server) TraceSince(origin, mark hipsys.Event) (time.Duration, error) {
+	if err := s.p.EventSynchronize(mark); err != nil {
+		return 0, fmt.Errorf("server: trace: %w", err)
+	}
+	ms, err := s.p.EventElapsedTime(origin, mark)
+	if err != nil {
+		return 0, fmt.Errorf("server: trace: %w", err)
+	}
+	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
+}
+
+// TraceRelease gives marks back to the pool once nothing waits for them.
+func (s *Server) TraceRelease(marks ...hipsys.Event) { s.prof.put(marks...) }

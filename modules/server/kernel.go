@@ -1,0 +1,129 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/server/compute"
+)
+
+// Kernel is a HIP C++ kernel: source with an `extern "C" __global__` entry point, the
+// options it is compiled with, its block shape, its dynamic shared memory and the access
+// of each of its buffer parameters. Build it once with NewKernel or DefineKernel and
+// launch it many times, on any device. It cannot be changed once built (its accessors
+// return copies), so it is safe to share between goroutines.
+type Kernel struct {
+	k *compute.Kernel
+}
+
+// Dim3 is a grid or block shape: x, y and z counts (of blocks, or of threads per block).
+type Dim3 = hipsys.Dim3
+
+// Access is how a kernel uses one buffer parameter: Read, Write or ReadWrite. A launch
+// checks the buffers it reads for a carried failure (and passes it on to its outputs
+// instead of running), and leaves the buffers it writes carrying its own failure.
+type Access = compute.Access
+
+// The accesses of a kernel's buffer parameters.
+const (
+	Read      = compute.Read      // only read
+	Write     = compute.Write     // only written
+	ReadWrite = compute.ReadWrite // read and written in place
+)
+
+// NewKernel returns a kernel of source's entry point, launched in blocks of block
+// threads, with io the access of each buffer parameter in order; options go to the
+// compiler as given. It is DefineKernel with Block, IO and CompilerOptions.
+func NewKernel(source, entry string, block hipsys.Dim3, io []Access, options ...string) *Kernel {
+	return DefineKernel(source, entry, Block(block), IO(io...), CompilerOptions(options...))
+}
+
+// KernelOption sets one property of a kernel DefineKernel builds.
+type KernelOption func(*kernelSpec)
+
+type kernelSpec struct {
+	block   hipsys.Dim3
+	io      []Access
+	options []string
+	shared  uint32
+}
+
+// Block is the kernel's block shape (default 1×1×1): threads per block in x, y, z.
+func Block(b hipsys.Dim3) KernelOption { return func(s *kernelSpec) { s.block = b } }
+
+// IO is the access of each of the kernel's buffer parameters, in the order they appear
+// (default: none, a kernel without buffers).
+func IO(io ...Access) KernelOption {
+	return func(s *kernelSpec) { s.io = append(s.io[:0:0], io...) }
+}
+
+// CompilerOptions are passed to the platform's compiler as given (the platform adds
+// its own includes); they are part of the kernel's identity in the kernel caches.
+func CompilerOptions(options ...string) KernelOption {
+	return func(s *kernelSpec) { s.options = append(s.options, options...) }
+}
+
+// SharedMem is the dynamic shared memory each block gets, in bytes: the size of the
+// kernel's `extern __shared__` array (default 0). A launch checks it against the
+// device's limit per block.
+func SharedMem(bytes uint32) KernelOption { return func(s *kernelSpec) { s.shared = bytes } }
+
+// DefineKernel returns a kernel of source's entry point with the given options.
+func DefineKernel(source, entry string, opts ...KernelOption) *Kernel {
+	spec := kernelSpec{block: hipsys.Dim3{X: 1, Y: 1, Z: 1}}
+	for _, o := range opts {
+		if o != nil {
+			o(&spec)
+		}
+	}
+	k := compute.NewKernel(source, entry, spec.block, spec.io, spec.options...)
+	k.SharedMem = spec.shared
+	return &Kernel{k: k}
+}
+
+// Source is the kernel's HIP C++ source.
+func (k *Kernel) Source() string { return k.k.Source }
+
+// Entry is the name of the kernel's `extern "C" __global__` function.
+func (k *Kernel) Entry() string { return k.k.Entry }
+
+// Block is the kernel's block shape.
+func (k *Kernel) Block() hipsys.Dim3 { return k.k.Block }
+
+// SharedMem is the dynamic shared memory per block, in bytes.
+func (k *Kernel) SharedMem() uint32 { return k.k.SharedMem }
+
+// IO is a copy of the access of each buffer parameter.
+func (k *Kernel) IO() []Access { return append([]Access(nil), k.k.IO...) }
+
+// CompilerOptions is a copy of the options passed to the compiler.
+func (k *Kernel) CompilerOptions() []string { return append([]string(nil), k.k.Options...) }
+
+// ID is the kernel's identity in the kernel caches: a hash of its source, entry point
+// and compiler options.
+func (k *Kernel) ID() compute.KernelID { return k.k.ID() }
+
+// Compute is the kernel as package compute takes it, for a program that also drives a
+// compute.Server. It must not be changed.
+func (k *Kernel) Compute() *compute.Kernel { return k.k }
+
+func (k *Kernel) String() string { return k.k.Entry }
+
+// valid reports whether k is a kernel NewKernel or DefineKernel built.
+func (k *Kernel) valid() bool { return k != nil && k.k != nil }
+
+// Compile compiles k for the device now (or loads it from the kernel caches), so that a
+// mistake in its source is reported here, as a *CompileError with the compiler's log,
+// rather than carried by the outputs of its first launch. Launch compiles on first use
+// anyway.
+func (d *Device) Compile(k *Kernel) error {
+	if !k.valid() {
+		return fmt.Errorf("compile: %w: nil kernel", ErrInvalidArgument)
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.leave()
+	_, err := d.srv.Compile(k.k)
+	return err
+}
