@@ -76,11 +76,10 @@ func cubehip_buffer_write(h C.cubehip_buffer, stream C.uint64_t, offset C.uint64
 	if err != nil {
 		return fail(err)
 	}
-	v, err := view(b, offset, size, "cubehip_buffer_write")
-	if err != nil {
+	if err := span(b, offset, size, "cubehip_buffer_write"); err != nil {
 		return fail(err)
 	}
-	return result(b.dev.d.On(server.StreamID(stream)).Write(v, data))
+	return result(b.dev.d.On(server.StreamID(stream)).WriteAt(b.b, uint64(offset), data))
 }
 
 //export cubehip_buffer_read
@@ -93,11 +92,10 @@ func cubehip_buffer_read(h C.cubehip_buffer, stream C.uint64_t, offset C.uint64_
 	if err != nil {
 		return fail(err)
 	}
-	v, err := view(b, offset, size, "cubehip_buffer_read")
-	if err != nil {
+	if err := span(b, offset, size, "cubehip_buffer_read"); err != nil {
 		return fail(err)
 	}
-	return result(b.dev.d.On(server.StreamID(stream)).ReadInto(data, v))
+	return result(b.dev.d.On(server.StreamID(stream)).ReadAt(data, b.b, uint64(offset)))
 }
 
 //export cubehip_buffer_check

@@ -24,36 +24,36 @@ func cubehip_kernel_create(h C.cubehip_device, desc *C.capi_ckernel_desc, out *C
 	if err != nil {
 		return fail(err)
 	}
-	k, err := kernelFromDesc(desc)
+	k, io, err := kernelFromDesc(desc)
 	if err != nil {
 		return fail(err)
 	}
-	out.id = C.uint64_t(handles.add(kindKernel, &kernel{dev: dev, k: k}))
+	out.id = C.uint64_t(handles.add(kindKernel, &kernel{dev: dev, k: k, io: io, entry: k.Entry()}))
 	return statusSuccess
 }
 
 // kernelFromDesc copies everything the host described, so the host's strings and arrays
 // may go as soon as the call returns.
-func kernelFromDesc(desc *C.capi_ckernel_desc) (*server.Kernel, error) {
+func kernelFromDesc(desc *C.capi_ckernel_desc) (*server.Kernel, []server.Access, error) {
 	const call = "cubehip_kernel_create"
 	if desc == nil {
-		return nil, argError(call + ": desc is NULL")
+		return nil, nil, argError(call + ": desc is NULL")
 	}
 	if desc.size < C.size_t(unsafe.Offsetof(desc.option_count)+unsafe.Sizeof(desc.option_count)) {
-		return nil, argError(fmt.Sprintf("%s: desc.size is %d: set it to sizeof(cubehip_kernel_desc)", call, desc.size))
+		return nil, nil, argError(fmt.Sprintf("%s: desc.size is %d: set it to sizeof(cubehip_kernel_desc)", call, desc.size))
 	}
 	if desc.source == nil || desc.entry == nil {
-		return nil, argError(call + ": desc.source and desc.entry must not be NULL")
+		return nil, nil, argError(call + ": desc.source and desc.entry must not be NULL")
 	}
 	source, entry := C.GoString(desc.source), C.GoString(desc.entry)
 	if entry == "" {
-		return nil, argError(call + ": desc.entry is empty")
+		return nil, nil, argError(call + ": desc.entry is empty")
 	}
 	if desc.access_count > 0 && desc.access == nil {
-		return nil, argError(call + ": desc.access is NULL but access_count is not 0")
+		return nil, nil, argError(call + ": desc.access is NULL but access_count is not 0")
 	}
 	if desc.access_count > 1024 || desc.option_count > 4096 {
-		return nil, argError(fmt.Sprintf("%s: %d accesses and %d options is more than any kernel has", call, desc.access_count, desc.option_count))
+		return nil, nil, argError(fmt.Sprintf("%s: %d accesses and %d options is more than any kernel has", call, desc.access_count, desc.option_count))
 	}
 	io := make([]server.Access, int(desc.access_count))
 	if len(io) > 0 {
@@ -66,26 +66,26 @@ func kernelFromDesc(desc *C.capi_ckernel_desc) (*server.Kernel, error) {
 			case C.CUBEHIP_ACCESS_READ_WRITE:
 				io[i] = server.ReadWrite
 			default:
-				return nil, argError(fmt.Sprintf("%s: desc.access[%d] is %d, not READ, WRITE or READ_WRITE", call, i, a))
+				return nil, nil, argError(fmt.Sprintf("%s: desc.access[%d] is %d, not READ, WRITE or READ_WRITE", call, i, a))
 			}
 		}
 	}
 	if desc.option_count > 0 && desc.options == nil {
-		return nil, argError(call + ": desc.options is NULL but option_count is not 0")
+		return nil, nil, argError(call + ": desc.options is NULL but option_count is not 0")
 	}
 	var opts []string
 	if desc.option_count > 0 {
 		for i, o := range unsafe.Slice(desc.options, int(desc.option_count)) {
 			if o == nil {
-				return nil, argError(fmt.Sprintf("%s: desc.options[%d] is NULL", call, i))
+				return nil, nil, argError(fmt.Sprintf("%s: desc.options[%d] is NULL", call, i))
 			}
 			opts = append(opts, C.GoString(o))
 		}
 	}
 	block := hipsys.Dim3{X: uint32(desc.block[0]), Y: uint32(desc.block[1]), Z: uint32(desc.block[2])}
-	k := server.NewKernel(source, entry, block, io, opts...)
-	k.SharedMem = uint32(desc.shared_mem)
-	return k, nil
+	k := server.DefineKernel(source, entry, server.Block(block), server.IO(io...),
+		server.SharedMem(uint32(desc.shared_mem)), server.CompilerOptions(opts...))
+	return k, io, nil
 }
 
 //export cubehip_kernel_compile

@@ -22,23 +22,21 @@ const maxArgs = 4096
 // launchScratch is one launch's converted arguments, reused through a pool so a steady
 // stream of launches allocates nothing.
 type launchScratch struct {
-	args server.Args
-	info []uint64
+	args []server.Arg
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(launchScratch) }}
 
 func (s *launchScratch) reset() {
-	clear(s.args.Buffers)
-	s.args.Buffers = s.args.Buffers[:0]
-	s.args.Scalars = s.args.Scalars[:0]
-	s.args.Info = nil
-	s.args.HasInfo = false
-	s.info = s.info[:0]
+	clear(s.args) // drop the buffers' references
+	s.args = s.args[:0]
 }
 
-// convert reads the host's arguments into s.
-func (s *launchScratch) convert(dev *device, args *C.capi_carg, n C.size_t) error {
+// convert reads the host's arguments, in the kernel's declared order, into s. The
+// Device checks them against the kernel's parameters; here only what C can get wrong
+// and Go cannot: kinds that are no kind, values that do not fit their type, NULLs,
+// handles that name nothing, and accesses that contradict the kernel's declaration.
+func (s *launchScratch) convert(k *kernel, args *C.capi_carg, n C.size_t) error {
 	if n > 0 && args == nil {
 		return argError("args is NULL but arg_count is not 0")
 	}
@@ -48,13 +46,12 @@ func (s *launchScratch) convert(dev *device, args *C.capi_carg, n C.size_t) erro
 	if n == 0 {
 		return nil
 	}
-	phase := 0 // 0 buffers, 1 scalars, 2 info: the order the Device takes today
+	nbuf := 0
 	for i, a := range unsafe.Slice((*C.cubehip_arg)(unsafe.Pointer(args)), int(n)) {
 		v := unsafe.Pointer(&a.v)
-		var want int
+		var arg server.Arg
 		switch a.kind {
 		case C.CUBEHIP_ARG_BUFFER:
-			want = 0
 			ba := (*struct {
 				buffer C.cubehip_buffer
 				offset C.uint64_t
@@ -63,41 +60,83 @@ func (s *launchScratch) convert(dev *device, args *C.capi_carg, n C.size_t) erro
 			if err != nil {
 				return fmt.Errorf("argument %d: %w", i, err)
 			}
-			if b.dev != dev {
+			if b.dev != k.dev {
 				return argError(fmt.Sprintf("argument %d: buffer %s belongs to another device", i, hex(uint64(ba.buffer.id))))
 			}
-			if ba.offset != 0 {
-				return argError(fmt.Sprintf("argument %d: a buffer at an offset needs buffer views", i))
+			if a.access != C.CUBEHIP_ACCESS_DEFAULT {
+				if nbuf >= len(k.io) || int32(a.access) != int32(k.io[nbuf]) {
+					return argError(fmt.Sprintf("argument %d: access %d, where the kernel declares %s", i, a.access, declared(k.io, nbuf)))
+				}
 			}
-			s.args.Buffers = append(s.args.Buffers, b.b)
-		case C.CUBEHIP_ARG_I32:
-			want = 1
+			nbuf++
+			size, off := b.b.Size(), uint64(ba.offset)
+			if off == 0 {
+				arg = b.b.Arg()
+			} else {
+				if off > size {
+					return argError(fmt.Sprintf("argument %d: offset %d is past the buffer's %d bytes", i, off, size))
+				}
+				arg = b.b.View(off, size-off).Arg()
+			}
+		case C.CUBEHIP_ARG_I8, C.CUBEHIP_ARG_I16, C.CUBEHIP_ARG_I32:
 			x := *(*int64)(v)
-			if x < math.MinInt32 || x > math.MaxInt32 {
-				return argError(fmt.Sprintf("argument %d: %d does not fit an int32", i, x))
+			lo, hi, ok := signedRange(a.kind)
+			if !ok || x < lo || x > hi {
+				return argError(fmt.Sprintf("argument %d: %d does not fit its type (kind %d)", i, x, a.kind))
 			}
-			s.args.Scalars = append(s.args.Scalars, server.I32(int32(x)))
-		case C.CUBEHIP_ARG_U32:
-			want = 1
+			switch a.kind {
+			case C.CUBEHIP_ARG_I8:
+				arg = server.I8(int8(x))
+			case C.CUBEHIP_ARG_I16:
+				arg = server.I16(int16(x))
+			default:
+				arg = server.I32(int32(x))
+			}
+		case C.CUBEHIP_ARG_U8, C.CUBEHIP_ARG_U16, C.CUBEHIP_ARG_U32:
 			x := *(*uint64)(v)
-			if x > math.MaxUint32 {
-				return argError(fmt.Sprintf("argument %d: %d does not fit a uint32", i, x))
+			hi := uint64(math.MaxUint32)
+			switch a.kind {
+			case C.CUBEHIP_ARG_U8:
+				hi = math.MaxUint8
+			case C.CUBEHIP_ARG_U16:
+				hi = math.MaxUint16
 			}
-			s.args.Scalars = append(s.args.Scalars, server.U32(uint32(x)))
+			if x > hi {
+				return argError(fmt.Sprintf("argument %d: %d does not fit its type (kind %d)", i, x, a.kind))
+			}
+			switch a.kind {
+			case C.CUBEHIP_ARG_U8:
+				arg = server.U8(uint8(x))
+			case C.CUBEHIP_ARG_U16:
+				arg = server.U16(uint16(x))
+			default:
+				arg = server.U32(uint32(x))
+			}
 		case C.CUBEHIP_ARG_I64:
-			want = 1
-			s.args.Scalars = append(s.args.Scalars, server.I64(*(*int64)(v)))
+			arg = server.I64(*(*int64)(v))
 		case C.CUBEHIP_ARG_U64:
-			want = 1
-			s.args.Scalars = append(s.args.Scalars, server.U64(*(*uint64)(v)))
+			arg = server.U64(*(*uint64)(v))
 		case C.CUBEHIP_ARG_F32:
-			want = 1
-			s.args.Scalars = append(s.args.Scalars, server.F32(*(*float32)(v)))
+			arg = server.F32(*(*float32)(v))
 		case C.CUBEHIP_ARG_F64:
-			want = 1
-			s.args.Scalars = append(s.args.Scalars, server.F64(*(*float64)(v)))
+			arg = server.F64(*(*float64)(v))
+		case C.CUBEHIP_ARG_BYTES:
+			ba := (*struct {
+				data        unsafe.Pointer
+				size, align C.uint32_t
+			})(v)
+			if ba.size == 0 || ba.size > 4096 {
+				return argError(fmt.Sprintf("argument %d: a struct of %d bytes (1 to 4096)", i, ba.size))
+			}
+			if ba.data == nil {
+				return argError(fmt.Sprintf("argument %d: struct bytes are NULL", i))
+			}
+			if ba.align == 0 || ba.align > 256 || ba.align&(ba.align-1) != 0 {
+				return argError(fmt.Sprintf("argument %d: alignment %d is not a power of two up to 256", i, ba.align))
+			}
+			// The Device reads the bytes during the call only.
+			arg = server.Struct(unsafe.Slice((*byte)(ba.data), int(ba.size)), int(ba.align))
 		case C.CUBEHIP_ARG_INFO:
-			want = 2
 			ia := (*struct {
 				words *C.uint64_t
 				count C.size_t
@@ -108,21 +147,36 @@ func (s *launchScratch) convert(dev *device, args *C.capi_carg, n C.size_t) erro
 			if ia.count > 1<<20 {
 				return argError(fmt.Sprintf("argument %d: %d info words", i, uint64(ia.count)))
 			}
+			var words []uint64
 			if ia.count > 0 {
-				s.info = append(s.info, unsafe.Slice((*uint64)(unsafe.Pointer(ia.words)), int(ia.count))...)
+				words = unsafe.Slice((*uint64)(unsafe.Pointer(ia.words)), int(ia.count))
 			}
-			s.args.Info, s.args.HasInfo = s.info, true
-		case C.CUBEHIP_ARG_I8, C.CUBEHIP_ARG_U8, C.CUBEHIP_ARG_I16, C.CUBEHIP_ARG_U16, C.CUBEHIP_ARG_BYTES:
-			return argError(fmt.Sprintf("argument %d: kind %d is not supported by this library yet", i, a.kind))
+			arg = server.Info(words...)
 		default:
 			return argError(fmt.Sprintf("argument %d: kind %d is no cubehip_arg_kind", i, a.kind))
 		}
-		if want < phase {
-			return argError(fmt.Sprintf("argument %d: this library takes buffers, then scalars, then the info words", i))
-		}
-		phase = want
+		s.args = append(s.args, arg)
 	}
 	return nil
+}
+
+func signedRange(kind C.int32_t) (lo, hi int64, ok bool) {
+	switch kind {
+	case C.CUBEHIP_ARG_I8:
+		return math.MinInt8, math.MaxInt8, true
+	case C.CUBEHIP_ARG_I16:
+		return math.MinInt16, math.MaxInt16, true
+	case C.CUBEHIP_ARG_I32:
+		return math.MinInt32, math.MaxInt32, true
+	}
+	return 0, 0, false
+}
+
+func declared(io []server.Access, i int) string {
+	if i >= len(io) {
+		return "no more buffers"
+	}
+	return fmt.Sprintf("access %d for buffer %d", io[i], i)
 }
 
 func launch(h C.cubehip_kernel, stream C.uint64_t, grid *C.capi_cu32, count C.cubehip_buffer, dynamic bool, args *C.capi_carg, n C.size_t) C.cubehip_status {
@@ -135,8 +189,8 @@ func launch(h C.cubehip_kernel, stream C.uint64_t, grid *C.capi_cu32, count C.cu
 		s.reset()
 		scratchPool.Put(s)
 	}()
-	if err := s.convert(k.dev, args, n); err != nil {
-		return fail(fmt.Errorf("cubehip_launch %q: %w", k.k.Entry, err))
+	if err := s.convert(k, args, n); err != nil {
+		return fail(fmt.Errorf("cubehip_launch %q: %w", k.entry, err))
 	}
 	st := k.dev.d.On(server.StreamID(stream))
 	if dynamic {
@@ -144,13 +198,13 @@ func launch(h C.cubehip_kernel, stream C.uint64_t, grid *C.capi_cu32, count C.cu
 		if err != nil {
 			return fail(err)
 		}
-		return result(st.LaunchDynamic(k.k, cb.b, s.args))
+		return result(st.CallDynamic(k.k, cb.b, s.args...))
 	}
 	if grid == nil {
 		return fail(argError("cubehip_launch: grid is NULL"))
 	}
 	g := unsafe.Slice((*uint32)(unsafe.Pointer(grid)), 3)
-	return result(st.Launch(k.k, hipsys.Dim3{X: g[0], Y: g[1], Z: g[2]}, s.args))
+	return result(st.Call(k.k, hipsys.Dim3{X: g[0], Y: g[1], Z: g[2]}, s.args...))
 }
 
 //export cubehip_launch

@@ -18,10 +18,12 @@ type (
 		b   *server.Buffer
 	}
 	kernel struct {
-		dev *device
-		k   *server.Kernel
-		mu  sync.Mutex
-		log string // the compiler's log of the last failed compile
+		dev   *device
+		k     *server.Kernel
+		io    []server.Access // the access of each buffer parameter, as the host declared it
+		entry string
+		mu    sync.Mutex
+		log   string // the compiler's log of the last failed compile
 	}
 	graph struct {
 		dev *device

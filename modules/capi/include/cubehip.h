@@ -168,8 +168,9 @@ cubehip_status cubehip_device_close(cubehip_device device);
 /* The properties of an open device. */
 cubehip_status cubehip_device_get_properties(cubehip_device device, cubehip_device_props* props);
 
-/* Waits for every piece of work queued on the stream. A failure carried by a buffer
- * that the stream's work wrote is returned. */
+/* Waits for every piece of work queued on the stream so far. A device fault the work
+ * ran into is returned; a failure carried by a buffer is returned by that buffer's
+ * read, check or sync (cubehip_buffer_sync), not here. */
 cubehip_status cubehip_device_sync(cubehip_device device, uint64_t stream);
 
 /* ---- buffers ------------------------------------------------------------------------ */
@@ -256,17 +257,17 @@ typedef enum cubehip_arg_kind {
 	CUBEHIP_ARG_F32,
 	CUBEHIP_ARG_F64,
 	CUBEHIP_ARG_BYTES, /* a by-value struct: bytes.data, bytes.size at bytes.align */
-	CUBEHIP_ARG_INFO   /* CubeCL's info words (u64), uploaded once per content, passed as a pointer */
+	CUBEHIP_ARG_INFO   /* CubeCL's info words (u64), uploaded once per content, passed as a pointer: the last argument */
 } cubehip_arg_kind;
 
 /* One kernel argument, in the kernel's declared order. */
 typedef struct cubehip_arg {
 	int32_t kind;   /* a cubehip_arg_kind */
-	int32_t access; /* CUBEHIP_ARG_BUFFER: a cubehip_access */
+	int32_t access; /* CUBEHIP_ARG_BUFFER: DEFAULT, or the kernel's declared access, restated */
 	union {
 		struct {
 			cubehip_buffer buffer;
-			uint64_t offset; /* bytes into the buffer */
+			uint64_t offset; /* bytes into the buffer: the kernel gets a pointer to that byte */
 		} buffer;
 		int64_t i64; /* I8 through I64 */
 		uint64_t u64; /* U8 through U64 */
@@ -284,9 +285,15 @@ typedef struct cubehip_arg {
 } cubehip_arg;
 
 /* Queues the kernel on the stream over grid[0] x grid[1] x grid[2] blocks, with the
- * arguments in the kernel's declared order. A malformed launch (a wrong argument count
- * or kind, an invalid handle, a block over the device's limits) is an error here and
- * queues nothing. A failure of the work itself is carried by the buffers it writes. */
+ * arguments in the kernel's declared order (scalars first, last or between buffers, as
+ * the kernel declares them). The buffers, in the order they appear, take the accesses
+ * of the kernel's desc.access. A malformed launch is CUBEHIP_ERROR_INVALID_ARGUMENT (or
+ * INVALID_HANDLE) here, queues nothing and changes no buffer: a wrong argument count, a
+ * scalar whose width is not the parameter's or a buffer where the kernel takes a value
+ * (where the platform lists the compiled kernel's parameters: the cpu device, AMD, and
+ * NVIDIA drivers from CUDA 12.4), a value that does not fit its kind, a block, grid or
+ * shared memory over the device's limits. The message names the argument. A failure of
+ * the work itself is carried by the buffers it writes. */
 cubehip_status cubehip_launch(cubehip_kernel kernel, uint64_t stream, const uint32_t grid[3], const cubehip_arg* args,
 	size_t arg_count);
 

@@ -6,7 +6,7 @@
 //   auto x = dev.alloc(n * sizeof(float));
 //   x.write(host.data(), n * sizeof(float));
 //   cubehip::kernel k(dev, source, "saxpy", {256, 1, 1}, {CUBEHIP_ACCESS_READ, CUBEHIP_ACCESS_READ_WRITE});
-//   k.launch({blocks, 1, 1}, {cubehip::arg(x), cubehip::arg(y), cubehip::arg(2.0f), cubehip::arg(n)});
+//   k.launch({blocks, 1, 1}, {cubehip::arg(n), cubehip::arg(2.0f), cubehip::arg(x), cubehip::arg(y)});
 //   y.read(host.data(), n * sizeof(float));            // throws the failure y carries, if any
 #ifndef CUBEHIP_HPP
 #define CUBEHIP_HPP

@@ -237,10 +237,8 @@ static void test_launches(cubehip_device dev) {
 	notbuf[0].v.buffer.buffer.id = fill.id; /* a kernel's id where a buffer belongs */
 	STATUS(cubehip_launch(fill, 0, g, notbuf, 3), CUBEHIP_ERROR_INVALID_HANDLE);
 	STATUS(cubehip_launch(fill, 0, g, fa, 5000), CUBEHIP_ERROR_INVALID_ARGUMENT);
-#if CUBEHIP_ARGS_CHECKED
 	cubehip_arg twobufs[] = {buf_arg(a), buf_arg(b), u32_arg(N)};
 	STATUS(cubehip_launch(fill, 0, g, twobufs, 3), CUBEHIP_ERROR_INVALID_ARGUMENT); /* fill declares one buffer */
-#endif
 	/* Nothing above touched a. */
 	OK(cubehip_buffer_read(a, 0, 0, out, sizeof out));
 	EXPECT(out[5] == 105, "a untouched: %u", out[5]);
@@ -394,6 +392,89 @@ static void test_threads(cubehip_device dev) {
 	OK(cubehip_kernel_destroy(fill));
 }
 
+/* Arguments in the kernel's declared order: scalars first, in the middle and last; every
+ * scalar width; a struct by value; buffers at an offset; reads and writes at an offset. */
+static const char* order_src =
+	"struct pair { char c; double d; };\n"
+	"extern \"C\" __global__ void mixed(int n, signed char a, const unsigned* in, short b, pair p,\n"
+	"    unsigned char c, unsigned short d, unsigned* out, long long e, float f, double g) {\n"
+	"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"  if (i < n) out[i] = in[i] + a + b + c + d + (unsigned)e + (unsigned)f + (unsigned)g + p.c + (unsigned)p.d;\n"
+	"}\n";
+
+static void test_argument_order(cubehip_device dev) {
+	enum { N = 100 };
+	const cubehip_access acc[] = {CUBEHIP_ACCESS_READ, CUBEHIP_ACCESS_WRITE};
+	cubehip_kernel k = make_kernel(dev, order_src, "mixed", acc, 2);
+	OK(cubehip_kernel_compile(k));
+	cubehip_buffer in, out;
+	OK(cubehip_buffer_alloc(dev, 0, (N + 8) * 4, &in));
+	OK(cubehip_buffer_alloc(dev, 0, N * 4, &out));
+	uint32_t host[N + 8];
+	for (int i = 0; i < N + 8; i++) host[i] = (uint32_t)i;
+	OK(cubehip_buffer_write(in, 0, 0, host, sizeof host));
+	struct pair {
+		char c;
+		double d;
+	} p = {3, 4.0};
+	cubehip_arg a[11] = {0};
+	a[0].kind = CUBEHIP_ARG_I32, a[0].v.i64 = N;
+	a[1].kind = CUBEHIP_ARG_I8, a[1].v.i64 = -1;
+	a[2] = buf_arg(in);
+	a[2].v.buffer.offset = 8 * 4; /* the kernel sees in + 8 */
+	a[3].kind = CUBEHIP_ARG_I16, a[3].v.i64 = 2;
+	a[4].kind = CUBEHIP_ARG_BYTES, a[4].v.bytes.data = &p, a[4].v.bytes.size = sizeof p, a[4].v.bytes.align = 8;
+	a[5].kind = CUBEHIP_ARG_U8, a[5].v.u64 = 5;
+	a[6].kind = CUBEHIP_ARG_U16, a[6].v.u64 = 6;
+	a[7] = buf_arg(out);
+	a[8].kind = CUBEHIP_ARG_I64, a[8].v.i64 = 7;
+	a[9].kind = CUBEHIP_ARG_F32, a[9].v.f32 = 8.0f;
+	a[10].kind = CUBEHIP_ARG_F64, a[10].v.f64 = 9.0;
+	const uint32_t g[3] = {(N + 63) / 64, 1, 1};
+	OK(cubehip_launch(k, 0, g, a, 11));
+	uint32_t got[N];
+	OK(cubehip_buffer_read(out, 0, 0, got, sizeof got));
+	for (int i = 0; i < N; i++)
+		EXPECT(got[i] == (uint32_t)(i + 8) - 1 + 2 + 5 + 6 + 7 + 8 + 9 + 3 + 4, "mixed out[%d] = %u", i, got[i]);
+
+	/* Each kind of mismatch is refused at the call, naming the argument, and changes nothing. */
+	cubehip_arg bad[11];
+	memcpy(bad, a, sizeof a);
+	bad[0].kind = CUBEHIP_ARG_I64; /* int given 8 bytes */
+	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	EXPECT(strstr(cubehip_last_error(), "argument 0") != NULL, "names the argument: %s", cubehip_last_error());
+	STATUS(cubehip_launch(k, 0, g, a, 10), CUBEHIP_ERROR_INVALID_ARGUMENT); /* one missing */
+	memcpy(bad, a, sizeof a);
+	bad[2] = bad[0]; /* a scalar where a buffer belongs */
+	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	memcpy(bad, a, sizeof a);
+	bad[7].access = CUBEHIP_ACCESS_READ; /* the kernel declares out WRITE */
+	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	memcpy(bad, a, sizeof a);
+	bad[1].v.i64 = 300; /* does not fit a signed char */
+	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	memcpy(bad, a, sizeof a);
+	bad[4].v.bytes.align = 3;
+	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	memcpy(bad, a, sizeof a);
+	bad[4].v.bytes.data = NULL;
+	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	OK(cubehip_buffer_check(out));
+	OK(cubehip_buffer_read(out, 0, 0, got, sizeof got));
+	EXPECT(got[0] == 8u - 1 + 2 + 5 + 6 + 7 + 8 + 9 + 3 + 4, "out untouched by the refused launches: %u", got[0]);
+
+	/* Reads and writes at an offset. */
+	uint32_t four[4] = {90, 91, 92, 93}, back[4];
+	OK(cubehip_buffer_write(out, 0, 16, four, sizeof four));
+	OK(cubehip_buffer_read(out, 0, 12, back, sizeof back));
+	EXPECT(back[0] == got[3] && back[1] == 90 && back[3] == 92, "offset round trip %u %u %u", back[0], back[1], back[3]);
+	STATUS(cubehip_buffer_read(out, 0, N * 4 - 8, back, sizeof back), CUBEHIP_ERROR_INVALID_ARGUMENT);
+
+	OK(cubehip_buffer_release(in));
+	OK(cubehip_buffer_release(out));
+	OK(cubehip_kernel_destroy(k));
+}
+
 int main(void) {
 	platform = getenv("CUBEHIP_PLATFORM");
 	if (platform == NULL || platform[0] == 0) platform = "cpu";
@@ -404,6 +485,7 @@ int main(void) {
 	test_buffers(dev);
 	test_kernels(dev);
 	test_launches(dev);
+	test_argument_order(dev);
 	test_graphs_profiles_memory(dev);
 	test_threads(dev);
 	OK(cubehip_device_close(dev));

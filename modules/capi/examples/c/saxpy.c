@@ -21,7 +21,7 @@
 
 static const char* source =
 	"#include <hip/hip_runtime.h>\n"
-	"extern \"C\" __global__ void saxpy(const float* x, float* y, float a, unsigned n) {\n"
+	"extern \"C\" __global__ void saxpy(unsigned n, float a, const float* x, float* y) {\n"
 	"  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
 	"  if (i < n) y[i] = a * x[i] + y[i];\n"
 	"}\n";
@@ -68,11 +68,12 @@ int main(void) {
 	}
 	CHECK(s);
 
+	/* In the kernel's order: scalars first, as most HIP code declares them. */
 	cubehip_arg args[4] = {
+		{.kind = CUBEHIP_ARG_U32, .v.u64 = N},
+		{.kind = CUBEHIP_ARG_F32, .v.f32 = 2.0f},
 		{.kind = CUBEHIP_ARG_BUFFER, .v.buffer = {bx, 0}},
 		{.kind = CUBEHIP_ARG_BUFFER, .v.buffer = {by, 0}},
-		{.kind = CUBEHIP_ARG_F32, .v.f32 = 2.0f},
-		{.kind = CUBEHIP_ARG_U32, .v.u64 = N},
 	};
 	const uint32_t grid[3] = {(N + BLOCK - 1) / BLOCK, 1, 1};
 	CHECK(cubehip_launch(k, 0, grid, args, 4));

@@ -9,7 +9,7 @@
 
 static const char* source = R"(
 #include <hip/hip_runtime.h>
-extern "C" __global__ void saxpy(const float* x, float* y, float a, unsigned n) {
+extern "C" __global__ void saxpy(unsigned n, float a, const float* x, float* y) {
 	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) y[i] = a * x[i] + y[i];
 }
@@ -30,7 +30,7 @@ int main() {
 		by.write(y);
 
 		cubehip::kernel k(dev, source, "saxpy", {256}, {CUBEHIP_ACCESS_READ, CUBEHIP_ACCESS_READ_WRITE});
-		k.launch({(n + 255) / 256, 1, 1}, {cubehip::arg(bx), cubehip::arg(by), cubehip::arg(2.0f), cubehip::arg(n)});
+		k.launch({(n + 255) / 256, 1, 1}, {cubehip::arg(n), cubehip::arg(2.0f), cubehip::arg(bx), cubehip::arg(by)});
 		y = by.read<float>();
 		for (unsigned i = 0; i < n; i++)
 			if (y[i] != 2.0f * float(i) + 1.0f) {
