@@ -88,6 +88,17 @@ def test_a_good_launch_after_a_compile_fix(dev, broken):
     out = dev.zeros(4, np.int32)
     launch(broken, dev.zeros(4, np.int32), out)
     fixed = cubehip.Kernel(BROKEN.replace("broken", "fixed").replace("undeclared_name", "in[0] + 1"), "fixed",
-                           block=1, device=dev)
-    fixed(1, dev.array(np.full(4, 41, np.int32)), out)  # its write of out heals it
+                           block=1, device=dev, io=("r", "w"))
+    fixed(1, dev.array(np.full(4, 41, np.int32)), out)  # a kernel that only writes out heals it
     assert out.get()[0] == 42
+
+
+def test_a_read_write_output_carries_its_failure_on(dev, broken):
+    # A kernel that reads what it writes (the default for a non-const pointer) cannot heal
+    # a buffer that carries a failure: it would compute from bytes nothing wrote.
+    out = dev.zeros(4, np.int32)
+    launch(broken, dev.zeros(4, np.int32), out)
+    inplace = cubehip.Kernel('extern "C" __global__ void inc(int* out) { out[0] += 1; }', "inc", block=1, device=dev)
+    inplace(1, out)
+    with pytest.raises(cubehip.CarriedFailure):
+        out.get()
