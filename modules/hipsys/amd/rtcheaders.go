@@ -52,6 +52,8 @@ func (l *library) rtcProgram(source string, user []hipsys.Header) (string, []hip
 		}
 		ours["hip/hip_cooperative_groups.h"] = embedded("hip_cooperative_groups.h")
 		ours["type_traits"] = embedded("type_traits")
+		ours["stdint.h"] = embedded("stdint.h")
+		ours["cstdint"] = embedded("cstdint")
 	}
 	headers := append([]hipsys.Header{}, user...)
 	taken := map[string]bool{}

@@ -117,6 +117,33 @@ const typeTraitsHeader = `#pragma once
 namespace std { using namespace ::cuda::std; }
 `
 
+// stdintHeader answers #include <stdint.h>, which HIP code takes for granted and NVRTC
+// does not have: the fixed-width types come with hip_runtime.h (above), the limits here.
+const stdintHeader = `#pragma once
+#include <hip/hip_runtime.h>
+#define INT8_MIN (-128)
+#define INT16_MIN (-32767 - 1)
+#define INT32_MIN (-2147483647 - 1)
+#define INT64_MIN (-9223372036854775807LL - 1)
+#define INT8_MAX 127
+#define INT16_MAX 32767
+#define INT32_MAX 2147483647
+#define INT64_MAX 9223372036854775807LL
+#define UINT8_MAX 255
+#define UINT16_MAX 65535
+#define UINT32_MAX 4294967295U
+#define UINT64_MAX 18446744073709551615ULL
+`
+
+// cstdintHeader is <cstdint>: <stdint.h>'s names, also in std.
+const cstdintHeader = `#pragma once
+#include <stdint.h>
+namespace std {
+using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t;
+using ::uint8_t; using ::uint16_t; using ::uint32_t; using ::uint64_t;
+}
+`
+
 // builtinHeaders are the in-memory HIP headers, in the order NVRTC is given them.
 var builtinHeaders = []hipsys.Header{
 	{Name: "hip/hip_runtime.h", Source: hipRuntimeHeader},
@@ -130,6 +157,8 @@ var builtinHeaders = []hipsys.Header{
 	{Name: "hip/device_functions.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
 	{Name: "hip/hip_common.h", Source: "#pragma once\n#include <hip/hip_runtime.h>\n"},
 	{Name: "type_traits", Source: typeTraitsHeader},
+	{Name: "stdint.h", Source: stdintHeader},
+	{Name: "cstdint", Source: cstdintHeader},
 }
 
 // programHeaders is the caller's headers followed by the built-in ones it does not

@@ -3,6 +3,7 @@
 // type than the counter (atomicAdd(unsigned*, int)); the stats kernel uses the rest of
 // the overloads.
 #include <hip/hip_runtime.h>
+#include <stdint.h>
 
 extern "C" __global__ void histogram256(const unsigned char* data, int n, unsigned int* bins) {
 	__shared__ unsigned int local[256];
