@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys/paired"
 )
 
 // BenchmarkABI prices the C ABI: each call made by a C thread through libcubehip's
@@ -30,39 +31,25 @@ func BenchmarkABI(b *testing.B) {
 				require.NoError(b, err)
 				_, err = benchGo(op, dev, buf, k, 200)
 				require.NoError(b, err)
-				var diffs, ratios, cs, gos []float64
-				for r := range rounds {
-					var c, g time.Duration
-					if r%2 == 0 {
-						c, err = benchC(op, dev, buf, k, n)
-						require.NoError(b, err)
-						g, err = benchGo(op, dev, buf, k, n)
-					} else {
-						g, err = benchGo(op, dev, buf, k, n)
-						require.NoError(b, err)
-						c, err = benchC(op, dev, buf, k, n)
+				side := func(f func(benchOp, uint64, uint64, uint64, int) (time.Duration, error)) paired.Side {
+					return func() (float64, error) {
+						d, err := f(op, dev, buf, k, n)
+						return float64(d), err
 					}
-					require.NoError(b, err)
-					diffs = append(diffs, float64(c-g))
-					ratios = append(ratios, float64(c)/float64(g))
-					cs, gos = append(cs, float64(c)), append(gos, float64(g))
 				}
-				b.ReportMetric(median(diffs), "crossing-ns")
-				b.ReportMetric(median(ratios), "ratio")
-				b.ReportMetric(median(cs)/1e3, "c-µs")
-				b.ReportMetric(median(gos)/1e3, "go-µs")
+				res, err := paired.Run(rounds, side(benchC), side(benchGo))
+				require.NoError(b, err)
+				diffs := make([]float64, len(res.A))
+				for i := range diffs {
+					diffs[i] = res.A[i] - res.B[i]
+				}
+				b.ReportMetric(paired.Of(diffs).Median, "crossing-ns")
+				b.ReportMetric(res.Ratio().Median, "ratio")
+				b.ReportMetric(paired.Of(res.A).Median/1e3, "c-µs")
+				b.ReportMetric(paired.Of(res.B).Median/1e3, "go-µs")
 			}
 		})
 	}
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // TestLaunchAllocatesNothing: a launch through the ABI allocates nothing in steady state

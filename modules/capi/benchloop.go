@@ -66,7 +66,7 @@ func benchGo(op benchOp, dev, buf, kern uint64, n int) (time.Duration, error) {
 		return 0, err
 	}
 	s := d.d.On(0)
-	one := server.Args{Buffers: []*server.Buffer{b.b}}
+	one := b.b.Arg()
 	var word [4]byte
 	grid := hipsys.Dim3{X: 1, Y: 1, Z: 1}
 	t0 := time.Now()
@@ -77,9 +77,9 @@ func benchGo(op benchOp, dev, buf, kern uint64, n int) (time.Duration, error) {
 		case benchCheck:
 			err = s.Check(b.b)
 		case benchLaunch:
-			err = s.Launch(k.k, grid, one)
+			err = s.Call(k.k, grid, one)
 		case benchLaunchSync:
-			if err = s.Launch(k.k, grid, one); err == nil {
+			if err = s.Call(k.k, grid, one); err == nil {
 				err = s.Sync()
 			}
 		case benchRead4:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/nvidia/rawdriver"
+	"github.com/cubehip/cubehip/modules/hipsys/paired"
 )
 
 const emptyKernel = `extern "C" __global__ void empty() {}`
@@ -98,25 +99,17 @@ func BenchmarkABIvsDriver(b *testing.B) {
 				require.NoError(b, err)
 				_, err = pr.driver(pr.n)
 				require.NoError(b, err)
-				var xs, as, ds []float64
-				for r := range 51 {
-					var a, d time.Duration
-					if r%2 == 0 {
-						a, err = pr.abi(pr.n)
-						require.NoError(b, err)
-						d, err = pr.driver(pr.n)
-					} else {
-						d, err = pr.driver(pr.n)
-						require.NoError(b, err)
-						a, err = pr.abi(pr.n)
+				side := func(f func(n int) (time.Duration, error)) paired.Side {
+					return func() (float64, error) {
+						d, err := f(pr.n)
+						return float64(d), err
 					}
-					require.NoError(b, err)
-					xs = append(xs, float64(a)/float64(d))
-					as, ds = append(as, float64(a)), append(ds, float64(d))
 				}
-				b.ReportMetric(median(xs), "x")
-				b.ReportMetric(median(as)/1e3, "abi-µs")
-				b.ReportMetric(median(ds)/1e3, "driver-µs")
+				res, err := paired.Run(51, side(pr.abi), side(pr.driver))
+				require.NoError(b, err)
+				b.ReportMetric(res.Ratio().Median, "x")
+				b.ReportMetric(paired.Of(res.A).Median/1e3, "abi-µs")
+				b.ReportMetric(paired.Of(res.B).Median/1e3, "driver-µs")
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"log/slog"
-	"slices"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/nvidia/rawdriver"
+	"github.com/cubehip/cubehip/modules/hipsys/paired"
 	"github.com/cubehip/cubehip/modules/server"
 )
 
@@ -415,26 +415,16 @@ func BenchmarkLayers(b *testing.B) {
 	}
 	const rounds = 101
 	for _, pr := range pairs {
-		var dev, raw, ratio []float64
-		for r := range rounds {
-			var dt, rt float64
-			if r%2 == 0 {
-				rt = run(pr.n, pr.raw)
-				dt = run(pr.n, pr.device)
-			} else {
-				dt = run(pr.n, pr.device)
-				rt = run(pr.n, pr.raw)
-			}
-			dev, raw, ratio = append(dev, dt), append(raw, rt), append(ratio, dt/rt)
-		}
-		for _, v := range [][]float64{dev, raw, ratio} {
-			slices.Sort(v)
-		}
-		b.ReportMetric(dev[rounds/2], "µs/"+pr.name+"-device")
-		b.ReportMetric(raw[rounds/2], "µs/"+pr.name+"-hipsys")
-		b.ReportMetric(ratio[rounds/2], pr.name+"-x")
-		b.ReportMetric(ratio[rounds/4], pr.name+"-x-q1")
-		b.ReportMetric(ratio[3*rounds/4], pr.name+"-x-q3")
+		res, err := paired.Run(rounds,
+			func() (float64, error) { return run(pr.n, pr.device), nil },
+			func() (float64, error) { return run(pr.n, pr.raw), nil })
+		require.NoError(b, err)
+		x := res.Ratio()
+		b.ReportMetric(paired.Of(res.A).Median, "µs/"+pr.name+"-device")
+		b.ReportMetric(paired.Of(res.B).Median, "µs/"+pr.name+"-hipsys")
+		b.ReportMetric(x.Median, pr.name+"-x")
+		b.ReportMetric(x.Q1, pr.name+"-x-q1")
+		b.ReportMetric(x.Q3, pr.name+"-x-q3")
 	}
 }
 

@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/nvidia/rawdriver"
+	"github.com/cubehip/cubehip/modules/hipsys/paired"
 	"github.com/cubehip/cubehip/modules/server"
 )
 
@@ -63,48 +63,21 @@ func (b *bencher) paired(what string, n int, dev, raw func(i int) error) (d, r, 
 	// gave medians from -13% to +26% where 101 gave 0.99 to 1.04.
 	const rounds = 101
 	fmt.Fprintf(b.out, "  %-36s", what)
-	block := func(f func(int) error) (float64, error) {
-		t := time.Now()
-		for i := range n {
-			if err := f(i); err != nil {
-				return 0, err
-			}
-		}
-		return float64(time.Since(t).Nanoseconds()) / float64(n) / 1e3, nil
-	}
-	var ds, rs, xs []float64
-	for round := range rounds {
-		first, second := raw, dev
-		if round%2 == 1 {
-			first, second = dev, raw
-		}
-		a, err := block(first)
-		if err != nil {
-			fmt.Fprintln(b.out)
-			return 0, 0, 0, err
-		}
-		c, err := block(second)
-		if err != nil {
-			fmt.Fprintln(b.out)
-			return 0, 0, 0, err
-		}
-		if round%2 == 1 {
-			a, c = c, a
-		}
-		rs, ds, xs = append(rs, a), append(ds, c), append(xs, c/a)
-		if round%15 == 14 {
-			fmt.Fprint(b.out, ".")
+	// Each block calls f with 0..n-1, as a loop over a block's calls would.
+	side := func(f func(int) error) paired.Side {
+		return func() (float64, error) {
+			i := 0
+			return paired.Block(n, func() error { err := f(i); i++; return err }, nil)()
 		}
 	}
-	d, r, ratio = median(ds), median(rs), median(xs)
+	res, err := paired.Run(rounds, side(dev), side(raw))
+	if err != nil {
+		fmt.Fprintln(b.out)
+		return 0, 0, 0, err
+	}
+	d, r, ratio = paired.Of(res.A).Median, paired.Of(res.B).Median, res.Ratio().Median
 	fmt.Fprintf(b.out, " %8.3f µs against %.3f, x%.3f\n", d, r, ratio)
 	return d, r, ratio, nil
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func (b *bencher) measure() ([]figure, error) {
