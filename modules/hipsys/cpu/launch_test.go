@@ -27,20 +27,13 @@ extern "C" __global__ void slow_write(unsigned* out, unsigned long long iters, u
 }
 `
 
-// loadKernels compiles kernelSource and returns its functions, skipping the test when
-// package jit cannot compile yet (its placeholder says so).
+// loadKernels compiles kernelSource and returns its functions.
 func loadKernels(t testing.TB, p *Platform) (fill, empty hipsys.Function) {
 	t.Helper()
 	prog, err := p.RTCCreateProgram(kernelSource, "kernels.hip", nil)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, p.RTCDestroyProgram(prog)) }()
-	if err := p.RTCCompileProgram(prog, []string{"-O2"}); err != nil {
-		var he *hipsys.Error
-		if errors.As(err, &he) && he.RTCStatus == hipsys.RTCErrorInternalError {
-			t.Skipf("jit cannot compile yet: %v", err)
-		}
-		require.NoError(t, err)
-	}
+	require.NoError(t, p.RTCCompileProgram(prog, []string{"-O2"}))
 	image, err := p.RTCGetCode(prog)
 	require.NoError(t, err)
 	mod, err := p.ModuleLoadData(image)
@@ -194,10 +187,7 @@ func TestRTCErrors(t *testing.T) {
 	var he *hipsys.Error
 	require.True(t, errors.As(err, &he))
 	assert.Equal(t, "hiprtcCompileProgram", he.Call)
-	if he.RTCStatus == hipsys.RTCErrorInternalError {
-		t.Skip("jit cannot compile yet")
-	}
-	assert.Equal(t, hipsys.RTCErrorCompilation, he.RTCStatus)
+	require.Equal(t, hipsys.RTCErrorCompilation, he.RTCStatus, "a source error is the program's, not the compiler's: %v", err)
 	log, err := p.RTCGetProgramLog(prog)
 	require.NoError(t, err)
 	assert.NotEmpty(t, log)
