@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -19,8 +20,9 @@ import (
 )
 
 // TestFaultSweep is the promise under every single HIP failure the workload can meet:
-// sweepWorkload (writes, launches chained across three streams, small and staged reads,
-// a profile, a capture replayed twice, a release and a fresh allocation) runs once per
+// sweepWorkload (writes, launches chained across three streams, a launch whose grid is
+// read from a buffer, small and staged reads, a profile, a capture replayed twice, a
+// release, a cleanup of the pools and fresh allocations) runs once per
 // (HIP function, call index) with exactly that call failed, on both launch paths (the
 // launch queue and DirectLaunch; on a platform without a queue of its own the fault
 // injector emulates one). After each run, with nothing armed any more:
@@ -37,8 +39,8 @@ import (
 // The functions and their call counts come from a clean run of the same workload, so a
 // change to the workload or the server sweeps what it uses now. By default each
 // function is failed at a handful of its call indices (the first, the last and some
-// between), which runs in well under a minute; CUBEHIP_SWEEP=full fails every index,
-// and CUBEHIP_SWEEP_ONLY=text runs only the scenarios whose id (path/function#index,
+// between) with the status a device most often gives for it, which runs in well under
+// a minute; CUBEHIP_SWEEP=full fails every index, each with two statuses, and CUBEHIP_SWEEP_ONLY=text runs only the scenarios whose id (path/function#index,
 // as the failures name them) contains text.
 //
 // Scenarios listed in sweepKnownFailures are bugs found and not fixed yet: they are
@@ -63,24 +65,29 @@ func TestFaultSweep(t *testing.T) {
 		t.Logf("%s: the workload's HIP calls: %v", path, counts)
 		for _, name := range names {
 			for _, n := range sweepIndices(counts[name], full) {
-				id := fmt.Sprintf("%s/%s#%d", path, name, n)
-				if only != "" && !strings.Contains(id, only) {
-					continue
-				}
-				total++
-				problems := sweepScenario(t, direct, name, n)
-				if want, listed := sweepKnownFailures[id]; listed {
-					known[id] = true
-					if len(problems) == 0 {
-						t.Errorf("%s is listed in sweepKnownFailures (%s) but passes now: take it off the list", id, want)
-					} else {
-						t.Logf("known failure %s (%s): %s", id, want, strings.Join(problems, "; "))
+				for si, status := range sweepStatuses(name, full) {
+					id := fmt.Sprintf("%s/%s#%d", path, name, n)
+					if si > 0 {
+						id += "/" + strings.Fields(status.Error())[0]
 					}
-					continue
-				}
-				if len(problems) > 0 {
-					failed++
-					t.Errorf("%s: %s", id, strings.Join(problems, "; "))
+					if only != "" && !strings.Contains(id, only) {
+						continue
+					}
+					total++
+					problems := sweepScenario(t, direct, name, n, status)
+					if want, listed := sweepKnownFailures[id]; listed {
+						known[id] = true
+						if len(problems) == 0 {
+							t.Errorf("%s is listed in sweepKnownFailures (%s) but passes now: take it off the list", id, want)
+						} else {
+							t.Logf("known failure %s (%s): %s", id, want, strings.Join(problems, "; "))
+						}
+						continue
+					}
+					if len(problems) > 0 {
+						failed++
+						t.Errorf("%s: %s", id, strings.Join(problems, "; "))
+					}
 				}
 			}
 		}
@@ -99,14 +106,7 @@ func TestFaultSweep(t *testing.T) {
 
 // sweepKnownFailures are the sweep's scenarios (path/function#index) that fail today,
 // each with what goes wrong.
-var sweepKnownFailures = map[string]string{
-	// The first wait of the workload is for the staging chunk that carried the
-	// neighbour's write during setup. That write was confirmed by Sync, yet the chunk
-	// still names it as its last write, and the failed wait leaves the neighbour
-	// carrying the failure: a completed, synced write blamed for a later wait.
-	"queued/hipEventSynchronize#1": "a failed staging wait blames a write Sync already confirmed",
-	"direct/hipEventSynchronize#1": "a failed staging wait blames a write Sync already confirmed",
-}
+var sweepKnownFailures = map[string]string{}
 
 // sweepTimeout bounds one scenario: the workload runs in a few milliseconds, so a run
 // past this has hung.
@@ -136,7 +136,7 @@ func sweepIndices(count int, full bool) []int {
 
 // sweepOpen opens a device of the test platform behind a fault injector with the
 // sweep's options: small staging chunks, so the larger copies go through the staging
-// ring in several pieces.
+// ring in several pieces, and no kernel disk cache.
 func sweepOpen(direct bool) (*server.Device, *faults.Platform, error) {
 	p, err := hipsys.Open("auto")
 	if err != nil {
@@ -145,7 +145,10 @@ func sweepOpen(direct bool) (*server.Device, *faults.Platform, error) {
 	f := faults.Wrap(p)
 	d, err := server.OpenPlatform(f, server.Options{
 		DirectLaunch: direct, StagingChunk: 16 << 10, StagingDepth: 2,
-		Logger: slog.New(slog.DiscardHandler),
+		// No disk cache of kernels: the workload's first launch of a kernel compiles it
+		// in every scenario, so the compiler's and the loader's calls are swept too.
+		CacheDir: "-",
+		Logger:   slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		return nil, nil, err
@@ -187,7 +190,7 @@ func sweepCounts(t *testing.T, direct bool) map[string]int {
 
 // sweepScenario runs the workload with the nth call of name failed and returns what
 // broke the promise (nothing: it held).
-func sweepScenario(t *testing.T, direct bool, name string, n int) []string {
+func sweepScenario(t *testing.T, direct bool, name string, n int, status error) []string {
 	done := make(chan []string, 1)
 	go func() {
 		var problems []string
@@ -208,7 +211,7 @@ func sweepScenario(t *testing.T, direct bool, name string, n int) []string {
 			d.Close()
 			return
 		}
-		f.FailNth(name, n, sweepStatus(name))
+		f.FailNth(name, n, status)
 		_ = w.run() // an error is allowed: the checks say whether it was told truly
 		f.Reset()
 		problems = append(problems, w.check()...)
@@ -224,18 +227,26 @@ func sweepScenario(t *testing.T, direct bool, name string, n int) []string {
 	}
 }
 
-// sweepStatus is the status a failing call returns: the one a real device gives most
-// often for it.
-func sweepStatus(name string) error {
+// sweepStatuses are the statuses a failing call is made to return: the one a real
+// device gives most often for it and, in the full sweep, a second one that takes
+// another path (hipErrorNotReady, which a query answers for work still running, or a
+// plain invalid value).
+func sweepStatuses(name string, full bool) []error {
+	var likely, other error = hipsys.ErrorInvalidValue, hipsys.ErrorLaunchFailure
 	switch {
 	case strings.HasPrefix(name, "hiprtc"):
-		return hipsys.RTCErrorCompilation
+		likely, other = hipsys.RTCErrorCompilation, hipsys.RTCErrorInternalError
 	case name == "hipMalloc" || name == "hipHostMalloc":
-		return hipsys.ErrorOutOfMemory
+		likely, other = hipsys.ErrorOutOfMemory, hipsys.ErrorInvalidValue
 	case name == "hipModuleLaunchKernel" || strings.Contains(name, "Synchronize"):
-		return hipsys.ErrorLaunchFailure
+		likely, other = hipsys.ErrorLaunchFailure, hipsys.ErrorInvalidValue
+	case strings.HasSuffix(name, "Query"):
+		likely, other = hipsys.ErrorLaunchFailure, hipsys.ErrorNotReady
 	}
-	return hipsys.ErrorInvalidValue
+	if !full {
+		return []error{likely}
+	}
+	return []error{likely, other}
 }
 
 // sweepN is the element count of the workload's vectors: 4 KiB, a small copy. sweepBig
@@ -400,6 +411,23 @@ func (w *sweepWorld) run() error {
 	if err := w.inc(s2, e); err != nil {
 		return err
 	}
+	// A launch whose grid is read from a buffer written on another stream.
+	count, err := w.alloc(s0, "count", 3)
+	if err != nil {
+		return err
+	}
+	u := math.Float32frombits // the counts are uint32s; the model holds floats
+	if err := w.write(s0, count, []float32{u(sweepN / 64), u(1), u(1)}); err != nil {
+		return err
+	}
+	ramp, err := w.alloc(s2, "ramp", sweepN)
+	if err != nil {
+		return err
+	}
+	err = s2.LaunchDynamic(devIota, count.b, server.Args{Buffers: []*server.Buffer{ramp.b}, Info: []uint64{sweepN, 5}})
+	if err := w.set(ramp, seq(sweepN, func(i int) float32 { return float32(5 * i) }), err); err != nil {
+		return err
+	}
 	// The big vector scaled in place on s1 through a temporary, which is then released.
 	tmp, err := w.alloc(s1, "tmp", sweepBig)
 	if err != nil {
@@ -421,6 +449,10 @@ func (w *sweepWorld) run() error {
 	w.bufs = slices.DeleteFunc(w.bufs, func(b *sweepBuf) bool { return b == tmp })
 	if err := tmp.b.Release(); err != nil {
 		return fmt.Errorf("release tmp: %w", err)
+	}
+	// The pools give their free memory back, so the next allocations take new memory.
+	if err := w.d.Cleanup(); err != nil {
+		return fmt.Errorf("cleanup: %w", err)
 	}
 	// A profiled launch.
 	f, err := w.alloc(s1, "f", sweepN)
