@@ -21,8 +21,9 @@ import (
 
 // TestFaultSweep is the promise under every single HIP failure the workload can meet:
 // sweepWorkload (writes, launches chained across three streams, a launch whose grid is
-// read from a buffer, small and staged reads, a profile, a capture replayed twice, a
-// release, a cleanup of the pools and fresh allocations) runs once per
+// read from a buffer, small and staged reads, a profile, a capture of a write and
+// launches replayed twice after one of its inputs was rewritten and released, a
+// cleanup of the pools and fresh allocations) runs once per
 // (HIP function, call index) with exactly that call failed, on both launch paths (the
 // launch queue and DirectLaunch; on a platform without a queue of its own the fault
 // injector emulates one). After each run, with nothing armed any more:
@@ -53,6 +54,7 @@ func TestFaultSweep(t *testing.T) {
 		t.Skip("the fault sweep opens a device per scenario; -short leaves it out")
 	}
 	total, failed := 0, 0
+	var stats sweepStats
 	known := map[string]bool{}
 	for _, direct := range []bool{false, true} {
 		path := map[bool]string{false: "queued", true: "direct"}[direct]
@@ -74,7 +76,7 @@ func TestFaultSweep(t *testing.T) {
 						continue
 					}
 					total++
-					problems := sweepScenario(t, direct, name, n, status)
+					problems := sweepScenario(t, direct, name, n, status, &stats)
 					if want, listed := sweepKnownFailures[id]; listed {
 						known[id] = true
 						if len(problems) == 0 {
@@ -101,12 +103,17 @@ func TestFaultSweep(t *testing.T) {
 			t.Errorf("sweepKnownFailures lists %s, which the sweep no longer runs", id)
 		}
 	}
-	t.Logf("fault sweep: %d scenarios (full=%v), %d failed, %d known failures", total, full, failed, len(known))
+	t.Logf("fault sweep: %d scenarios (full=%v), %d failed, %d known failures; after the runs %d reads returned the right bytes and %d an error",
+		total, full, failed, len(known), stats.right, stats.failed)
 }
 
 // sweepKnownFailures are the sweep's scenarios (path/function#index) that fail today,
 // each with what goes wrong.
 var sweepKnownFailures = map[string]string{}
+
+// sweepStats sums, over the scenarios, the reads after each run that returned the
+// right bytes and those that returned an error.
+type sweepStats struct{ right, failed int }
 
 // sweepTimeout bounds one scenario: the workload runs in a few milliseconds, so a run
 // past this has hung.
@@ -190,22 +197,31 @@ func sweepCounts(t *testing.T, direct bool) map[string]int {
 
 // sweepScenario runs the workload with the nth call of name failed and returns what
 // broke the promise (nothing: it held).
-func sweepScenario(t *testing.T, direct bool, name string, n int, status error) []string {
-	done := make(chan []string, 1)
+func sweepScenario(t *testing.T, direct bool, name string, n int, status error, st *sweepStats) []string {
+	type result struct {
+		problems      []string
+		right, failed int
+	}
+	done := make(chan result, 1)
 	go func() {
 		var problems []string
+		var w *sweepWorld
 		defer func() {
 			if r := recover(); r != nil {
 				problems = append(problems, fmt.Sprintf("panic: %v\n%s", r, debug.Stack()))
 			}
-			done <- problems
+			res := result{problems: problems}
+			if w != nil {
+				res.right, res.failed = w.right, w.failed
+			}
+			done <- res
 		}()
 		d, f, err := sweepOpen(direct)
 		if err != nil {
 			problems = append(problems, "open: "+err.Error())
 			return
 		}
-		w := newSweepWorld(d)
+		w = newSweepWorld(d)
 		if err := w.setup(); err != nil {
 			problems = append(problems, "clean setup: "+err.Error())
 			d.Close()
@@ -220,8 +236,10 @@ func sweepScenario(t *testing.T, direct bool, name string, n int, status error) 
 		}
 	}()
 	select {
-	case p := <-done:
-		return p
+	case r := <-done:
+		st.right += r.right
+		st.failed += r.failed
+		return r.problems
 	case <-time.After(sweepTimeout):
 		return []string{fmt.Sprintf("hung for %v", sweepTimeout)}
 	}
@@ -273,6 +291,10 @@ type sweepWorld struct {
 	bufs   []*sweepBuf
 	neigh  *sweepBuf // written before the fault, never touched after
 	wrong  []string  // wrong bytes the workload's own reads saw
+	// After the run: reads that returned the bytes the work left, and reads that
+	// returned an error (the sweep says how many of each, so a sweep in which every
+	// read failed would show).
+	right, failed int
 }
 
 func newSweepWorld(d *server.Device) *sweepWorld {
@@ -462,26 +484,45 @@ func (w *sweepWorld) run() error {
 	if _, err := s1.Profile(func() error { return w.scale(s1, e, f, 4) }); err != nil {
 		return err
 	}
-	// A capture on s2 (g = 2e+1), replayed twice after e changed.
+	// A capture on s2 of a write and three launches (g = 2e+1, gk = g+k), replayed
+	// twice after e was rewritten and then released: the graph keeps e alive, so the
+	// fresh buffer h allocated in between must not share its memory.
 	g, err := w.alloc(s2, "g", sweepN)
 	if err != nil {
 		return err
 	}
+	k, err := w.alloc(s2, "k", sweepN)
+	if err != nil {
+		return err
+	}
+	gk, err := w.alloc(s2, "gk", sweepN)
+	if err != nil {
+		return err
+	}
 	work := func(s server.Stream) error {
+		if err := w.write(s, k, seq(sweepN, func(i int) float32 { return float32(i % 7) })); err != nil {
+			return err
+		}
 		if err := w.scale(s, e, g, 2); err != nil {
 			return err
 		}
-		return w.inc(s, g)
+		if err := w.inc(s, g); err != nil {
+			return err
+		}
+		return w.add(s, g, k, gk)
 	}
-	before := g.want
+	before := map[*sweepBuf][]float32{g: g.want, k: k.want, gk: gk.want}
 	graph, err := s2.Capture(work)
 	if err != nil {
 		// The warm-up ran the work for real; the recording may be refused after it,
-		// and then g holds the warm-up's bytes, what it held before, or the failure.
-		if g.prev == nil {
-			g.prev = before
-			if g.prev == nil {
-				g.prev = []float32{}
+		// and then each output holds the warm-up's bytes, what it held before, or the
+		// failure.
+		for b, was := range before {
+			if b.prev == nil {
+				b.prev = was
+				if b.prev == nil {
+					b.prev = []float32{}
+				}
 			}
 		}
 		return err
@@ -490,10 +531,32 @@ func (w *sweepWorld) run() error {
 		_ = graph.Destroy()
 		return err
 	}
-	// A replay recomputes g from the new e.
-	want := mapF(e.want, func(x float32) float32 { return 2*x + 1 })
+	eNew := e.want
+	w.bufs = slices.DeleteFunc(w.bufs, func(b *sweepBuf) bool { return b == e })
+	if err := e.b.Release(); err != nil {
+		_ = graph.Destroy()
+		return fmt.Errorf("release e: %w", err)
+	}
+	h, err := w.alloc(s2, "h", sweepN)
+	if err != nil {
+		_ = graph.Destroy()
+		return err
+	}
+	if err := w.write(s2, h, seq(sweepN, func(i int) float32 { return float32(3 * i) })); err != nil {
+		_ = graph.Destroy()
+		return err
+	}
+	// A replay recomputes g and gk from the new e, and rewrites k.
+	wantG := mapF(eNew, func(x float32) float32 { return 2*x + 1 })
+	wantGK := make([]float32, sweepN)
+	for i := range wantGK {
+		wantGK[i] = wantG[i] + k.want[i]
+	}
 	for range 2 {
-		if err := w.set(g, want, graph.Replay()); err != nil {
+		err := graph.Replay()
+		w.set(k, k.want, err)
+		w.set(g, wantG, err)
+		if err := w.set(gk, wantGK, err); err != nil {
 			_ = graph.Destroy()
 			return err
 		}
@@ -501,18 +564,20 @@ func (w *sweepWorld) run() error {
 	if err := graph.Destroy(); err != nil {
 		return fmt.Errorf("destroy: %w", err)
 	}
-	if err := w.read(s0, g); err != nil {
-		return err
+	for _, b := range []*sweepBuf{g, gk, h} {
+		if err := w.read(s0, b); err != nil {
+			return err
+		}
 	}
-	// A fresh allocation after the release, written and read.
-	h, err := w.alloc(s1, "h", sweepN)
+	// A fresh allocation on another stream, written and read.
+	h1, err := w.alloc(s1, "h1", sweepN)
 	if err != nil {
 		return err
 	}
-	if err := w.write(s1, h, seq(sweepN, func(i int) float32 { return float32(3 * i) })); err != nil {
+	if err := w.write(s1, h1, seq(sweepN, func(i int) float32 { return float32(11 * i) })); err != nil {
 		return err
 	}
-	return w.read(s1, h)
+	return w.read(s1, h1)
 }
 
 // judge says what is wrong with got as b's bytes ("": nothing).
@@ -544,10 +609,13 @@ func (w *sweepWorld) check() []string {
 		for _, s := range []server.Stream{w.s0, w.d.On(3)} {
 			got, err := s.Read(b.b)
 			if err != nil {
+				w.failed++
 				continue // an error is always an allowed answer
 			}
 			if p := b.judge(got); p != "" {
 				problems = append(problems, fmt.Sprintf("%s (read on stream %d)", p, s.ID()))
+			} else if b.want != nil && bytes.Equal(got, floatBytes(b.want...)) {
+				w.right++
 			}
 		}
 	}
