@@ -44,6 +44,9 @@ import (
 // a minute; CUBEHIP_SWEEP=full fails every index, each with two statuses, and CUBEHIP_SWEEP_ONLY=text runs only the scenarios whose id (path/function#index,
 // as the failures name them) contains text.
 //
+// On a GPU (server.test from scripts/gpu-test.sh, CUBEHIP_PLATFORM=nvidia or amd) it
+// sweeps that platform the same way, the fault injector over the real driver.
+//
 // Scenarios listed in sweepKnownFailures are bugs found and not fixed yet: they are
 // reported with t.Log, and a listed scenario that passes fails the test, so the list
 // only ever shrinks.
