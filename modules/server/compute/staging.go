@@ -106,12 +106,6 @@ func (s *Server) ready(c *chunk, locked bool) error {
 		return nil
 	}
 	err := s.p.EventSynchronize(c.ev)
-	if err != nil && s.p.EventQuery(c.ev) == nil {
-		// The wait failed, but the event has completed: the copy is done and its bytes
-		// are where they belong. Blaming it would leave a write that Sync may already
-		// have confirmed carrying a failure that is not its own.
-		err = nil
-	}
 	// A failed wait says nothing of whether the copy has finished: the chunk stays
 	// armed, so whoever takes it next waits again instead of filling or draining it
 	// under a copy still in flight (a read would return that copy's bytes).
