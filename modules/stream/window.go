@@ -133,6 +133,14 @@ func (s *Stream) seal() (hipsys.GraphExec, error) {
 	p := s.m.p
 	g, err := p.StreamEndCapture(s.Sys)
 	if err != nil {
+		// A failed end can leave the device stream capturing, and then every later
+		// copy, launch and sync on it fails for good: end it once more, dropping what
+		// it recorded.
+		if st, qerr := p.StreamIsCapturing(s.Sys); qerr == nil && st != hipsys.CaptureStatusNone {
+			if g, rerr := p.StreamEndCapture(s.Sys); rerr == nil {
+				_ = p.GraphDestroy(g)
+			}
+		}
 		return 0, fmt.Errorf("end_capture: hipStreamEndCapture failed: %w", err)
 	}
 	if n := s.countMemoryNodes(g); n > 0 {

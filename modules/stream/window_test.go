@@ -212,3 +212,29 @@ func TestWindowCrossStreamPinsLiveWithTheGraph(t *testing.T) {
 		})
 	}
 }
+
+// A failed hipStreamEndCapture refuses the graph and does not leave the device stream
+// capturing: the stream syncs and captures again afterwards.
+func TestWindowFailedEndCaptureLeavesTheStreamUsable(t *testing.T) {
+	p := openCPU(t)
+	m := newMulti(t, p)
+	s, err := m.Stream(0)
+	require.NoError(t, err)
+	require.NoError(t, s.PrepareCapture())
+	require.NoError(t, s.BeginCapture())
+	p.FailNext("hipStreamEndCapture", 1, hipsys.ErrorInvalidValue)
+	g, refused := s.Instantiate(1)
+	require.Nil(t, g)
+	require.NotNil(t, refused)
+	assert.ErrorIs(t, refused.Err, hipsys.ErrorInvalidValue)
+	status, err := p.StreamIsCapturing(s.Sys)
+	require.NoError(t, err)
+	assert.Equal(t, hipsys.CaptureStatusNone, status, "the device stream is out of capture mode")
+	require.NoError(t, p.StreamSynchronize(s.Sys))
+
+	require.NoError(t, s.PrepareCapture())
+	require.NoError(t, s.BeginCapture())
+	g, refused = s.Instantiate(2)
+	require.Nil(t, refused)
+	require.NoError(t, s.DestroyGraph(2, g))
+}

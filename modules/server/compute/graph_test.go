@@ -158,3 +158,24 @@ func TestGraphBeginRefusedByTheDriver(t *testing.T) {
 	assert.Equal(t, []float32{2, 3}, e.mustRead(0, out, 2))
 	e.srv.GraphDestroy(g, 0)
 }
+
+// A write inside a recording that cannot have pinned staging (the pools cannot grow
+// while recording) is refused: its fallback, a blocking copy from Go memory, would run
+// now instead of at each replay, after a wait on the recording stream that breaks the
+// capture. Nothing is copied, and the destination carries the refusal.
+func TestGraphRecordingRefusesABlockingWrite(t *testing.T) {
+	e := newEnv(t)
+	b := e.floats(1, 1, 2, 3, 4)
+	require.NoError(t, e.srv.GraphPrepare(1))
+	require.NoError(t, e.srv.BeginCapture(1))
+	// The pinned pools cannot grow while recording, and the warm-up staged nothing.
+	syncs, copies := e.f.Calls("hipStreamSynchronize"), e.f.Calls("hipMemcpyHtoD")
+	err := e.srv.Write([]compute.WriteOp{{Desc: compute.Linear(b, 16), Data: f32bytes(9, 9, 9, 9)}}, 1).Wait()
+	assert.ErrorIs(t, err, compute.ErrNoPinnedMemory)
+	assert.Equal(t, copies, e.f.Calls("hipMemcpyHtoD"), "no blocking copy while recording")
+	assert.Equal(t, syncs, e.f.Calls("hipStreamSynchronize"), "no wait on the recording stream")
+	_, err = e.srv.EndCapture(1)
+	assert.Error(t, err, "the capture holds a failed write, so it is refused")
+	_, err = e.read(1, b, 4)
+	assert.Error(t, err, "the destination carries the refusal, not the old bytes")
+}

@@ -63,6 +63,25 @@ func TestProfileInvalidation(t *testing.T) {
 	assert.NoError(t, err)
 }
 
+// A window that sees several failures reports the first: it is what made the measured
+// work wrong, and what the later ones follow from.
+func TestProfileKeepsTheFirstFailure(t *testing.T) {
+	e := newEnv(t)
+	in, out, out2 := e.floats(0, 1, 2), e.empty(0, 2), e.empty(0, 2)
+	launch(t, e.srv, addOne, 2, 0, in, out)
+	tok, err := e.srv.StartProfile(0)
+	require.NoError(t, err)
+	e.f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
+	launch(t, e.srv, addOne, 2, 1, in, out)
+	e.f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorInvalidValue)
+	launch(t, e.srv, addOne, 2, 2, in, out2)
+	require.ErrorIs(t, e.srv.Check([]compute.Binding{out2}, 0), hipsys.ErrorInvalidValue, "both failures happened")
+	_, err = e.srv.EndProfile(0, tok)
+	assert.ErrorIs(t, err, compute.ErrProfileInvalidated)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "the first failure")
+	assert.NotErrorIs(t, err, hipsys.ErrorInvalidValue, "not the last")
+}
+
 func TestProfileRefusedWhileCapturing(t *testing.T) {
 	e := newEnv(t)
 	open, err := e.srv.StartProfile(0) // opened before the capture begins

@@ -105,8 +105,11 @@ func (s *Server) ready(c *chunk, locked bool) error {
 	if !c.armed {
 		return nil
 	}
-	c.armed = false
 	err := s.p.EventSynchronize(c.ev)
+	// A failed wait says nothing of whether the copy has finished: the chunk stays
+	// armed, so whoever takes it next waits again instead of filling or draining it
+	// under a copy still in flight (a read would return that copy's bytes).
+	c.armed = err != nil
 	wrote := c.wrote
 	c.wrote = Binding{}
 	if err != nil {
