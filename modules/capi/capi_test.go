@@ -80,7 +80,12 @@ func compileHost(t *testing.T, compiler string, src string, extra ...string) str
 func runHost(t *testing.T, bin string) string {
 	t.Helper()
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "CUBEHIP_PLATFORM=cpu")
+	// The hosts run on $CUBEHIP_PLATFORM (a GPU runner sets it), else the cpu device.
+	platform := os.Getenv("CUBEHIP_PLATFORM")
+	if platform == "" || platform == "auto" {
+		platform = "cpu"
+	}
+	cmd.Env = append(os.Environ(), "CUBEHIP_PLATFORM="+platform)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s:\n%s", bin, out)
 	return string(out)
