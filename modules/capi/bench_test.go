@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -31,11 +30,8 @@ func BenchmarkABI(b *testing.B) {
 				require.NoError(b, err)
 				_, err = benchGo(op, dev, buf, k, 200)
 				require.NoError(b, err)
-				side := func(f func(benchOp, uint64, uint64, uint64, int) (time.Duration, error)) paired.Side {
-					return func() (float64, error) {
-						d, err := f(op, dev, buf, k, n)
-						return float64(d), err
-					}
+				side := func(f func(benchOp, uint64, uint64, uint64, int) (float64, error)) paired.Side {
+					return func() (float64, error) { return f(op, dev, buf, k, n) }
 				}
 				res, err := paired.Run(rounds, side(benchC), side(benchGo))
 				require.NoError(b, err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -70,27 +69,30 @@ func BenchmarkABIvsDriver(b *testing.B) {
 	type pair struct {
 		name   string
 		n      int
-		abi    func(n int) (time.Duration, error)
-		driver func(n int) (time.Duration, error)
+		abi    func(n int) (float64, error) // ns per operation
+		driver func(n int) (float64, error)
 	}
 	pairs := []pair{
-		{"launch", 2000, func(n int) (time.Duration, error) { return benchC(benchLaunch, dev, 0, k, n) },
-			func(n int) (time.Duration, error) {
+		{"launch", 2000, func(n int) (float64, error) { return benchC(benchLaunch, dev, 0, k, n) },
+			func(n int) (float64, error) {
 				d, err := drv.LaunchLoop(fn, st, n)
-				return d / time.Duration(n), err
+				return float64(d.Nanoseconds()) / float64(n), err
 			}},
-		{"launch+sync", 500, func(n int) (time.Duration, error) { return benchC(benchLaunchSync, dev, 0, k, n) },
-			func(n int) (time.Duration, error) {
+		{"launch+sync", 500, func(n int) (float64, error) { return benchC(benchLaunchSync, dev, 0, k, n) },
+			func(n int) (float64, error) {
 				d, err := drv.LaunchSyncLoop(fn, st, n)
-				return d / time.Duration(n), err
+				return float64(d.Nanoseconds()) / float64(n), err
 			}},
-		{"replay10", 500, func(n int) (time.Duration, error) { return benchCGraph(benchReplay, dev, 0, k, graph, n) },
-			func(n int) (time.Duration, error) {
+		{"replay10", 500, func(n int) (float64, error) { return benchCGraph(benchReplay, dev, 0, k, graph, n) },
+			func(n int) (float64, error) {
 				d, err := drv.GraphLoop(exec, st, n)
-				return d / time.Duration(n), err
+				return float64(d.Nanoseconds()) / float64(n), err
 			}},
-		{"read4", 500, func(n int) (time.Duration, error) { return benchC(benchRead4, dev, buf, k, n) },
-			func(n int) (time.Duration, error) { d, err := drv.ReadLoop(ptr, n); return d / time.Duration(n), err }},
+		{"read4", 500, func(n int) (float64, error) { return benchC(benchRead4, dev, buf, k, n) },
+			func(n int) (float64, error) {
+				d, err := drv.ReadLoop(ptr, n)
+				return float64(d.Nanoseconds()) / float64(n), err
+			}},
 	}
 	for _, pr := range pairs {
 		b.Run(pr.name, func(b *testing.B) {
@@ -99,11 +101,8 @@ func BenchmarkABIvsDriver(b *testing.B) {
 				require.NoError(b, err)
 				_, err = pr.driver(pr.n)
 				require.NoError(b, err)
-				side := func(f func(n int) (time.Duration, error)) paired.Side {
-					return func() (float64, error) {
-						d, err := f(pr.n)
-						return float64(d), err
-					}
+				side := func(f func(n int) (float64, error)) paired.Side {
+					return func() (float64, error) { return f(pr.n) }
 				}
 				res, err := paired.Run(51, side(pr.abi), side(pr.driver))
 				require.NoError(b, err)
