@@ -38,7 +38,7 @@
 //
 // # Lifetimes
 //
-// Differs from CubeCL (DESIGN §Semantics 2): Go has no destructors, so every
+// Differs from CubeCL: Go has no destructors, so every
 // Handle and Binding is one reference that must be released exactly once;
 // copying the struct does not add a reference. Pool reuse depends only on
 // these counts, never on the garbage collector. [WithLeakReport] makes the

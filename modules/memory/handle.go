@@ -10,7 +10,7 @@ import "fmt"
 // [Handle.Clone] for a second owner and [Handle.Binding] for a non-owning
 // reference, and call [Handle.Release] exactly once per reference.
 //
-// Differs from CubeCL (DESIGN §Semantics 2): Go has no destructors, so the
+// Differs from CubeCL: Go has no destructors, so the
 // reference counts are explicit. A handle that is never released keeps its
 // slice busy forever; with [WithLeakReport] the garbage collector reports
 // such a handle, but pool reuse never waits on it.

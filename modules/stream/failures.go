@@ -13,7 +13,7 @@ import (
 // server-wide, not per stream, so a failure recorded while enqueuing on one stream is
 // seen by a read on any other, and a stream carries no error state of its own.
 //
-// Differs from CubeCL (DESIGN §Semantics 3): the key is the allocation (memory.ID), so
+// Differs from CubeCL: the key is the allocation (memory.ID), so
 // every offset view of one allocation shares its fate. The seed passes whole bindings
 // and never looks at their offsets; keying by byte range would let a read of one packed
 // tensor succeed while the failed launch left its neighbour's bytes, in the same pages,

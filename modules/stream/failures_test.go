@@ -40,7 +40,7 @@ func TestFailuresClaimReleaseTaint(t *testing.T) {
 }
 
 func TestFailuresPerAllocation(t *testing.T) {
-	// Differs from CubeCL (DESIGN §Semantics 3): every view of one allocation shares
+	// Differs from CubeCL: every view of one allocation shares
 	// its fate, whatever its offsets.
 	hb := newHostBuffers(t)
 	whole := hb.binding(0, 1024)

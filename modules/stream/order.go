@@ -7,7 +7,7 @@ import (
 	"github.com/cubehip/cubehip/modules/memory"
 )
 
-// Differs from CubeCL (DESIGN §Semantics 1): cross-stream order follows a buffer's last
+// Differs from CubeCL: cross-stream order follows a buffer's last
 // write, not the cursor at which it was allocated. CubeCL compares the slice's bind
 // cursor on its creation stream, so once stream B has waited for A past that point, a
 // later write of the same buffer on A is not waited for, and B reads it half written.

@@ -9,7 +9,7 @@ import (
 // releaser is the release worker: it holds the bindings a stream borrowed from another
 // stream's pools until the borrowing stream's work on them is done, then releases them,
 // so the owning pool reuses the slice only after its last user finished. The garbage
-// collector plays no part (DESIGN §Semantics 2).
+// collector plays no part.
 //
 // Differs from CubeCL: there is no GC stream. CubeCL makes a dedicated stream wait on the
 // consumer's event and host-waits an event recorded on that stream; the worker here
