@@ -63,10 +63,20 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 			panic(fmt.Sprint("launch: ", abiStatusName(st), ": ", lastError()))
 		}
 	}
-	// The cpu device recycles a stream's finished commands: warm it with more launches
-	// than the measurement makes, so its free list serves them all.
+	// The cpu device recycles a stream's finished commands, and allocates one only when a
+	// backlog outgrows them. The warm-up builds a backlog larger than the measurement can,
+	// whatever the machine's load: 3000 launches of a kernel that runs far longer than a
+	// launch takes to queue, so they all wait at once, and are then all recycled.
+	slow, s := abiKernel(dev, `extern "C" __global__ void slow(int* p) {
+		volatile int x = 0;
+		for (int i = 0; i < 20000; i++) x += i;
+		p[0] = x;
+	}`, "slow", []int32{2}, 1)
+	require.EqualValues(t, 0, s)
 	for range 3000 {
-		launch()
+		if st := abiLaunchOne(slow, buf); st != 0 {
+			t.Fatalf("warm-up launch: %s: %s", abiStatusName(st), lastError())
+		}
 	}
 	require.EqualValues(t, 0, abiCall(7, dev, 0, 0, 0, nil, nil, 0))
 	allocs := testing.AllocsPerRun(1000, launch)
