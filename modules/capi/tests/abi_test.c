@@ -148,6 +148,15 @@ static void test_buffers(cubehip_device dev) {
 	STATUS(cubehip_buffer_write(b, 0, 0, in, 4), CUBEHIP_ERROR_INVALID_HANDLE);
 	STATUS(cubehip_buffer_check(b), CUBEHIP_ERROR_INVALID_HANDLE);
 	STATUS(cubehip_buffer_size(b, &size), CUBEHIP_ERROR_INVALID_HANDLE);
+	/* A released handle stays invalid when its slot holds a new buffer: the generation
+	 * in the id tells them apart. */
+	cubehip_buffer again;
+	OK(cubehip_buffer_alloc(dev, 0, 8, &again));
+	EXPECT((again.id & 0xffffffffu) == (b.id & 0xffffffffu), "the freed slot is reused");
+	STATUS(cubehip_buffer_size(b, &size), CUBEHIP_ERROR_INVALID_HANDLE);
+	OK(cubehip_buffer_size(again, &size));
+	EXPECT(size == 8, "the new buffer's size %llu", (unsigned long long)size);
+	OK(cubehip_buffer_release(again));
 	/* A device handle is not a buffer handle, whatever its bits. */
 	cubehip_buffer wrong = {dev.id};
 	STATUS(cubehip_buffer_check(wrong), CUBEHIP_ERROR_INVALID_HANDLE);
