@@ -25,6 +25,7 @@ type Platform interface {
 	ModuleAPI
 	GraphAPI
 	RTCAPI
+	PeerAPI
 }
 
 // DeviceAPI is device enumeration and selection (hipGetDeviceCount, hipSetDevice, ...).
@@ -121,4 +122,21 @@ type RTCAPI interface {
 	RTCGetProgramLog(prog Program) (string, error)
 	RTCGetCode(prog Program) ([]byte, error)
 	RTCDestroyProgram(prog Program) error
+}
+
+// PeerAPI is access between the devices of one platform (hipDeviceCanAccessPeer,
+// hipDeviceEnablePeerAccess, hipMemcpyPeerAsync). A peer copy moves bytes from one
+// device's memory to another's without the host; it works whether or not access was
+// enabled (the platform stages it otherwise), but only enabled access lets kernels
+// and the fast direct path use the peer's memory.
+type PeerAPI interface {
+	// DeviceCanAccessPeer reports whether device can map peer's memory. A device is not
+	// its own peer (false, as in HIP); an unknown device is hipErrorInvalidDevice.
+	DeviceCanAccessPeer(device, peer int) (bool, error)
+	// DeviceEnablePeerAccess lets the current device access peer's memory. flags must
+	// be 0; enabling a pair twice is hipErrorPeerAccessAlreadyEnabled.
+	DeviceEnablePeerAccess(peer int, flags uint32) error
+	// MemcpyPeerAsync queues a copy of size bytes from src on srcDevice to dst on
+	// dstDevice on stream. Each pointer must lie in a live allocation of its device.
+	MemcpyPeerAsync(dst DevicePtr, dstDevice int, src DevicePtr, srcDevice int, size uint64, stream Stream) error
 }

@@ -29,6 +29,8 @@ type syms struct {
 	graphInstantiate, graphLaunch, graphExecDestroy, graphDestroy                            unsafe.Pointer
 	graphUpload                                                                              unsafe.Pointer // optional: absent before ROCm 5.3
 
+	deviceCanAccessPeer, deviceEnablePeerAccess, memcpyPeerAsync unsafe.Pointer
+
 	propsLayout layout
 }
 
@@ -69,6 +71,10 @@ func (s *syms) required() []dl.Entry {
 		e(&s.graphNodeGetType, "hipGraphNodeGetType"), e(&s.graphInstantiate, "hipGraphInstantiate"),
 		e(&s.graphLaunch, "hipGraphLaunch"), e(&s.graphExecDestroy, "hipGraphExecDestroy"),
 		e(&s.graphDestroy, "hipGraphDestroy"),
+
+		e(&s.deviceCanAccessPeer, "hipDeviceCanAccessPeer"),
+		e(&s.deviceEnablePeerAccess, "hipDeviceEnablePeerAccess"),
+		e(&s.memcpyPeerAsync, "hipMemcpyPeerAsync"),
 	}
 }
 

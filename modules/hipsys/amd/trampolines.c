@@ -119,3 +119,15 @@ int amdt_lib_path(void* sym, char* out, size_t cap) {
 	out[k] = 0;
 	return 0;
 }
+
+// hipDeviceCanAccessPeer, hipDeviceEnablePeerAccess, hipMemcpyPeerAsync.
+int amdt_can_access_peer(void* f, int* v, int dev, int peer) {
+	return ((int (*)(int*, int, int))f)(v, dev, peer);
+}
+int amdt_enable_peer(void* f, int peer, unsigned flags) {
+	return ((int (*)(int, unsigned))f)(peer, flags);
+}
+int amdt_memcpy_peer_async(void* f, uintptr_t dst, int dstDev, uintptr_t src, int srcDev, size_t n, uintptr_t s) {
+	return ((int (*)(void*, int, const void*, int, size_t, void*))f)((void*)dst, dstDev, (const void*)src, srcDev, n,
+	                                                                  (void*)s);
+}

@@ -41,4 +41,9 @@ int amdt_isa_count(void* f, size_t* n);
 int amdt_isa_name(void* f, size_t i, char* out, size_t cap);
 int amdt_lib_path(void* sym, char* out, size_t cap);
 
+// Peers.
+int amdt_can_access_peer(void* f, int* v, int dev, int peer);
+int amdt_enable_peer(void* f, int peer, unsigned flags);
+int amdt_memcpy_peer_async(void* f, uintptr_t dst, int dstDev, uintptr_t src, int srcDev, size_t n, uintptr_t s);
+
 #endif

@@ -12,6 +12,7 @@ type block struct {
 	size     uint64
 	reserved uint64
 	mapped   []byte // the mmap'ed region for large blocks; nil for C heap blocks
+	dev      int    // the device whose hipMalloc made it (0 for pinned host memory)
 }
 
 // allocTable is the set of live allocations of one kind (device or pinned host),
@@ -53,6 +54,18 @@ func (t *allocTable) contains(addr uintptr, size uint64) bool {
 	b := &t.blocks[i]
 	off := uint64(addr - b.base)
 	return size <= b.size-off
+}
+
+// deviceOf is the device owning the block that holds [addr, addr+size), or -1 when no
+// single live block holds the range.
+func (t *allocTable) deviceOf(addr uintptr, size uint64) int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	i := t.find(addr)
+	if i < 0 || size > t.blocks[i].size-uint64(addr-t.blocks[i].base) {
+		return -1
+	}
+	return t.blocks[i].dev
 }
 
 // isBase reports whether addr is the start of a live block.

@@ -82,33 +82,47 @@ func archName() string {
 	return runtime.GOARCH
 }
 
-// GetDeviceCount is 1: the host.
-func (p *Platform) GetDeviceCount() (int, error) { return 1, nil }
+// GetDeviceCount is the number of devices CUBEHIP_CPU_DEVICES asked for (1 by default).
+func (p *Platform) GetDeviceCount() (int, error) { return p.devices.n, nil }
 
-// GetDeviceProperties describes device 0; any other is hipErrorInvalidDevice.
+// GetDeviceProperties describes a device; every one is the host, so they are alike. A
+// device past the count is hipErrorInvalidDevice.
 func (p *Platform) GetDeviceProperties(device int) (hipsys.DeviceProps, error) {
-	if device != 0 {
-		return hipsys.DeviceProps{}, errorf("hipGetDeviceProperties", hipsys.ErrorInvalidDevice, "device "+strconv.Itoa(device)+" of 1")
+	if !p.devices.valid(device) {
+		return hipsys.DeviceProps{}, p.invalidDevice("hipGetDeviceProperties", device)
 	}
-	return p.props, nil
+	props := p.props
+	// Tools tell devices apart by their PCI location, as they do GPUs.
+	props.PCIDeviceID = device
+	return props, nil
 }
 
-// SetDevice accepts device 0, the only one; there is no per-thread state to change.
+// SetDevice makes device current on the calling OS thread: the device whose memory
+// hipMalloc takes, whose streams StreamCreate makes, and which DeviceSynchronize waits
+// for. Callers lock their goroutine to its thread first (runtime.LockOSThread).
 func (p *Platform) SetDevice(device int) error {
-	if device != 0 {
-		return errorf("hipSetDevice", hipsys.ErrorInvalidDevice, "device "+strconv.Itoa(device)+" of 1")
+	if !p.devices.valid(device) {
+		return p.invalidDevice("hipSetDevice", device)
+	}
+	if p.devices.n > 1 {
+		p.devices.current.Store(unix.Gettid(), device)
 	}
 	return nil
 }
 
-// GetDevice is always 0.
-func (p *Platform) GetDevice() (int, error) { return 0, nil }
+// GetDevice is the calling OS thread's current device (0 until SetDevice).
+func (p *Platform) GetDevice() (int, error) { return p.devices.currentDevice(), nil }
 
-// MemGetInfo reports the host's RAM as the device's total and what hipMalloc has not
-// handed out as free. Free does not subtract what other processes use: the figure is
-// the device's budget, as hipMalloc enforces it, not a promise the OS will keep.
+func (p *Platform) invalidDevice(call string, device int) error {
+	return errorf(call, hipsys.ErrorInvalidDevice, "device "+strconv.Itoa(device)+" of "+strconv.Itoa(p.devices.n))
+}
+
+// MemGetInfo reports, for the current device, the host's RAM as the total and what its
+// hipMalloc has not handed out as free. Free does not subtract what other processes (or
+// the other devices, which share the RAM) use: the figure is the device's budget, as
+// hipMalloc enforces it, not a promise the OS will keep.
 func (p *Platform) MemGetInfo() (free, total uint64, err error) {
-	used := p.device.usedBytes()
+	used := p.devices.usedBytes(p.devices.currentDevice())
 	if used > p.totalMem {
 		used = p.totalMem
 	}
@@ -124,14 +138,18 @@ func (p *Platform) DeviceSynchronize() error {
 	if err := p.checkUnsafe(call); err != nil {
 		return err
 	}
-	return p.drainAll(call)
+	return p.drainDevice(call, p.devices.currentDevice())
 }
 
-// drainAll waits for every stream, the null stream included, and collects their
-// pending asynchronous errors.
-func (p *Platform) drainAll(call string) error {
+// drainDevice waits for every stream of dev, the null stream (which all devices
+// share) included, and collects their pending asynchronous errors. Another device's
+// streams are left alone: a failure there is that device's to report.
+func (p *Platform) drainDevice(call string, dev int) error {
 	var first error
 	for _, s := range p.allStreams() {
+		if s.kind != streamNull && s.dev != dev {
+			continue
+		}
 		if err := s.synchronize(); err != nil && first == nil {
 			first = err
 		}

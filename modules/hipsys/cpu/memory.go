@@ -18,15 +18,22 @@ func (p *Platform) Malloc(size uint64) (hipsys.DevicePtr, error) {
 	if err := p.checkUnsafe(call); err != nil {
 		return 0, err
 	}
-	b, err := p.alloc(&p.device, size, p.totalMem)
+	dev := p.devices.currentDevice()
+	reserved := reservedSize(size)
+	if !p.devices.charge(dev, reserved, p.totalMem) {
+		return 0, errorf(call, hipsys.ErrorOutOfMemory, errOverBudget(size).Error())
+	}
+	b, err := p.alloc(&p.device, size, ^uint64(0), dev)
 	if err != nil {
+		p.devices.uncharge(dev, reserved)
 		return 0, errorf(call, hipsys.ErrorOutOfMemory, err.Error())
 	}
 	return hipsys.DevicePtr(b), nil
 }
 
 // alloc charges, allocates and registers a block in t.
-func (p *Platform) alloc(t *allocTable, size, limit uint64) (uintptr, error) {
+// The device table's limit is charged per device by the caller; dev tags the block.
+func (p *Platform) alloc(t *allocTable, size, limit uint64, dev int) (uintptr, error) {
 	reserved := reservedSize(size)
 	if !t.charge(reserved, limit) {
 		return 0, errOverBudget(size)
@@ -38,6 +45,7 @@ func (p *Platform) alloc(t *allocTable, size, limit uint64) (uintptr, error) {
 	}
 	// hostAlloc rounds the same way; the table must uncharge exactly what was charged.
 	b.reserved = reserved
+	b.dev = dev
 	t.insert(b)
 	return b.base, nil
 }
@@ -74,7 +82,7 @@ func (p *Platform) HostMalloc(size uint64, flags hipsys.HostMallocFlags) (hipsys
 	if size == 0 {
 		return 0, nil
 	}
-	b, err := p.alloc(&p.host, size, ^uint64(0))
+	b, err := p.alloc(&p.host, size, ^uint64(0), 0)
 	if err != nil {
 		return 0, errorf(call, hipsys.ErrorOutOfMemory, err.Error())
 	}
@@ -102,6 +110,9 @@ func (p *Platform) release(call string, t *allocTable, addr uintptr) error {
 	if !ok {
 		// Freed by a concurrent call while this one waited.
 		return errorf(call, hipsys.ErrorInvalidValue, "not the start of a live allocation")
+	}
+	if t == &p.device {
+		p.devices.uncharge(b.dev, b.reserved)
 	}
 	if err := hostRelease(b); err != nil {
 		return errorf(call, hipsys.ErrorUnknown, err.Error())

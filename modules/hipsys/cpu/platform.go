@@ -15,10 +15,12 @@ func init() { hipsys.Register(name, Open) }
 
 // Platform is the host CPU as a HIP device. Its methods are safe for concurrent use.
 type Platform struct {
-	props    hipsys.DeviceProps
+	props    hipsys.DeviceProps // every device's: each is the same host
 	totalMem uint64 // advertised device memory: the host's RAM
 
-	device allocTable // hipMalloc'ed blocks
+	device allocTable // hipMalloc'ed blocks of every device, each tagged with its own
+
+	devices devices // how many, which is current on each thread, what each has charged
 	host   allocTable // hipHostMalloc'ed blocks
 
 	compiler *jit.Compiler
@@ -62,11 +64,16 @@ func newPlatform() (*Platform, error) {
 	if err != nil {
 		return nil, hipsys.NewError(name, "hipInit", hipsys.ErrorNotInitialized, err.Error())
 	}
+	n, err := deviceCount()
+	if err != nil {
+		return nil, hipsys.NewError(name, "hipInit", hipsys.ErrorInvalidValue, err.Error())
+	}
 	p := &Platform{
 		totalMem: total,
 		compiler: jit.NewCompiler(""),
 		captures: map[*capture]struct{}{},
 		retired:  map[*stream]struct{}{},
+		devices:  newDevices(n),
 	}
 	p.props = deviceProps(total)
 	return p, nil

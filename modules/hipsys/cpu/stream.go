@@ -21,6 +21,7 @@ const maxPending = 4096
 type stream struct {
 	p    *Platform
 	kind streamKind
+	dev  int // the device current when it was created; the null stream serves them all
 
 	mu        sync.Mutex
 	work      sync.Cond // the worker waits here for commands

@@ -16,7 +16,9 @@ func (p *Platform) StreamCreateWithFlags(flags hipsys.StreamFlags) (hipsys.Strea
 	} else {
 		p.blocking.Add(1)
 	}
-	return hipsys.Stream(p.streams.add(newStream(p, kind))), nil
+	s := newStream(p, kind)
+	s.dev = p.devices.currentDevice()
+	return hipsys.Stream(p.streams.add(s)), nil
 }
 
 // StreamQuery is nil when everything queued on the stream has finished and

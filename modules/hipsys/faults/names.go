@@ -63,6 +63,10 @@ const (
 	cRTCGetCode
 	cRTCDestroyProgram
 
+	cDeviceCanAccessPeer
+	cDeviceEnablePeerAccess
+	cMemcpyPeerAsync
+
 	numCalls
 )
 
@@ -101,6 +105,9 @@ var methods = map[string]call{
 	"RTCCreateProgram": cRTCCreateProgram, "RTCCompileProgram": cRTCCompileProgram,
 	"RTCGetProgramLog": cRTCGetProgramLog, "RTCGetCode": cRTCGetCode,
 	"RTCDestroyProgram": cRTCDestroyProgram,
+
+	"DeviceCanAccessPeer": cDeviceCanAccessPeer, "DeviceEnablePeerAccess": cDeviceEnablePeerAccess,
+	"MemcpyPeerAsync": cMemcpyPeerAsync,
 }
 
 // names is each call's C name, and byName its inverse; both are read-only once built.

@@ -94,6 +94,9 @@ typedef CUresult (*cu_graph_instantiate_fn)(CUgraphExec*, CUgraph, unsigned long
 typedef CUresult (*cu_exec_stream_fn)(CUgraphExec, CUstream);
 typedef CUresult (*cu_exec_fn)(CUgraphExec);
 typedef CUresult (*cu_graph_fn)(CUgraph);
+typedef CUresult (*cu_can_access_peer_fn)(int*, CUdevice, CUdevice);
+typedef CUresult (*cu_ctx_enable_peer_fn)(CUcontext, unsigned);
+typedef CUresult (*cu_memcpy_peer_async_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
 
 // The resolved entry points, filled once by Open before any call (platform.go's
 // driverSymbols names each one's library symbol). funcGetParamInfo is optional (CUDA
@@ -144,6 +147,9 @@ struct cubehip_cu {
 	cu_exec_stream_fn graphUpload, graphLaunch;
 	cu_exec_fn graphExecDestroy;
 	cu_graph_fn graphDestroy;
+	cu_can_access_peer_fn deviceCanAccessPeer;
+	cu_ctx_enable_peer_fn ctxEnablePeerAccess;
+	cu_memcpy_peer_async_fn memcpyPeerAsync;
 };
 extern struct cubehip_cu cubehip_cu;
 

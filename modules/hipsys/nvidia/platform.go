@@ -73,7 +73,7 @@ func open() (*Platform, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nvidia: %w", err)
 	}
-	if err := lib.Resolve(driverSymbols()); err != nil {
+	if err := lib.Resolve(append(driverSymbols(), peerSymbols()...)); err != nil {
 		return nil, fmt.Errorf("nvidia: %s is too old for cubehip (CUDA 11.4 or newer is needed): %w", lib.Name, err)
 	}
 	// Optional (CUDA 12.4 and later): without it FuncGetParams is hipErrorNotSupported.

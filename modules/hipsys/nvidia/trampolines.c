@@ -366,3 +366,23 @@ nvrtcResult nv_code(uintptr_t p, int cubin, char* out) {
 	if (cubin) return cubehip_nvrtc.getCUBIN((nvrtcProgram)p, out);
 	return cubehip_nvrtc.getPTX((nvrtcProgram)p, out);
 }
+
+// Peers: cuMemcpyPeerAsync and cuCtxEnablePeerAccess take contexts, and a device's
+// context here is always its primary one, retained at Open.
+
+CUresult cu_can_access_peer(int* v, int dev, int peer) {
+	CUdevice a, b;
+	CUresult r = cubehip_cu.deviceGet(&a, dev);
+	if (r) return r;
+	r = cubehip_cu.deviceGet(&b, peer);
+	if (r) return r;
+	return cubehip_cu.deviceCanAccessPeer(v, a, b);
+}
+CUresult cu_enable_peer(int peer, unsigned flags) {
+	ENSURE();
+	return cubehip_cu.ctxEnablePeerAccess(cubehip_primary[peer], flags);
+}
+CUresult cu_memcpy_peer_async(CUdeviceptr d, int dstDev, CUdeviceptr src, int srcDev, size_t n, uintptr_t s) {
+	ENSURE();
+	return cubehip_cu.memcpyPeerAsync(d, cubehip_primary[dstDev], src, cubehip_primary[srcDev], n, (CUstream)s);
+}

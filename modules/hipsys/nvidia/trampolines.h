@@ -105,4 +105,9 @@ nvrtcResult nv_log(uintptr_t p, char* out);
 nvrtcResult nv_code_size(uintptr_t p, int cubin, size_t* n);
 nvrtcResult nv_code(uintptr_t p, int cubin, char* out);
 
+// Peers.
+CUresult cu_can_access_peer(int* v, int dev, int peer);
+CUresult cu_enable_peer(int peer, unsigned flags);
+CUresult cu_memcpy_peer_async(CUdeviceptr d, int dstDev, CUdeviceptr src, int srcDev, size_t n, uintptr_t s);
+
 #endif

@@ -116,3 +116,24 @@ int hipGraphLaunch(void* e, void* s) { (void)e; (void)s; return 0; }
 #endif
 int hipGraphExecDestroy(void* e) { free(e); return 0; }
 int hipGraphDestroy(void* g) { free(g); return 0; }
+
+// Peers: FAKE_HIP_DEVICES devices that all reach each other; the current device is 0.
+int hipDeviceCanAccessPeer(int* v, int dev, int peer) {
+	int n = env("FAKE_HIP_DEVICES", 1);
+	if (dev < 0 || dev >= n || peer < 0 || peer >= n) return 101;
+	*v = dev != peer;
+	return 0;
+}
+static int peer_enabled[64];
+int hipDeviceEnablePeerAccess(int peer, unsigned flags) {
+	(void)flags;
+	if (peer <= 0 || peer >= env("FAKE_HIP_DEVICES", 1) || peer >= 64) return 101;
+	if (peer_enabled[peer]) return 704;
+	peer_enabled[peer] = 1;
+	return 0;
+}
+int hipMemcpyPeerAsync(void* d, int dd, const void* s, int sd, size_t n, void* st) {
+	(void)dd; (void)sd; (void)st;
+	memcpy(d, s, n);
+	return 0;
+}
