@@ -16,12 +16,12 @@ func init() { hipsys.Register(name, Open) }
 // Platform is the host CPU as a HIP device. Its methods are safe for concurrent use.
 type Platform struct {
 	props    hipsys.DeviceProps // every device's: each is the same host
-	totalMem uint64 // advertised device memory: the host's RAM
+	totalMem uint64             // advertised device memory: the host's RAM
 
 	device allocTable // hipMalloc'ed blocks of every device, each tagged with its own
 
-	devices devices // how many, which is current on each thread, what each has charged
-	host   allocTable // hipHostMalloc'ed blocks
+	devices devices    // how many, which is current on each thread, what each has charged
+	host    allocTable // hipHostMalloc'ed blocks
 
 	compiler *jit.Compiler
 
