@@ -14,6 +14,7 @@ type deviceInfo struct {
 	Platform string              `json:"platform"`
 	Index    int                 `json:"index"`
 	Props    *hipsys.DeviceProps `json:"props,omitempty"`
+	Peers    []int               `json:"peers,omitempty"` // the devices it reaches directly (peer access)
 	Error    string              `json:"error,omitempty"`
 }
 
@@ -28,6 +29,7 @@ func runDevices(out io.Writer, args []string) error {
 		return err
 	}
 	var all []deviceInfo
+	matrices := map[string][][]bool{} // platforms of two or more devices: their peer access
 	found := 0
 	for _, name := range hipsys.Platforms() {
 		p, err := hipsys.Open(name)
@@ -40,6 +42,14 @@ func runDevices(out io.Writer, args []string) error {
 			all = append(all, deviceInfo{Platform: name, Index: -1, Error: fmt.Sprintf("no device: %v", err)})
 			continue
 		}
+		var peers [][]bool
+		if count > 1 {
+			if peers, err = peerMatrix(p, count); err != nil {
+				all = append(all, deviceInfo{Platform: name, Index: -1, Error: err.Error()})
+			} else {
+				matrices[name] = peers
+			}
+		}
 		for d := 0; d < count; d++ {
 			props, err := p.GetDeviceProperties(d)
 			if err != nil {
@@ -47,7 +57,11 @@ func runDevices(out io.Writer, args []string) error {
 				continue
 			}
 			found++
-			all = append(all, deviceInfo{Platform: name, Index: d, Props: &props})
+			di := deviceInfo{Platform: name, Index: d, Props: &props}
+			if peers != nil {
+				di.Peers = peersOf(peers, d)
+			}
+			all = append(all, di)
 		}
 	}
 	if *asJSON {
@@ -57,7 +71,7 @@ func runDevices(out io.Writer, args []string) error {
 			return err
 		}
 	} else {
-		for _, di := range all {
+		for i, di := range all {
 			switch {
 			case di.Props != nil:
 				printProps(out, di.Platform, di.Index, *di.Props)
@@ -65,6 +79,9 @@ func runDevices(out io.Writer, args []string) error {
 				fmt.Fprintf(out, "%s: %s\n", di.Platform, di.Error)
 			default:
 				fmt.Fprintf(out, "%s device %d: %s\n", di.Platform, di.Index, di.Error)
+			}
+			if m := matrices[di.Platform]; m != nil && (i+1 == len(all) || all[i+1].Platform != di.Platform) {
+				printPeerMatrix(out, di.Platform, m)
 			}
 		}
 	}
