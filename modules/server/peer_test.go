@@ -19,6 +19,10 @@ import (
 // fault injector, as n Devices. When the test ends they are closed and the platform
 // must hold nothing: no stream, event or allocation any copy took is left behind.
 func openCPUDevices(t *testing.T, n int) ([]*server.Device, *faults.Platform) {
+	return openCPUDevicesB(t, n)
+}
+
+func openCPUDevicesB(t testing.TB, n int) ([]*server.Device, *faults.Platform) {
 	t.Helper()
 	t.Setenv("CUBEHIP_CPU_DEVICES", fmt.Sprint(n))
 	p, err := cpu.Open()

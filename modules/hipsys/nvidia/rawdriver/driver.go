@@ -52,6 +52,8 @@ func load() error {
 			e(&f.memcpyDtoH, "cuMemcpyDtoH_v2"),
 			e(&f.memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
 			e(&f.memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+			e(&f.memcpyPeerAsync, "cuMemcpyPeerAsync"),
+			e(&f.ctxEnablePeerAccess, "cuCtxEnablePeerAccess"),
 		})
 	})
 	return loadErr
@@ -161,6 +163,21 @@ func (d *Driver) CopyLoop(p hipsys.DevicePtr, h hipsys.HostPtr, size uint64, up 
 	var us C.double
 	r := C.rawd_copy_loop(d.ctx, C.CUdeviceptr(p), C.uintptr_t(h), C.size_t(size), y, C.uintptr_t(s), C.int(n), &us)
 	return elapsed(us), check("copy loop", r)
+}
+
+// PeerCopyLoop copies size bytes from src, memory of from's device, to dst, memory of
+// d's device, n times with cuMemcpyPeerAsync on s (a stream of d's device), after
+// enabling access from d's context to from's, then syncs s.
+func (d *Driver) PeerCopyLoop(dst hipsys.DevicePtr, from *Driver, src hipsys.DevicePtr, size uint64, s hipsys.Stream, n int) (time.Duration, error) {
+	if err := checkCount(n); err != nil {
+		return 0, err
+	}
+	if from == nil {
+		return 0, fmt.Errorf("rawdriver: peer copy from no device")
+	}
+	var us C.double
+	r := C.rawd_peer_loop(d.ctx, C.CUdeviceptr(dst), d.ctx, C.CUdeviceptr(src), from.ctx, C.size_t(size), C.uintptr_t(s), C.int(n), &us)
+	return elapsed(us), check("peer copy loop", r)
 }
 
 func checkCount(n int) error {

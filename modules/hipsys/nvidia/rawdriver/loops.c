@@ -100,3 +100,25 @@ CUresult rawd_copy_loop(uintptr_t ctx, CUdeviceptr d, uintptr_t h, size_t size, 
 	*us = now_us() - t;
 	return leave(r, prev);
 }
+
+// rawd_peer_loop enables access from ctx (dst's context) to srcCtx (704, already
+// enabled, is fine), then copies size bytes from src to dst n times with
+// cuMemcpyPeerAsync on s, and syncs s.
+CUresult rawd_peer_loop(uintptr_t ctx, CUdeviceptr dst, uintptr_t dstCtx, CUdeviceptr src, uintptr_t srcCtx,
+		size_t size, uintptr_t s, int n, double* us) {
+	CUcontext prev;
+	CUresult r = enter(ctx, &prev);
+	if (r) return r;
+	if (srcCtx != dstCtx) {
+		r = rawd_cu.ctxEnablePeerAccess((CUcontext)srcCtx, 0);
+		if (r == 704) r = 0;
+		if (r) return leave(r, prev);
+	}
+	double t = now_us();
+	for (int i = 0; i < n && !r; i++) {
+		r = rawd_cu.memcpyPeerAsync(dst, (CUcontext)dstCtx, src, (CUcontext)srcCtx, size, (CUstream)s);
+	}
+	if (!r) r = rawd_cu.streamSynchronize((CUstream)s);
+	*us = now_us() - t;
+	return leave(r, prev);
+}

@@ -33,6 +33,8 @@ struct rawd_cu {
 	CUresult (*memcpyDtoH)(void*, CUdeviceptr, size_t);
 	CUresult (*memcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream);
 	CUresult (*memcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream);
+	CUresult (*memcpyPeerAsync)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
+	CUresult (*ctxEnablePeerAccess)(CUcontext, unsigned);
 };
 extern struct rawd_cu rawd_cu;
 
@@ -48,6 +50,8 @@ CUresult rawd_read_loop(uintptr_t ctx, CUdeviceptr d, int n, double* us);
 CUresult rawd_alloc_loop(uintptr_t ctx, size_t size, int n, double* us);
 CUresult rawd_copy_loop(uintptr_t ctx, CUdeviceptr d, uintptr_t h, size_t size, int up, uintptr_t s,
 	int n, double* us);
+CUresult rawd_peer_loop(uintptr_t ctx, CUdeviceptr dst, uintptr_t dstCtx, CUdeviceptr src, uintptr_t srcCtx,
+	size_t size, uintptr_t s, int n, double* us);
 
 // The fake driver (fake.c).
 #define RAWD_FAKE_MAX 8192

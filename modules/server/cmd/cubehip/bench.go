@@ -35,6 +35,9 @@ type figure struct {
 	// process to the next on the H200, so a comparison across processes measures the
 	// processes as much as the Device.
 	twin string
+	// na, when set, is why the figure cannot be measured here (a peer copy with one
+	// device); it is shown as n/a with that reason.
+	na string
 }
 
 // runBench measures the Device budgets on the default device, each beside the same work
@@ -69,6 +72,11 @@ func runBench(out io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	peer, err := b.peerCopy()
+	if err != nil {
+		return err
+	}
+	figs = append(figs, peer)
 	// The anchor is a CUDA driver-API program: its figures are raw only for nvidia.
 	if path := anchorPath(*anchor); path != "" && d.Platform() == "nvidia" {
 		fmt.Fprintf(progress, "running the anchor %s (3 runs) ...\n", path)
@@ -124,6 +132,8 @@ func judge(figs []figure, cpu bool) []row {
 	for _, f := range figs {
 		r := row{Name: f.name, Unit: short(f.unit), Device: f.device, Raw: f.raw, RawBy: f.rawFrom}
 		switch {
+		case f.na != "":
+			r.Budget, r.Verdict = f.na, "n/a"
 		case cpu && gpuOnly(f.name):
 			_, rule := f.budget(f.device, max(f.raw, 1e-12))
 			r.Budget, r.Verdict = strings.Split(rule, " (")[0], "n/a"
