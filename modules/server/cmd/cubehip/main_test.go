@@ -91,7 +91,9 @@ func TestBench(t *testing.T) {
 		if r.Verdict == "MISSED" {
 			missedRows++
 		}
-		assert.Greater(t, r.Device, 0.0, r.Name)
+		if !strings.HasPrefix(r.Budget, "needs 2 devices") { // the peer copy on one device
+			assert.Greater(t, r.Device, 0.0, r.Name)
+		}
 	}
 	assert.Equal(t, missedRows > 0, err != nil, "%v", err)
 }

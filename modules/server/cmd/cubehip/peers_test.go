@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys/cpu"
+	"github.com/cubehip/cubehip/modules/server"
 )
 
 func TestPeerMatrixOfSeveralCPUDevices(t *testing.T) {
@@ -28,4 +31,34 @@ func TestPeerMatrixOfSeveralCPUDevices(t *testing.T) {
 
 	_, err = peerMatrix(p, 4)
 	assert.ErrorContains(t, err, "hipErrorInvalidDevice")
+}
+
+// With two cpu devices the peer copy is measured and judged against the host's memcpy;
+// with one it is n/a, saying why.
+func TestBenchPeerCopy(t *testing.T) {
+	for _, tc := range []struct {
+		devices string
+		na      bool
+	}{{"2", false}, {"1", true}} {
+		t.Setenv("CUBEHIP_CPU_DEVICES", tc.devices)
+		p, err := cpu.Open()
+		require.NoError(t, err)
+		d, err := server.OpenPlatform(p, server.Options{Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, err)
+		b := &bencher{d: d, p: p, scale: 0.25, out: io.Discard}
+		f, err := b.peerCopy()
+		require.NoError(t, err)
+		require.NoError(t, d.Close())
+		rows := judge([]figure{f}, true)
+		if tc.na {
+			assert.Equal(t, "n/a", rows[0].Verdict)
+			assert.Equal(t, "needs 2 devices; cpu has 1", rows[0].Budget)
+			continue
+		}
+		assert.Positive(t, f.device)
+		assert.Positive(t, f.raw)
+		assert.Equal(t, "memcpy", f.rawFrom)
+		assert.Contains(t, rows[0].Budget, "at least 0.8× raw")
+		assert.Contains(t, []string{"ok", "MISSED"}, rows[0].Verdict)
+	}
 }
