@@ -357,6 +357,23 @@ typedef enum cubehip_allocation_mode {
 /* Sets the allocation mode of the stream's pools. */
 cubehip_status cubehip_memory_set_allocation_mode(cubehip_device device, uint64_t stream, int32_t mode);
 
+/* ---- Several devices: peers and copies between devices ---- */
+
+/* *out is 1 when device index of platform reaches device peer directly (a copy between
+ * them takes the peer path), else 0; a device is not its own peer. */
+cubehip_status cubehip_device_can_access_peer(const char* platform, int32_t index, int32_t peer, int32_t* out);
+
+/* The indexes of the devices of the same platform that device reaches directly. *count
+ * is set to their number; fewer than that in capacity is CUBEHIP_ERROR_INVALID_ARGUMENT,
+ * with *count telling how many to make room for. */
+cubehip_status cubehip_device_peers(cubehip_device device, int32_t* peers, int32_t capacity, int32_t* count);
+
+/* Copies all of src, a buffer of any device, into dst (the same size) on stream of dst's
+ * device. Ordered after src's last write and before dst's next use; peer to peer where
+ * the devices reach each other, else through host memory. A failed copy leaves dst
+ * carrying the failure; a src carrying one passes it on to dst. */
+cubehip_status cubehip_buffer_copy_from(cubehip_buffer dst, uint64_t stream, cubehip_buffer src);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
