@@ -217,6 +217,21 @@ class DeviceArray:
                 "cubehip_buffer_write",
             )
 
+    def copy_from(self, src: "DeviceArray", stream: "Stream | int | None" = None) -> None:
+        """Copies src, an array of the same shape and dtype on any device, into this one,
+        ordered on the stream of this array's device: after src's last write, before this
+        array's next use. The bytes go peer to peer where the devices reach each other,
+        else through host memory. A failed copy is carried by this array; a src carrying a
+        failure passes it on."""
+        if not isinstance(src, DeviceArray):
+            raise TypeError(f"copy_from: src must be a DeviceArray, not {type(src).__name__}")
+        if src.dtype != self.dtype or src.shape != self.shape:
+            raise ValueError(f"copy_from: src is {src.shape} {src.dtype}, this array is {self.shape} {self.dtype}")
+        check_carried(
+            _ffi.lib.cubehip_buffer_copy_from(self._live(), stream_id(stream), src._live()),
+            "cubehip_buffer_copy_from",
+        )
+
     def check(self) -> None:
         """Raises CarriedFailure if the work that last wrote the array failed (without waiting)."""
         check_carried(_ffi.lib.cubehip_buffer_check(self._live()), "cubehip_buffer_check")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import json
 import threading
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -46,6 +47,9 @@ class DeviceProperties:
     pci_device_id: int
     pci_domain_id: int
     integrated: bool
+    # The other devices of the platform this one reaches directly (peer access): a
+    # copy_from between them takes the peer path. Filled by devices().
+    peers: tuple[int, ...] = ()
 
     @classmethod
     def _from(cls, index: int, p: _ffi.DeviceProps) -> "DeviceProperties":
@@ -83,13 +87,26 @@ def device_count(platform: str = "auto") -> int:
     return n.value
 
 
+def can_access_peer(index: int, peer: int, platform: str = "auto") -> bool:
+    """Whether device index of the platform reaches device peer directly (never itself)."""
+    ok = ctypes.c_int32()
+    check(
+        _ffi.lib.cubehip_device_can_access_peer(_platform(platform), index, peer, ctypes.byref(ok)),
+        "cubehip_device_can_access_peer",
+    )
+    return bool(ok.value)
+
+
 def devices(platform: str = "auto") -> list[DeviceProperties]:
-    """The properties of every device of the platform, without opening them."""
+    """The properties of every device of the platform, without opening them, each with
+    the devices it reaches directly (``peers``)."""
     out = []
-    for i in range(device_count(platform)):
+    n = device_count(platform)
+    for i in range(n):
         p = _props()
         check(_ffi.lib.cubehip_device_properties(_platform(platform), i, ctypes.byref(p)), "cubehip_device_properties")
-        out.append(DeviceProperties._from(i, p))
+        peers = tuple(j for j in range(n) if j != i and can_access_peer(i, j, platform))
+        out.append(dataclasses.replace(DeviceProperties._from(i, p), peers=peers))
     return out
 
 

@@ -183,6 +183,10 @@ _PROTOTYPES = {
     "cubehip_memory_report": ([handle, c_void_p, c_size_t, POINTER(c_size_t)], _status),
     "cubehip_memory_cleanup": ([handle], _status),
     "cubehip_memory_set_allocation_mode": ([handle, c_uint64, c_int32], _status),
+    # Several devices.
+    "cubehip_device_can_access_peer": ([c_char_p, c_int32, c_int32, POINTER(c_int32)], _status),
+    "cubehip_device_peers": ([handle, POINTER(c_int32), c_int32, POINTER(c_int32)], _status),
+    "cubehip_buffer_copy_from": ([handle, c_uint64, handle], _status),
 }
 
 _SONAMES = ("libcubehip.so", "libcubehip.so.0")
