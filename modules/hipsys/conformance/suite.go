@@ -36,6 +36,7 @@ func Run(t *testing.T, p hipsys.Platform) {
 	t.Run("kernels", s.kernels)
 	t.Run("kernel parameters", s.kernelParams)
 	t.Run("graphs", s.graphs)
+	t.Run("peers", s.peers)
 	if p.Name() == "cpu" {
 		t.Run("cpu-strict", s.cpuStrict)
 	}
