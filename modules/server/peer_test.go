@@ -237,3 +237,63 @@ func TestCopyFromThroughTheHost(t *testing.T) {
 	require.NoError(t, two[0].CopyFrom(b, a))
 	assert.Equal(t, []float32{1, 2, 3}, readFloats(t, two[0].Stream, b))
 }
+
+// TestCopyFromOnTheTestPlatform runs on the platform hipsys.Open("auto") picks (nvidia
+// on a GPU machine): two Devices on device 0 copy through the same-GPU path, and where
+// the platform has a second device, device 1 copies from device 0 by the peer path, or
+// through the host when the GPUs cannot reach each other.
+func TestCopyFromOnTheTestPlatform(t *testing.T) {
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	f := faults.Wrap(p)
+	n, err := f.GetDeviceCount()
+	require.NoError(t, err)
+	open := func(index int) *server.Device {
+		d, err := server.OpenPlatform(f, server.Options{Index: index, Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, err)
+		t.Cleanup(func() { f.Reset(); assert.NoError(t, d.Close()) })
+		return d
+	}
+	ds := []*server.Device{open(0), open(0)}
+	if n > 1 {
+		ds = append(ds, open(1))
+	}
+	const size = 8<<20 + 4
+	for i := 1; i < len(ds); i++ {
+		src, dst := ds[0], ds[i]
+		a := alloc(t, src.Stream, size)
+		want := pattern(i, size)
+		require.NoError(t, src.Write(a, want))
+		b := alloc(t, dst.Stream, size)
+		require.NoError(t, dst.CopyFrom(b, a), "device %d to %d", src.Index(), dst.Index())
+		assert.Equal(t, want, readBytes(t, dst.Stream, b))
+
+		// The copy's failure stays with the destination: whichever call the route makes.
+		for _, call := range []string{"hipMemcpyDtoDAsync", "hipMemcpyPeerAsync", "hipMemcpyHtoDAsync", "hipMemcpyHtoD"} {
+			require.True(t, f.Fail(call, hipsys.ErrorIllegalAddress))
+		}
+		require.ErrorIs(t, dst.CopyFrom(b, a), hipsys.ErrorIllegalAddress)
+		f.Reset()
+		_, err := dst.Read(b)
+		assert.ErrorIs(t, err, hipsys.ErrorIllegalAddress)
+		assert.Equal(t, want, readBytes(t, src.Stream, a), "the source is untouched")
+	}
+	if n < 2 {
+		t.Logf("%s has one device: the peer path between GPUs was not exercised", p.Name())
+	}
+}
+
+// Through the host, a source carrying a failure passes it on as well.
+func TestCopyFromThroughTheHostPassesTheSourcesFailureOn(t *testing.T) {
+	one, f := openCPUDevices(t, 1)
+	two, _ := openCPUDevices(t, 1)
+	a := alloc(t, one[0].Stream, 12)
+	b := upload(t, two[0].Stream, 0, 0, 0)
+	require.True(t, f.Fail("hipMemcpyHtoDAsync", hipsys.ErrorLaunchFailure))
+	require.True(t, f.Fail("hipMemcpyHtoD", hipsys.ErrorLaunchFailure))
+	require.Error(t, one[0].Write(a, floatBytes(1, 2, 3)))
+	f.Reset()
+	require.ErrorIs(t, two[0].CopyFrom(b, a), hipsys.ErrorLaunchFailure)
+	_, err := two[0].Read(b)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+}
