@@ -46,6 +46,16 @@
 //     HostFree, blocking copies and memsets, DeviceSynchronize during a global-mode
 //     capture, or a thread-local one begun on the calling OS thread) fail with
 //     hipErrorStreamCaptureUnsupported and invalidate the capture.
+//   - Devices. One by default; CUBEHIP_CPU_DEVICES=N (1 to 64) offers N, all the same
+//     host, so that code driving several GPUs runs on a machine with none. The current
+//     device belongs to the OS thread (SetDevice), as in HIP. Each device has its own
+//     allocations and memory budget (MemGetInfo, Malloc's hipErrorOutOfMemory), its
+//     own streams (a stream belongs to the device current when it was made), and
+//     DeviceSynchronize waits for and reports the current device's streams only. The
+//     null stream is one for all devices: its legacy ordering then spans them, which
+//     orders more than HIP would, never less. Every pair of devices reaches each other
+//     (DeviceCanAccessPeer); MemcpyPeerAsync checks that each pointer belongs to the
+//     device it is said to, hipErrorInvalidValue otherwise.
 //   - Live counts: Live reports how many streams, events, allocations (and their
 //     bytes), modules, graphs, executable graphs and programs are alive, for leak
 //     tests (hipsys.LiveCounter).
