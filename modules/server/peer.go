@@ -7,6 +7,7 @@ import (
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/server/compute"
+	"github.com/cubehip/cubehip/modules/stream"
 )
 
 // CopyFrom copies all of src, a buffer of another Device (or of this one), into dst, a
@@ -35,6 +36,11 @@ func (s Stream) CopyFrom(dst, src *Buffer) error {
 	err := d.own(dst, "copy: destination")
 	if err == nil && dst.size != src.size {
 		err = fmt.Errorf("copy: %w: destination %v and source %v differ in size", ErrInvalidArgument, dst, src)
+	}
+	if st := d.srv.Streams().TryStream(s.id); err == nil && st != nil && st.Capture.State() != stream.CaptureNone {
+		// A graph replays its work alone: it cannot wait for another device's stream,
+		// and a capture refuses a wait on an event recorded outside it.
+		err = fmt.Errorf("copy: %w: a copy from another device cannot be captured (stream %d)", ErrCaptureState, s.id)
 	}
 	d.leave()
 	if err != nil {
@@ -229,11 +235,17 @@ func (sd *Device) markSource(src *Buffer) (ready hipsys.Event, res compute.Resou
 // copy was queued), then the events and the hold on src go. Failures here cannot undo
 // a queued copy; they are left to the stream's next synchronization to report.
 func (sd *Device) letGoSource(ready, copied hipsys.Event, res compute.Resource) {
+	p := sd.srv.Streams().Platform()
 	if err := sd.enter(); err != nil {
-		return // closed: its memory went with it
+		// Closed meanwhile: its memory and streams went with it, but the events are the
+		// platform's, and would outlive it.
+		if copied != 0 {
+			_ = p.EventDestroy(copied)
+		}
+		_ = p.EventDestroy(ready)
+		return
 	}
 	defer sd.leave()
-	p := sd.srv.Streams().Platform()
 	if copied != 0 {
 		if st, err := sd.srv.Streams().Stream(res.Binding.Stream); err == nil {
 			_ = p.StreamWaitEvent(st.Sys, copied, 0)

@@ -114,6 +114,14 @@ func TestCopyFromBadInput(t *testing.T) {
 	assert.ErrorIs(t, ds[1].CopyFrom(nil, a), server.ErrInvalidArgument)
 	assert.ErrorIs(t, ds[1].CopyFrom(a, b), server.ErrForeign, "the destination must be the stream's device's")
 	assert.ErrorIs(t, ds[1].CopyFrom(b, released), server.ErrReleased)
+
+	var inside error
+	_, err := ds[1].Capture(func(s server.Stream) error {
+		inside = s.CopyFrom(b, a)
+		return inside
+	})
+	assert.ErrorIs(t, inside, server.ErrCaptureState, "a graph cannot wait for another device")
+	assert.Error(t, err)
 }
 
 // Launches on both sides order themselves with the copy: the copy reads what the
