@@ -24,7 +24,11 @@ import (
 // The failure rules are a write's: a copy that fails leaves dst carrying the failure
 // (a later Read, Sync or launch that reads dst reports it), a src that carries a failure
 // passes it on to dst instead of being copied, and nothing else is touched. src is
-// only read; it stays held until the copy has read it, even if released meanwhile.
+// only read, and may be released as soon as CopyFrom returns: its stream reuses the
+// memory only after the copy has read it.
+//
+// A capturing stream refuses the copy (ErrCaptureState): a graph's replay cannot wait
+// for another device's work.
 func (s Stream) CopyFrom(dst, src *Buffer) error {
 	d := s.d
 	if src == nil || src.d == nil {
