@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -319,4 +320,26 @@ func TestCopyFromThroughTheHostPassesTheSourcesFailureOn(t *testing.T) {
 	require.ErrorIs(t, two[0].CopyFrom(b, a), hipsys.ErrorLaunchFailure)
 	_, err := two[0].Read(b)
 	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+}
+
+// Each Device allocates from its own device: its memory is charged to that device of
+// the platform, never to the device another Device (or the calling thread) has current.
+func TestDevicesAllocateOnTheirOwnDevice(t *testing.T) {
+	ds, f := openCPUDevices(t, 3)
+	free := func(dev int) uint64 {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		require.NoError(t, f.SetDevice(dev))
+		n, _, err := f.MemGetInfo()
+		require.NoError(t, err)
+		return n
+	}
+	before := []uint64{free(0), free(1), free(2)}
+	const size = 64 << 20
+	b := alloc(t, ds[2].Stream, size)
+	require.NoError(t, ds[2].Write(b, make([]byte, size)))
+	after := []uint64{free(0), free(1), free(2)}
+	assert.Equal(t, before[0], after[0], "device 0 untouched")
+	assert.Equal(t, before[1], after[1], "device 1 untouched")
+	assert.GreaterOrEqual(t, before[2]-after[2], uint64(size), "device 2 holds the buffer")
 }
