@@ -142,7 +142,7 @@ func (d *Device) Peers() ([]int, error) {
 // copyOnDevices queues a same-GPU or peer copy. Three steps, each under one Device's
 // lock only, so two Devices copying towards each other cannot deadlock:
 //  1. on src's device: order src's home stream after src's last write and record an
-//     event there (src's failure, if it carries one, is kept for step 2);
+//     event there (a copy that cannot run keeps why for step 2: dst carries it);
 //  2. on d: inside dst's write scope, make s wait for that event and queue the copy,
 //     then record a second event;
 //  3. on src's device: make src's home stream wait for the second event before the
@@ -150,7 +150,7 @@ func (d *Device) Peers() ([]int, error) {
 //     before the copy has read it.
 func (s Stream) copyOnDevices(dst, src *Buffer, r route) error {
 	d, sd := s.d, src.d
-	ready, res, srcErr, err := sd.markSource(src)
+	ready, res, failed, err := sd.markSource(src)
 	if err != nil {
 		return err
 	}
@@ -163,8 +163,8 @@ func (s Stream) copyOnDevices(dst, src *Buffer, r route) error {
 	ms := d.srv.Streams()
 	written := []compute.Binding{dst.b}
 	copyErr := ms.Over(s.id, written).Execute(func() error {
-		if srcErr != nil {
-			return srcErr
+		if failed != nil {
+			return failed
 		}
 		rs, err := ms.Resolve(s.id, written)
 		if err != nil {
@@ -201,9 +201,11 @@ func (s Stream) copyOnDevices(dst, src *Buffer, r route) error {
 }
 
 // markSource is step 1 of copyOnDevices, on src's device: src's home stream waits for
-// src's last write, and ready marks that point. A src carrying a failure gives srcErr
-// (the failure, to pass on) and no error; err is a failure to do the step at all.
-func (sd *Device) markSource(src *Buffer) (ready hipsys.Event, res compute.Resource, srcErr, err error) {
+// src's last write, and ready marks that point. When the copy cannot run, because src
+// carries a failure (passed on) or a platform call here failed, failed says why and
+// the destination takes it, as a write's destination takes its failed copy's error;
+// err is a bad argument or a closed Device, which touch nothing.
+func (sd *Device) markSource(src *Buffer) (ready hipsys.Event, res compute.Resource, failed, err error) {
 	if err := sd.enter(); err != nil {
 		return 0, res, nil, err
 	}
@@ -212,27 +214,23 @@ func (sd *Device) markSource(src *Buffer) (ready hipsys.Event, res compute.Resou
 		return 0, res, nil, err
 	}
 	p := sd.srv.Streams().Platform()
-	if ready, err = p.EventCreateWithFlags(hipsys.EventDisableTiming); err != nil {
-		return 0, res, nil, err
+	if res, failed = sd.srv.GetResource(src.b, src.stream); failed != nil {
+		return 0, compute.Resource{}, failed, nil
 	}
-	res, srcErr = sd.srv.GetResource(src.b, src.stream)
-	if srcErr != nil {
-		// Nothing to wait for: the copy will not run. The event is recorded anyway so
-		// that the destination's wait on it is a wait on something.
-		res = compute.Resource{}
-	}
-	st, err := sd.srv.Streams().Stream(src.stream)
-	if err == nil {
-		err = p.EventRecord(ready, st.Sys)
-	}
-	if err != nil {
-		_ = p.EventDestroy(ready)
-		if res.Binding != (compute.Binding{}) {
-			_ = res.Release()
+	ready, failed = p.EventCreateWithFlags(hipsys.EventDisableTiming)
+	if failed == nil {
+		var st *stream.Stream
+		if st, failed = sd.srv.Streams().Stream(src.stream); failed == nil {
+			if failed = p.EventRecord(ready, st.Sys); failed != nil {
+				_ = p.EventDestroy(ready)
+			}
 		}
-		return 0, compute.Resource{}, nil, err
 	}
-	return ready, res, srcErr, nil
+	if failed != nil {
+		_ = res.Release()
+		return 0, compute.Resource{}, failed, nil
+	}
+	return ready, res, nil, nil
 }
 
 // letGoSource is step 3 of copyOnDevices: src's home stream waits for copied (when the
@@ -243,10 +241,11 @@ func (sd *Device) letGoSource(ready, copied hipsys.Event, res compute.Resource) 
 	if err := sd.enter(); err != nil {
 		// Closed meanwhile: its memory and streams went with it, but the events are the
 		// platform's, and would outlive it.
-		if copied != 0 {
-			_ = p.EventDestroy(copied)
+		for _, e := range []hipsys.Event{copied, ready} {
+			if e != 0 {
+				_ = p.EventDestroy(e)
+			}
 		}
-		_ = p.EventDestroy(ready)
 		return
 	}
 	defer sd.leave()
@@ -256,7 +255,9 @@ func (sd *Device) letGoSource(ready, copied hipsys.Event, res compute.Resource) 
 		}
 		_ = p.EventDestroy(copied)
 	}
-	_ = p.EventDestroy(ready)
+	if ready != 0 {
+		_ = p.EventDestroy(ready)
+	}
 	if res.Binding != (compute.Binding{}) {
 		_ = res.Release()
 	}

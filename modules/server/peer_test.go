@@ -170,6 +170,20 @@ func TestCopyFromFailureOfTheCopyStaysWithTheDestination(t *testing.T) {
 	assert.Equal(t, []float32{1, 2, 3, 4}, readFloats(t, ds[1].Stream, b))
 }
 
+// A platform call on the source's side failing fails the copy too: the destination
+// carries it, the source does not.
+func TestCopyFromSourceSideCallFailureStaysWithTheDestination(t *testing.T) {
+	ds, f := openCPUDevices(t, 2)
+	a := upload(t, ds[0].Stream, 1, 2)
+	b := upload(t, ds[1].Stream, 0, 0)
+	require.True(t, f.Fail("hipEventCreateWithFlags", hipsys.ErrorOutOfMemory))
+	require.ErrorIs(t, ds[1].CopyFrom(b, a), hipsys.ErrorOutOfMemory)
+	f.Reset()
+	_, err := ds[1].Read(b)
+	assert.ErrorIs(t, err, hipsys.ErrorOutOfMemory)
+	assert.Equal(t, []float32{1, 2}, readFloats(t, ds[0].Stream, a))
+}
+
 func TestCopyFromSourceFailurePassesOn(t *testing.T) {
 	ds, f := openCPUDevices(t, 2)
 	a := alloc(t, ds[0].Stream, 16)
