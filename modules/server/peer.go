@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -58,6 +59,26 @@ func (s Stream) CopyFrom(dst, src *Buffer) error {
 		return s.copyThroughHost(dst, src)
 	}
 	return s.copyOnDevices(dst, src, route)
+}
+
+// CopyFromContext is CopyFrom that returns ctx.Err() when ctx is done first. Only the
+// copy through the host waits (for src's bytes); cancelled then, it goes on in the
+// background and dst ends as it would have. A context already done queues nothing.
+func (s Stream) CopyFromContext(ctx context.Context, dst, src *Buffer) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if ctx.Done() == nil {
+		return s.CopyFrom(dst, src)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.CopyFrom(dst, src) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // peerPair is one direction of peer access on one platform: from may address to's

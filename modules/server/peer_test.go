@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -356,4 +357,18 @@ func TestDevicesAllocateOnTheirOwnDevice(t *testing.T) {
 	assert.Equal(t, before[0], after[0], "device 0 untouched")
 	assert.Equal(t, before[1], after[1], "device 1 untouched")
 	assert.GreaterOrEqual(t, before[2]-after[2], uint64(size), "device 2 holds the buffer")
+}
+
+func TestCopyFromContext(t *testing.T) {
+	ds, _ := openCPUDevices(t, 2)
+	a := upload(t, ds[0].Stream, 1, 2, 3)
+	b := upload(t, ds[1].Stream, 0, 0, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	require.NoError(t, ds[1].CopyFromContext(ctx, b, a))
+	assert.Equal(t, []float32{1, 2, 3}, readFloats(t, ds[1].Stream, b))
+
+	require.NoError(t, ds[0].Write(a, floatBytes(4, 5, 6)))
+	cancel()
+	assert.ErrorIs(t, ds[1].CopyFromContext(ctx, b, a), context.Canceled)
+	assert.Equal(t, []float32{1, 2, 3}, readFloats(t, ds[1].Stream, b), "a context done at the start queues nothing")
 }
