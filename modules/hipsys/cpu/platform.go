@@ -20,6 +20,8 @@ type Platform struct {
 
 	device allocTable // hipMalloc'ed blocks
 	host   allocTable // hipHostMalloc'ed blocks
+	// module variables handed out by ModuleGetGlobal, which copies take as device memory
+	globals globalTable
 
 	compiler *jit.Compiler
 
