@@ -39,6 +39,10 @@ type Platform struct {
 	programs  handles[*program]
 	hosts     ranges
 
+	// Functions opted in to more than 48 KiB of dynamic shared memory, with the limit
+	// each got (sharedoptin.go); a function leaves with its module.
+	optedIn sync.Map // uintptr -> uint32
+
 	queueMu sync.Mutex
 	queues  map[int]*launchQueue // each device's launch queue, made on first use
 
