@@ -373,6 +373,22 @@ cubehip_status cubehip_device_peers(cubehip_device device, int32_t* peers, int32
  * the devices reach each other, else through host memory. A failed copy leaves dst
  * carrying the failure; a src carrying one passes it on to dst. */
 cubehip_status cubehip_buffer_copy_from(cubehip_buffer dst, uint64_t stream, cubehip_buffer src);
+/* ---- Module variables ----
+ * A kernel's __constant__ and __device__ variables at namespace scope (a filter mask, a
+ * lookup table, a counter), by symbol name: the name as written for a variable at global
+ * scope in C++, the mangled name inside a namespace. The kernel is compiled for its
+ * device first if it was not. size must be exactly the variable's size
+ * (CUBEHIP_ERROR_INVALID_ARGUMENT otherwise); an unknown name is hipErrorNotFound. The
+ * last error names the variable. A variable is not a buffer: it carries no failure, and
+ * work on another stream does not wait for its writes. */
+
+/* The variable's size in bytes. */
+cubehip_status cubehip_kernel_global_size(cubehip_kernel kernel, const char* name, uint64_t* size);
+/* Copies size bytes from src into the variable, queued on the stream after its earlier
+ * work (the stream's next launch sees them); src may be reused when the call returns. */
+cubehip_status cubehip_kernel_global_write(cubehip_kernel kernel, uint64_t stream, const char* name, const void* src, uint64_t size);
+/* Copies the variable into dst after the stream's earlier work, waiting for it. */
+cubehip_status cubehip_kernel_global_read(cubehip_kernel kernel, uint64_t stream, const char* name, void* dst, uint64_t size);
 
 #ifdef __cplusplus
 } /* extern "C" */

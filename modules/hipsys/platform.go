@@ -95,6 +95,13 @@ type ModuleAPI interface {
 	// the layers above check a launch's arguments before anything is queued. Where the
 	// platform cannot tell (a driver without the query), it is hipErrorNotSupported.
 	FuncGetParams(fn Function) ([]KernelParam, error)
+	// ModuleGetGlobal finds a __device__ or __constant__ variable of a loaded module by
+	// its symbol name (the name as C++ writes it at global scope, the mangled name inside
+	// a namespace) and gives its device address and size in bytes (hipModuleGetGlobal).
+	// The address is device memory for the copy calls until the module is unloaded, so
+	// the host reads and writes the variable with them, ordered on a stream like any
+	// copy. An unknown name is hipErrorNotFound.
+	ModuleGetGlobal(module Module, name string) (DevicePtr, uint64, error)
 }
 
 // GraphAPI is stream capture and graphs. While a stream captures, work queued on it is

@@ -145,13 +145,18 @@ type Header struct {
 
 // DeviceProps is the part of hipDeviceProp_t that cubehip and its users read.
 type DeviceProps struct {
-	Name                          string // "AMD Instinct MI250X", "NVIDIA H200", the CPU's brand string
-	ArchName                      string // gcnArchName: "gfx90a:sramecc+:xnack-", "sm_90", "x86-64-v3"
-	TotalMem                      uint64 // bytes of device memory
-	WarpSize                      int    // 64 on CDNA, 32 on RDNA and NVIDIA, 32 (or 64) on the cpu platform
-	MultiProcessorCount           int
-	ClockRateKHz                  int
-	SharedMemPerBlock             uint64
+	Name                string // "AMD Instinct MI250X", "NVIDIA H200", the CPU's brand string
+	ArchName            string // gcnArchName: "gfx90a:sramecc+:xnack-", "sm_90", "x86-64-v3"
+	TotalMem            uint64 // bytes of device memory
+	WarpSize            int    // 64 on CDNA, 32 on RDNA and NVIDIA, 32 (or 64) on the cpu platform
+	MultiProcessorCount int
+	ClockRateKHz        int
+	SharedMemPerBlock   uint64
+	// SharedMemPerBlockOptin is the most dynamic shared memory one block may ask for:
+	// over SharedMemPerBlock on NVIDIA, where the platform opts each kernel in to it
+	// (the function attribute MAX_DYNAMIC_SHARED_SIZE_BYTES) at its first launch that
+	// needs it; SharedMemPerBlock elsewhere.
+	SharedMemPerBlockOptin        uint64
 	MaxSharedMemPerMultiProcessor uint64
 	RegsPerBlock                  int
 	MaxThreadsPerBlock            int

@@ -17,7 +17,9 @@ type limits struct {
 }
 
 func limitsOf(p hipsys.DeviceProps) limits {
-	l := limits{threadsPerBlock: uint64(max(p.MaxThreadsPerBlock, 0)), sharedPerBlock: p.SharedMemPerBlock}
+	// A block may have up to the opt-in limit: the platform opts a kernel in to it where
+	// the device asks for that (NVIDIA, past 48 KiB).
+	l := limits{threadsPerBlock: uint64(max(p.MaxThreadsPerBlock, 0)), sharedPerBlock: max(p.SharedMemPerBlockOptin, p.SharedMemPerBlock)}
 	for i := range 3 {
 		l.blockDim[i] = uint64(max(p.MaxThreadsDim[i], 0))
 		l.gridDim[i] = uint64(max(p.MaxGridSize[i], 0))
@@ -47,7 +49,7 @@ func (l *limits) check(k *Kernel, grid *hipsys.Dim3) error {
 		return fmt.Errorf("launch %s: %w: block %d×%d×%d is %d threads, over the device's limit of %d per block (MaxThreadsPerBlock)", k.Entry(), ErrInvalidArgument, b.X, b.Y, b.Z, n, l.threadsPerBlock)
 	}
 	if sm := uint64(k.k.SharedMem); l.sharedPerBlock != 0 && sm > l.sharedPerBlock {
-		return fmt.Errorf("launch %s: %w: %d bytes of dynamic shared memory per block, over the device's limit of %d (SharedMemPerBlock)", k.Entry(), ErrInvalidArgument, sm, l.sharedPerBlock)
+		return fmt.Errorf("launch %s: %w: %d bytes of dynamic shared memory per block, over the device's limit of %d (SharedMemPerBlockOptin)", k.Entry(), ErrInvalidArgument, sm, l.sharedPerBlock)
 	}
 	if grid != nil {
 		g := [3]uint32{grid.X, grid.Y, grid.Z}

@@ -16,6 +16,9 @@ type allocs struct {
 	mu  sync.RWMutex
 	rs  []span // sorted by base, disjoint
 	any string // what the memory is, for messages: "device", "pinned host"
+	// also is a second set a range may lie in instead (the device set's is the module
+	// variables handed out by ModuleGetGlobal, which are device memory too); nil for none.
+	also *allocs
 }
 
 type span struct{ base, end uintptr }
@@ -53,7 +56,7 @@ func (a *allocs) check(p uintptr, n uint64) error {
 		s = a.rs[i]
 	}
 	a.mu.RUnlock()
-	if ok {
+	if ok || (a.also != nil && a.also.check(p, n) == nil) {
 		return nil
 	}
 	if i < 0 || p >= s.end {

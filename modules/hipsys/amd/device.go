@@ -102,6 +102,8 @@ func (p *Platform) GetDeviceProperties(device int) (hipsys.DeviceProps, error) {
 	d.MultiProcessorCount = attr(attrMultiprocessors)
 	d.ClockRateKHz = attr(attrClockRate)
 	d.SharedMemPerBlock = uint64(attr(attrSharedPerBlock))
+	// A workgroup may use all of it without asking: AMD has no opt-in beyond it.
+	d.SharedMemPerBlockOptin = d.SharedMemPerBlock
 	d.MaxSharedMemPerMultiProcessor = uint64(attr(attrSharedPerCU))
 	d.RegsPerBlock = attr(attrRegsPerBlock)
 	d.MaxThreadsPerBlock = attr(attrMaxThreadsPerBlock)

@@ -33,6 +33,14 @@ extern "C" __global__ void k(float* a, unsigned long long* m) {
 	__syncwarp();
 	a[threadIdx.x] = v;
 }`,
+		"match": `#include <hip/hip_runtime.h>
+extern "C" __global__ void k(int* a, float* f, unsigned long long* m) {
+	int all = 0, allf = 0;
+	m[threadIdx.x] = __match_any_sync(0xffffffffu, a[threadIdx.x]) + __match_any_sync(0xffffffffu, f[threadIdx.x])
+		+ __match_any_sync(0xffffffffu, m[threadIdx.x]) + __match_all_sync(0xffffffffu, a[threadIdx.x], &all)
+		+ __match_all_sync(0xffffffffu, (double)f[threadIdx.x], &allf);
+	a[threadIdx.x] = all + allf;
+}`,
 		"half precision": `#include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
 extern "C" __global__ void k(__half* a, float* f) {

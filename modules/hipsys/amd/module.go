@@ -107,6 +107,7 @@ func (p *Platform) ModuleUnload(m hipsys.Module) error {
 	}
 	p.functions.removeOwned(uintptr(m))
 	p.params.unload(uintptr(m))
+	p.vars.unload(uintptr(m))
 	if err := check("hipModuleUnload", C.amdt_h(p.lib.s.moduleUnload, C.uintptr_t(m))); err != nil {
 		return err // the image is leaked rather than freed under a module ROCm may still hold
 	}

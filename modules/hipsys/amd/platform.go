@@ -24,6 +24,7 @@ type Platform struct {
 	graphs, execs, nodes                *handles
 	programs                            *programs
 	device, host                        *allocs
+	vars                                *moduleVars  // module variables handed out, which device checks also accept
 	params                              *paramTables // FuncGetParams' answers, from each module's metadata
 
 	propsMu sync.Mutex
@@ -48,14 +49,17 @@ func Open() (*Platform, error) {
 }
 
 func newPlatform(lib *library) *Platform {
-	return &Platform{
+	p := &Platform{
 		lib:     lib,
 		streams: newHandles(), events: newHandles(), modules: newHandles(), functions: newHandles(),
 		graphs: newHandles(), execs: newHandles(), nodes: newHandles(),
 		programs: newPrograms(), params: newParamTables(),
-		device: &allocs{any: "device"}, host: &allocs{any: "pinned host"},
+		host:  &allocs{any: "pinned host"},
+		vars:  newModuleVars(),
 		props: map[int]hipsys.DeviceProps{},
 	}
+	p.device = &allocs{any: "device", also: p.vars.spans}
+	return p
 }
 
 // Name is "amd".

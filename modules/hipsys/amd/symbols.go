@@ -23,7 +23,7 @@ type syms struct {
 	eventCreateWithFlags, eventRecord, eventQuery, eventSynchronize, eventElapsedTime     unsafe.Pointer
 	eventDestroy                                                                          unsafe.Pointer
 
-	moduleLoadData, moduleGetFunction, moduleLaunchKernel, moduleUnload unsafe.Pointer
+	moduleLoadData, moduleGetFunction, moduleLaunchKernel, moduleUnload, moduleGetGlobal unsafe.Pointer
 
 	streamBeginCapture, streamEndCapture, streamIsCapturing, graphGetNodes, graphNodeGetType unsafe.Pointer
 	graphInstantiate, graphLaunch, graphExecDestroy, graphDestroy                            unsafe.Pointer
@@ -65,6 +65,7 @@ func (s *syms) required() []dl.Entry {
 
 		e(&s.moduleLoadData, "hipModuleLoadData"), e(&s.moduleGetFunction, "hipModuleGetFunction"),
 		e(&s.moduleLaunchKernel, "hipModuleLaunchKernel"), e(&s.moduleUnload, "hipModuleUnload"),
+		e(&s.moduleGetGlobal, "hipModuleGetGlobal"),
 
 		e(&s.streamBeginCapture, "hipStreamBeginCapture"), e(&s.streamEndCapture, "hipStreamEndCapture"),
 		e(&s.streamIsCapturing, "hipStreamIsCapturing"), e(&s.graphGetNodes, "hipGraphGetNodes"),

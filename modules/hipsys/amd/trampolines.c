@@ -65,6 +65,10 @@ int amdt_module_load(void* f, uintptr_t* out, void* image) {
 int amdt_get_function(void* f, uintptr_t* out, uintptr_t mod, char* name) {
 	return ((int (*)(void**, void*, const char*))f)((void**)out, (void*)mod, name);
 }
+// hipModuleGetGlobal(hipDeviceptr_t*, size_t*, hipModule_t, const char*).
+int amdt_get_global(void* f, uintptr_t* out, size_t* size, uintptr_t mod, char* name) {
+	return ((int (*)(void**, size_t*, void*, const char*))f)((void**)out, size, (void*)mod, name);
+}
 // hipModuleLaunchKernel. kernelParams is one pointer per argument into the packed block,
 // built here so that no Go pointer is stored in memory C reads; a launch with up to 64
 // arguments builds it on the stack, which keeps the launch path free of malloc.

@@ -358,6 +358,54 @@ var corpusChecks = map[string]func(t *testing.T, c *corpusRun){
 			require.InDelta(t, want, got[i], 1e-6, "element %d", i)
 		}
 	},
+	"symbol_filter": func(t *testing.T, c *corpusRun) {
+		const w, h = 97, 61
+		var g lcg = 11
+		img := make([]uint8, w*h)
+		for i := range img {
+			img[i] = uint8(g.next())
+		}
+		mask, size, err := c.s.p.ModuleGetGlobal(c.mod, "filter_mask")
+		require.NoError(t, err)
+		require.Equal(t, uint64(36), size, "float[3][3]")
+		clipped, size, err := c.s.p.ModuleGetGlobal(c.mod, "clipped_pixels")
+		require.NoError(t, err)
+		require.Equal(t, uint64(4), size)
+		din, dout := up(t, c, img), c.s.zeros(t, w*h)
+		// Integer taps keep every sum exact in float32, so the reference is exact too.
+		for _, taps := range [][9]float32{
+			{0, 0, 0, 0, 1, 0, 0, 0, 0},     // identity
+			{1, 1, 1, 1, 1, 1, 1, 1, 1},     // box sum: clips wherever the 3x3 sum passes 255
+			{0, -1, 0, -1, 4, -1, 0, -1, 0}, // Laplacian: clips below 0 and above 255
+		} {
+			b, err := binary.Append(nil, binary.LittleEndian, taps[:])
+			require.NoError(t, err)
+			require.NoError(t, c.s.p.MemcpyHtoD(mask, b), "writing filter_mask")
+			require.NoError(t, c.s.p.MemcpyHtoD(clipped, make([]byte, 4)), "zeroing clipped_pixels")
+			var args hipsys.KernelArgs
+			args.Ptr(din).Ptr(dout).I32(w).I32(h)
+			c.launch(t, "filter3x3", d3((w+15)/16, (h+15)/16, 1), d3(16, 16, 1), &args)
+			got := down[uint8](t, c, dout, w*h)
+			wantClipped := uint32(0)
+			for y := range h {
+				for x := range w {
+					var acc float32
+					for dy := -1; dy <= 1; dy++ {
+						for dx := -1; dx <= 1; dx++ {
+							sx, sy := min(max(x+dx, 0), w-1), min(max(y+dy, 0), h-1)
+							acc += taps[(dy+1)*3+dx+1] * float32(img[sy*w+sx])
+						}
+					}
+					if acc < 0 || acc > 255 {
+						wantClipped++
+					}
+					require.Equal(t, uint8(min(max(acc, 0), 255)), got[y*w+x], "pixel (%d, %d) with taps %v", x, y, taps)
+				}
+			}
+			n := down[uint32](t, c, clipped, 1)
+			require.Equal(t, wantClipped, n[0], "clipped_pixels with taps %v", taps)
+		}
+	},
 	"printf_trace": func(t *testing.T, c *corpusRun) {
 		const blocks, block = 4, 64
 		in := make([]int32, blocks*block)

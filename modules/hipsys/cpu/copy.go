@@ -8,19 +8,20 @@ import (
 
 // checkSide validates one side of a copy or memset, [addr, addr+size), named field in
 // the error: the range must not wrap past the end of the address space, and must lie in
-// one live allocation of its kind (pinned host memory when host, else device memory).
-// Interior pointers are fine. It allocates only when it fails.
+// one live allocation of its kind (pinned host memory when host, else device memory:
+// a hipMalloc'ed block or a module variable, which must be writable when field is the
+// destination). Interior pointers are fine. It allocates only when it fails.
 func (p *Platform) checkSide(call, field string, host bool, addr uintptr, size uint64) error {
 	if err := hipsys.CheckRange(name, call, field, addr, size); err != nil {
 		return err
 	}
-	if !p.table(host).contains(addr, size) {
+	if !p.live(host, addr, size, field == "dst" || field == "Dst") {
 		kind := "hipMalloc"
 		if host {
 			kind = "hipHostMalloc"
 		}
 		return errorf(call, hipsys.ErrorInvalidValue,
-			fmt.Sprintf("%s [%#x, +%d) is not inside one live %s allocation", field, addr, size, kind))
+			fmt.Sprintf("%s [%#x, +%d) is not inside one live %s allocation (or writable module variable)", field, addr, size, kind))
 	}
 	return nil
 }

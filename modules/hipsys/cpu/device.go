@@ -54,6 +54,7 @@ func deviceProps(total uint64) hipsys.DeviceProps {
 		MultiProcessorCount:           cores,
 		ClockRateKHz:                  int(cpuid.CPU.Hz / 1000),
 		SharedMemPerBlock:             sharedMemPerBlock,
+		SharedMemPerBlockOptin:        sharedMemPerBlock, // no opt-in: every kernel may use it all
 		MaxSharedMemPerMultiProcessor: sharedMemPerBlock,
 		RegsPerBlock:                  65536,
 		MaxThreadsPerBlock:            maxThreadsPerBlock,

@@ -132,21 +132,23 @@ func (p *Platform) waitAll() {
 func (p *Platform) rangesLive(c *command) bool {
 	switch c.kind {
 	case cmdMemset:
-		return p.device.contains(c.dst, c.size)
+		return p.deviceRange(c.dst, c.size, true)
 	case cmdCopy:
-		return p.table(c.dstHost).contains(c.dst, c.size) && p.table(c.srcHost).contains(c.src, c.size)
+		return p.live(c.dstHost, c.dst, c.size, true) && p.live(c.srcHost, c.src, c.size, false)
 	case cmdCopy2D:
 		// The spans fit in 64 bits: copy2D checked them before the command was made.
 		dst, _ := hipsys.Extent(c.dpitch, c.size, c.height)
 		src, _ := hipsys.Extent(c.spitch, c.size, c.height)
-		return p.table(c.dstHost).contains(c.dst, dst) && p.table(c.srcHost).contains(c.src, src)
+		return p.live(c.dstHost, c.dst, dst, true) && p.live(c.srcHost, c.src, src, false)
 	}
 	return true
 }
 
-func (p *Platform) table(host bool) *allocTable {
+// live reports whether [addr, addr+size) is live memory of its kind: pinned host memory
+// when host, else device memory (deviceRange).
+func (p *Platform) live(host bool, addr uintptr, size uint64, write bool) bool {
 	if host {
-		return &p.host
+		return p.host.contains(addr, size)
 	}
-	return &p.device
+	return p.deviceRange(addr, size, write)
 }

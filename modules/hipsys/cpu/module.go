@@ -15,8 +15,9 @@ type module struct {
 	use    sync.RWMutex
 	closed atomic.Bool
 
-	mu  sync.Mutex
-	fns map[string]hipsys.Function // one handle per entry point, dropped on unload
+	mu      sync.Mutex
+	fns     map[string]hipsys.Function // one handle per entry point, dropped on unload
+	globals map[uintptr]struct{}       // the variables ModuleGetGlobal handed out, by address
 }
 
 // function is a kernel entry point of a module.
@@ -45,7 +46,7 @@ func (p *Platform) ModuleLoadData(image []byte) (hipsys.Module, error) {
 	if err != nil {
 		return 0, err
 	}
-	return hipsys.Module(p.modules.add(&module{jm: jm, fns: map[string]hipsys.Function{}})), nil
+	return hipsys.Module(p.modules.add(&module{jm: jm, fns: map[string]hipsys.Function{}, globals: map[uintptr]struct{}{}})), nil
 }
 
 // ModuleGetFunction finds an extern "C" __global__ entry point. Asking twice for one
@@ -83,6 +84,7 @@ func (p *Platform) ModuleUnload(mh hipsys.Module) error {
 	for _, h := range m.fns {
 		p.functions.remove(uintptr(h))
 	}
+	p.dropGlobals(m)
 	m.mu.Unlock()
 	m.use.Lock()
 	m.closed.Store(true)

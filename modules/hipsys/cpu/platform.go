@@ -22,6 +22,8 @@ type Platform struct {
 
 	devices devices    // how many, which is current on each thread, what each has charged
 	host    allocTable // hipHostMalloc'ed blocks
+	// module variables handed out by ModuleGetGlobal, which copies take as device memory
+	globals globalTable
 
 	compiler *jit.Compiler
 

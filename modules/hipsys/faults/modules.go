@@ -40,6 +40,13 @@ func (w *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, erro
 	return w.inner.FuncGetParams(fn)
 }
 
+func (w *Platform) ModuleGetGlobal(module hipsys.Module, name string) (hipsys.DevicePtr, uint64, error) {
+	if err := w.check(cModuleGetGlobal); err != nil {
+		return 0, 0, err
+	}
+	return w.inner.ModuleGetGlobal(module, name)
+}
+
 func (w *Platform) StreamBeginCapture(stream hipsys.Stream, mode hipsys.CaptureMode) error {
 	if err := w.check(cStreamBeginCapture); err != nil {
 		return err

@@ -45,6 +45,7 @@ const (
 	cModuleLaunchKernel
 	cModuleUnload
 	cFuncGetParams
+	cModuleGetGlobal
 
 	cStreamBeginCapture
 	cStreamEndCapture
@@ -94,6 +95,7 @@ var methods = map[string]call{
 	"EventElapsedTime": cEventElapsedTime, "EventDestroy": cEventDestroy,
 
 	"ModuleLoadData": cModuleLoadData, "ModuleGetFunction": cModuleGetFunction, "FuncGetParams": cFuncGetParams,
+	"ModuleGetGlobal":    cModuleGetGlobal,
 	"ModuleLaunchKernel": cModuleLaunchKernel, "ModuleUnload": cModuleUnload,
 
 	"StreamBeginCapture": cStreamBeginCapture, "StreamEndCapture": cStreamEndCapture,

@@ -32,6 +32,7 @@ const (
 	attrComputeCapabilityMajor   = 75
 	attrComputeCapabilityMinor   = 76
 	attrMaxSharedMemoryPerSMCopy = 81
+	attrMaxSharedMemoryOptin     = 97 // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
 )
 
 // GetDeviceCount is the number of CUDA devices (at most 64, the size of the context
@@ -114,6 +115,7 @@ func (p *Platform) GetDeviceProperties(d int) (hipsys.DeviceProps, error) {
 		WarpSize:                      attr(attrWarpSize),
 		MultiProcessorCount:           attr(attrMultiprocessorCount),
 		SharedMemPerBlock:             uint64(attr(attrMaxSharedMemoryPerBlock)),
+		SharedMemPerBlockOptin:        uint64(attr(attrMaxSharedMemoryOptin)),
 		MaxSharedMemPerMultiProcessor: uint64(attr(attrMaxSharedMemoryPerSMCopy)),
 		RegsPerBlock:                  attr(attrMaxRegistersPerBlock),
 		MaxThreadsPerBlock:            attr(attrMaxThreadsPerBlock),

@@ -82,6 +82,9 @@ typedef CUresult (*cu_event_elapsed_fn)(float*, CUevent, CUevent);
 typedef CUresult (*cu_module_load_fn)(CUmodule*, const void*);
 typedef CUresult (*cu_module_function_fn)(CUfunction*, CUmodule, const char*);
 typedef CUresult (*cu_module_fn)(CUmodule);
+typedef CUresult (*cu_module_global_fn)(CUdeviceptr*, size_t*, CUmodule, const char*);
+typedef CUresult (*cu_func_get_attr_fn)(int*, int, CUfunction);
+typedef CUresult (*cu_func_set_attr_fn)(CUfunction, int, int);
 typedef CUresult (*cu_func_param_info_fn)(CUfunction, size_t, size_t*, size_t*);
 typedef CUresult (*cu_launch_kernel_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned,
 	unsigned, unsigned, unsigned, CUstream, void**, void**);
@@ -136,6 +139,9 @@ struct cubehip_cu {
 	cu_module_load_fn moduleLoadData;
 	cu_module_function_fn moduleGetFunction;
 	cu_module_fn moduleUnload;
+	cu_module_global_fn moduleGetGlobal;
+	cu_func_get_attr_fn funcGetAttribute;
+	cu_func_set_attr_fn funcSetAttribute;
 	cu_func_param_info_fn funcGetParamInfo;
 	cu_launch_kernel_fn launchKernel;
 	cu_begin_capture_fn streamBeginCapture;

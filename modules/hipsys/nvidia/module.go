@@ -13,6 +13,7 @@ import (
 
 // module is a loaded CUmodule and the functions taken from it, which die with it.
 type module struct {
+	dev int // the device whose context holds it
 	mu  sync.Mutex
 	fns []uintptr
 }
@@ -32,7 +33,7 @@ func (p *Platform) ModuleLoadData(image []byte) (hipsys.Module, error) {
 	if err := cuError(call, int32(C.cu_module_load(&m, unsafe.Pointer(&image[0]), C.size_t(len(image))))); err != nil {
 		return 0, err
 	}
-	p.modules.put(uintptr(m), &module{})
+	p.modules.put(uintptr(m), &module{dev: currentDevice()})
 	return hipsys.Module(m), nil
 }
 
@@ -66,6 +67,7 @@ func (p *Platform) ModuleUnload(mod hipsys.Module) error {
 	m.mu.Lock()
 	for _, f := range m.fns {
 		p.functions.take(f)
+		p.optedIn.Delete(f)
 	}
 	m.mu.Unlock()
 	return cuError(call, int32(C.cu_module_unload(C.uintptr_t(mod))))
@@ -80,6 +82,9 @@ func (p *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim
 		return hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
 	}
 	if err := p.checkStream(call, s); err != nil {
+		return err
+	}
+	if err := p.optIn(call, fn, sharedMemBytes); err != nil {
 		return err
 	}
 	var (

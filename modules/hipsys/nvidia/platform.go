@@ -39,6 +39,10 @@ type Platform struct {
 	programs  handles[*program]
 	hosts     ranges
 
+	// Functions opted in to more than 48 KiB of dynamic shared memory, with the limit
+	// each got (sharedoptin.go); a function leaves with its module.
+	optedIn sync.Map // uintptr -> uint32
+
 	queueMu sync.Mutex
 	queues  map[int]*launchQueue // each device's launch queue, made on first use
 
@@ -139,6 +143,9 @@ func driverSymbols() []dl.Entry {
 		entry(&f.moduleLoadData, "cuModuleLoadData"),
 		entry(&f.moduleGetFunction, "cuModuleGetFunction"),
 		entry(&f.moduleUnload, "cuModuleUnload"),
+		entry(&f.moduleGetGlobal, "cuModuleGetGlobal_v2"),
+		entry(&f.funcGetAttribute, "cuFuncGetAttribute"),
+		entry(&f.funcSetAttribute, "cuFuncSetAttribute"),
 		entry(&f.launchKernel, "cuLaunchKernel"),
 		entry(&f.streamBeginCapture, "cuStreamBeginCapture_v2"),
 		entry(&f.streamEndCapture, "cuStreamEndCapture"),

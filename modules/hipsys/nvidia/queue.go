@@ -153,6 +153,9 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 	if err := p.checkStream(call, s); err != nil {
 		return 0, refused, err
 	}
+	if err := p.optIn(call, fn, shmem); err != nil {
+		return 0, refused, err
+	}
 	var buf []byte
 	var offs []uint32
 	if args != nil {

@@ -228,6 +228,18 @@ CUresult cu_module_unload(uintptr_t m) {
 	ENSURE();
 	return cubehip_cu.moduleUnload((CUmodule)m);
 }
+CUresult cu_module_global(CUdeviceptr* p, size_t* size, uintptr_t m, const char* name) {
+	ENSURE();
+	return cubehip_cu.moduleGetGlobal(p, size, (CUmodule)m, name);
+}
+CUresult cu_func_get_attr(int* v, int attr, uintptr_t f) {
+	ENSURE();
+	return cubehip_cu.funcGetAttribute(v, attr, (CUfunction)f);
+}
+CUresult cu_func_set_attr(uintptr_t f, int attr, int v) {
+	ENSURE();
+	return cubehip_cu.funcSetAttribute((CUfunction)f, attr, v);
+}
 int cu_has_param_info(void) { return cubehip_cu.funcGetParamInfo != NULL; }
 CUresult cu_func_param_info(uintptr_t f, size_t index, size_t* offset, size_t* size) {
 	ENSURE();

@@ -68,6 +68,9 @@ CUresult cu_event_destroy(uintptr_t e);
 CUresult cu_module_load(uintptr_t* m, const void* image, size_t n);
 CUresult cu_module_function(uintptr_t* f, uintptr_t m, const char* name);
 CUresult cu_module_unload(uintptr_t m);
+CUresult cu_module_global(CUdeviceptr* p, size_t* size, uintptr_t m, const char* name);
+CUresult cu_func_get_attr(int* v, int attr, uintptr_t f);
+CUresult cu_func_set_attr(uintptr_t f, int attr, int v);
 int cu_has_param_info(void);
 CUresult cu_func_param_info(uintptr_t f, size_t index, size_t* offset, size_t* size);
 CUresult cu_launch(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,

@@ -466,6 +466,42 @@ class Kernel:
         """The same as calling the kernel."""
         self(grid, *args, stream=stream)
 
+    # --- module variables ------------------------------------------------------------------
+
+    def global_size(self, name: str) -> int:
+        """The size in bytes of the kernel module's ``__constant__`` or ``__device__``
+        variable name (its symbol name: as written at global scope, mangled inside a
+        namespace). An unknown name raises, naming it."""
+        out = ctypes.c_uint64()
+        check(_ffi.lib.cubehip_kernel_global_size(self._live(), _symbol(name), ctypes.byref(out)), "cubehip_kernel_global_size")
+        return out.value
+
+    def write_global(self, name: str, value: Any, stream: Any = None) -> None:
+        """Copies value (a numpy array, anything numpy turns into one, or bytes) into the
+        module variable name, queued on stream after its earlier work, so the stream's next
+        launch sees it. Its bytes must fill the variable exactly (``np.uint32([m0, m1])``
+        for an ``unsigned[2]``); value may change as soon as the call returns."""
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            buf = np.frombuffer(value, dtype=np.uint8)
+        else:
+            buf = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+        cs = self._streams[0] if stream is None else self._stream(stream)
+        check(_ffi.lib.cubehip_kernel_global_write(self._live(), cs, _symbol(name), buf.ctypes.data, buf.nbytes),
+              "cubehip_kernel_global_write")
+
+    def read_global(self, name: str, dtype: Any = np.uint8, stream: Any = None) -> np.ndarray:
+        """The module variable name as a 1-D numpy array of dtype, read after the work
+        queued on stream so far (waiting for it): a launch's writes to it are there."""
+        dt = np.dtype(dtype)
+        size = self.global_size(name)
+        if size % dt.itemsize:
+            raise ValueError(f"module variable {name!r} is {size} bytes, not a whole number of {dt} ({dt.itemsize} bytes)")
+        out = np.empty(size // dt.itemsize, dtype=dt)
+        cs = self._streams[0] if stream is None else self._stream(stream)
+        check(_ffi.lib.cubehip_kernel_global_read(self._live(), cs, _symbol(name), out.ctypes.data, out.nbytes),
+              "cubehip_kernel_global_read")
+        return out
+
 
     def _stream(self, stream: Any) -> ctypes.c_uint64:
         cs = self._streams.get(stream) if type(stream) is int else None
@@ -571,3 +607,10 @@ class Module:
 
 
 __all__ = ["Kernel", "Module", "Param", "parse_params", "InvalidArgument"]
+
+
+def _symbol(name: Any) -> bytes:
+    """A module variable's name as the C ABI takes it."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a module variable name must be a non-empty str, not {name!r}")
+    return name.encode()

@@ -61,4 +61,42 @@ CUBEHIP_WARP_REDUCE(__reduce_and_sync, unsigned, v & u)
 CUBEHIP_WARP_REDUCE(__reduce_or_sync, unsigned, v | u)
 CUBEHIP_WARP_REDUCE(__reduce_xor_sync, unsigned, v ^ u)
 #undef CUBEHIP_WARP_REDUCE
+/* __match_any_sync and __match_all_sync compare values bit for bit, as CUDA does (a NaN
+ * matches the lanes holding the same NaN). cubehip_match_bits gives each type HIP
+ * accepts there as the integer of its bits. */
+#define CUBEHIP_MATCH_BITS(T, U, expr) \
+	__device__ inline U cubehip_match_bits(T v) { return expr; }
+CUBEHIP_MATCH_BITS(int, unsigned, (unsigned)v)
+CUBEHIP_MATCH_BITS(unsigned, unsigned, v)
+CUBEHIP_MATCH_BITS(long, unsigned long long, (unsigned long long)v)
+CUBEHIP_MATCH_BITS(unsigned long, unsigned long long, (unsigned long long)v)
+CUBEHIP_MATCH_BITS(long long, unsigned long long, (unsigned long long)v)
+CUBEHIP_MATCH_BITS(unsigned long long, unsigned long long, v)
+CUBEHIP_MATCH_BITS(float, unsigned, __float_as_uint(v))
+CUBEHIP_MATCH_BITS(double, unsigned long long, (unsigned long long)__double_as_longlong(v))
+#undef CUBEHIP_MATCH_BITS
+/* The lanes of the wavefront holding the same value as this one. The active lanes are
+ * split into groups one value at a time: each round takes the value of the lowest lane
+ * not yet grouped, and the lanes holding it get their ballot as the answer. The rounds
+ * are as many as the distinct values, and every lane takes part in each, so the
+ * shuffles and ballots see the same lanes throughout. */
+template <class M, class T> __device__ inline unsigned long long __match_any_sync(M, T v) {
+	const auto bits = cubehip_match_bits(v);
+	unsigned long long left = __ballot(1), mine = 0;
+	while (left) {
+		const auto lead = __shfl(bits, __ffsll((unsigned long long)left) - 1);
+		const unsigned long long same = __ballot(bits == lead);
+		if (bits == lead) mine = same;
+		left &= ~same;
+	}
+	return mine;
+}
+/* The active lanes if they all hold this lane's value (*pred set), else 0 (*pred clear). */
+template <class M, class T> __device__ inline unsigned long long __match_all_sync(M, T v, int* pred) {
+	const auto bits = cubehip_match_bits(v);
+	const unsigned long long active = __ballot(1);
+	const auto first = __shfl(bits, __ffsll((unsigned long long)active) - 1);
+	*pred = __ballot(bits == first) == active;
+	return *pred ? active : 0;
+}
 #endif

@@ -95,6 +95,15 @@ int hipModuleLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsign
 	return 0;
 }
 int hipModuleUnload(void* m) { free(m); return 0; }
+// The fake module has one variable, "table": 64 bytes of static memory.
+static char table[64];
+int hipModuleGetGlobal(void** p, size_t* n, void* m, const char* name) {
+	(void)m;
+	if (strcmp(name, "table") != 0) return 500; // hipErrorNotFound
+	*p = table;
+	*n = sizeof table;
+	return 0;
+}
 int hipStreamBeginCapture(void* s, int mode) { (void)s; (void)mode; return 0; }
 int hipStreamEndCapture(void* s, void** g) { (void)s; return make(g); }
 int hipStreamIsCapturing(void* s, int* st) { (void)s; *st = 0; return 0; }

@@ -73,3 +73,39 @@ extern "C" __global__ void tiles(const int* in, int* out) {
 		}
 	}
 }
+
+// The grid group gives each thread its place in the whole launch; its sync(), which
+// this device cannot honour (a launch's blocks do not all run at once), fails the
+// compile with a message that says so, rather than hang the launch.
+func TestCooperativeGroupsGrid(t *testing.T) {
+	const src = `#include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void ranks(unsigned long long* out) {
+	cg::grid_group g = cg::this_grid();
+	out[g.thread_rank()] = g.size() * 1000 + g.thread_rank() * 2 + g.is_valid();
+}
+`
+	const block, blocks = 32, 4
+	out := alloc[uint64](t, block*blocks*2)
+	var args hipsys.KernelArgs
+	args.Ptr(out.dev())
+	launch(t, function(t, load(t, src), "ranks"), dim(blocks, 2, 1), dim(block, 1, 1), 0, &args)
+	for i, v := range out.s {
+		require.Equal(t, uint64(block*blocks*2*1000+2*i), v, "thread %d", i)
+	}
+
+	const syncing = `#include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void two_phase(int* a) {
+	a[cg::this_grid().thread_rank()] = 1;
+	cg::this_grid().sync();
+	a[0] = 2;
+}
+`
+	_, log, err := compiler().Compile(syncing, "grid.hip", nil, nil)
+	require.ErrorIs(t, err, hipsys.RTCErrorCompilation)
+	require.Contains(t, log, "this_grid().sync() is not supported on the cubehip cpu device")
+	require.Contains(t, log, "grid.hip:6", "the message points at the call")
+}

@@ -108,7 +108,7 @@ func TestLaunchRejectsInvalidShapes(t *testing.T) {
 		{"grid x over 2^31-1", dim(1<<31, 1, 1), dim(1, 1, 1), 0, hipsys.ErrorInvalidConfiguration},
 		{"grid y over 65535", dim(1, 65536, 1), dim(1, 1, 1), 0, hipsys.ErrorInvalidConfiguration},
 		{"grid z over 65535", dim(1, 1, 65536), dim(1, 1, 1), 0, hipsys.ErrorInvalidConfiguration},
-		{"shared over 64 KiB", dim(1, 1, 1), dim(1, 1, 1), jit.MaxSharedMemPerBlock + 1, hipsys.ErrorInvalidValue},
+		{"shared over the limit", dim(1, 1, 1), dim(1, 1, 1), jit.MaxSharedMemPerBlock + 1, hipsys.ErrorInvalidValue},
 		{"largest block", dim(1, 1, 1), dim(1024, 1, 1), jit.MaxSharedMemPerBlock, hipsys.Success},
 		{"deepest block", dim(2, 3, 4), dim(4, 4, 64), 0, hipsys.Success},
 	}

@@ -33,6 +33,8 @@ type Module struct {
 	handle  unsafe.Pointer // dlopen handle
 	barrier bool
 	entries map[string]bool
+	globals map[string]symbol // the object's variables, by symbol name
+	base    uintptr           // the address the object was loaded at: a symbol's is base+value
 
 	users  atomic.Int64 // launches in flight
 	closed atomic.Bool
@@ -73,6 +75,12 @@ func Load(image []byte) (*Module, error) {
 	for _, e := range im.entries {
 		m.entries[e] = true
 	}
+	globals, anchor, ok := objectSymbols(im.object, "cubehip_abi_version")
+	if !ok {
+		C.cubehip_dlclose(h)
+		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, "code object has no readable symbol table")
+	}
+	m.globals, m.base = globals, uintptr(abi)-uintptr(anchor)
 	return m, nil
 }
 

@@ -21,7 +21,7 @@ logs="${1:-./gpu-logs}"
 mkdir -p "$logs"
 rc=0
 
-"$here/conformance.test" -test.run TestNvidia -test.v -test.timeout=300s >"$logs/conformance.log" 2>&1 || rc=1
+"$here/conformance.test" -test.run 'TestNvidia|TestCorpusNvidia' -test.v -test.timeout=300s >"$logs/conformance.log" 2>&1 || rc=1
 tail -n 3 "$logs/conformance.log"
 "$here/nvidia.test" -test.v -test.timeout=300s >"$logs/nvidia.log" 2>&1 || rc=1
 tail -n 3 "$logs/nvidia.log"
@@ -86,6 +86,7 @@ fi
 if [ -x "$here/capi-abi_test" ]; then
 	CUBEHIP_PLATFORM=nvidia "$here/capi-abi_test" >"$logs/capi.log" 2>&1 || rc=1
 	CUBEHIP_PLATFORM=nvidia "$here/capi-saxpy" >>"$logs/capi.log" 2>&1 || rc=1
+	CUBEHIP_PLATFORM=nvidia "$here/capi-globals_test" >>"$logs/capi.log" 2>&1 || rc=1
 	tail -n 3 "$logs/capi.log"
 	: >"$logs/capi-bench.log"
 	for round in $(seq 1 "${ROUNDS:-3}"); do

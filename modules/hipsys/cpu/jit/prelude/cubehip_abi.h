@@ -8,9 +8,14 @@
 
 #include <stdint.h>
 
-#define CUBEHIP_ABI_VERSION 2
+#define CUBEHIP_ABI_VERSION 3
 #define CUBEHIP_MAX_THREADS 1024       /* threads per block, as on AMD GPUs */
-#define CUBEHIP_MAX_SHARED 65536       /* dynamic shared bytes per block (hipDeviceProp sharedMemPerBlock) */
+/* Dynamic shared bytes per block (hipDeviceProp sharedMemPerBlock): 160 KiB, AMD MI355X's
+ * LDS and within what NVIDIA's opt-in gives a block on an H100 or H200, so kernels sized
+ * for a GPU's large shared memory run here too. It is thread-local storage of the kernel
+ * objects that use dynamic shared memory, allocated for a worker thread at its first
+ * block of such a kernel. */
+#define CUBEHIP_MAX_SHARED (160 * 1024)
 #define CUBEHIP_MAX_PARAM_BYTES 4096   /* HIP's kernel argument limit */
 #define CUBEHIP_MAX_ARGS 1024
 #define CUBEHIP_FIBER_STACK (64 * 1024) /* per-thread stack of a barrier kernel, guard page included */

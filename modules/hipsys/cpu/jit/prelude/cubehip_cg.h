@@ -1,8 +1,11 @@
 /* cubehip_cg.h: cooperative groups (<hip/hip_cooperative_groups.h>) on the host: the
  * thread block, and tiles of it (tiled_partition) whose collectives are the warp
  * functions restricted to the tile's lanes. A module that names cooperative_groups runs
- * its threads as warps (cubehip_warp.h), so every member here works. Grid-wide groups
- * (this_grid().sync()) are not offered: blocks of a launch do not all run at once here. */
+ * its threads as warps (cubehip_warp.h), so every member here works. The grid group
+ * gives a thread its place in the launch, but its sync() does not compile: the blocks of
+ * a launch do not all run at once here, so a grid-wide barrier would never be reached by
+ * the blocks still waiting for a thread, and a kernel that needs one is told so when it
+ * is compiled rather than left to hang. */
 #pragma once
 
 namespace cooperative_groups {
@@ -38,6 +41,35 @@ public:
 	dim3 dim_threads() const { return dim3(blockDim); }
 };
 inline thread_block this_thread_block() { return thread_block(); }
+
+/* The grid of a launch. On a GPU it is valid (is_valid()) only in a cooperative launch,
+ * whose blocks all run at once; this device never runs them so, and says so. */
+namespace detail {
+template <class T> struct cubehip_never { static constexpr bool value = false; };
+} // namespace detail
+class grid_group {
+public:
+	static unsigned long long num_threads() {
+		return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * detail::block_size();
+	}
+	static unsigned long long size() { return num_threads(); }
+	static unsigned long long thread_rank() {
+		const unsigned long long b = ((unsigned long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+		return b * detail::block_size() + detail::block_rank();
+	}
+	static dim3 group_dim() { return dim3(gridDim); }
+	static dim3 dim_blocks() { return dim3(gridDim); }
+	static dim3 block_index() { return dim3(blockIdx); }
+	static bool is_valid() { return false; }
+	/* Instantiated (and so rejected) only where a kernel calls it. */
+	template <class T = void> void sync() const {
+		static_assert(detail::cubehip_never<T>::value,
+		              "this_grid().sync() is not supported on the cubehip cpu device: the blocks of a launch do "
+		              "not all run at once there, so a grid-wide barrier cannot be reached; split the kernel at "
+		              "the barrier into two launches");
+	}
+};
+inline grid_group this_grid() { return grid_group(); }
 
 /* A tile of N lanes (a power of two up to warpSize) within a warp. */
 template <unsigned N> class thread_block_tile : public thread_group {
