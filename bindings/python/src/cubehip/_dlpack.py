@@ -116,13 +116,20 @@ _pyapi.PyCapsule_New.argtypes = [c_void_p, c_char_p, c_void_p]
 
 # The capsule keeps a pointer to its name, not a copy: the name must outlive every capsule.
 _NAME = ctypes.create_string_buffer(b"dltensor")
+_new_capsule = _pyapi.PyCapsule_New
+
+
+_dl_dtypes: dict[np.dtype, DLDataType] = {}
 
 
 def dtype_of(dt: np.dtype) -> DLDataType:
-    code = _CODES.get(dt.kind)
-    if code is None or dt.byteorder == ">":
-        raise BufferError(f"dtype {dt} has no DLPack data type")
-    return DLDataType(code, dt.itemsize * 8, 1)
+    t = _dl_dtypes.get(dt)
+    if t is None:
+        code = _CODES.get(dt.kind)
+        if code is None or dt.byteorder == ">":
+            raise BufferError(f"dtype {dt} has no DLPack data type")
+        t = _dl_dtypes[dt] = DLDataType(code, dt.itemsize * 8, 1)
+    return t
 
 
 def capsule(arr: "DeviceArray", ptr: int, device_type: int, device_id: int) -> Any:
@@ -131,22 +138,15 @@ def capsule(arr: "DeviceArray", ptr: int, device_type: int, device_id: int) -> A
         raise BufferError("DLPack export needs the Python C API, which this process does not export")
     nd = len(arr.shape)
     shape = (c_int64 * max(nd, 1))(*arr.shape)
-    t = DLManagedTensor()
-    t.dl_tensor.data = ptr
-    t.dl_tensor.device = DLDevice(device_type, device_id)
-    t.dl_tensor.ndim = nd
-    t.dl_tensor.dtype = dtype_of(arr.dtype)
-    t.dl_tensor.shape = shape
-    t.dl_tensor.strides = None  # NULL: C-contiguous, which a device array always is
-    t.dl_tensor.byte_offset = 0
     key = next(_keys)
-    t.manager_ctx = key
-    t.deleter = _delete
+    # strides NULL: C-contiguous, which a device array always is. One constructor call: each
+    # field set on its own is a descriptor call, and an export is a per-call cost.
+    t = DLManagedTensor(DLTensor(ptr, DLDevice(device_type, device_id), nd, dtype_of(arr.dtype), shape, None, 0), key, _delete)
     with _lock:
         _live[key] = _Export(t, shape, arr)
         arr._export()
     try:
-        return _pyapi.PyCapsule_New(ctypes.addressof(t), _NAME, _capsule_destructor)
+        return _new_capsule(ctypes.addressof(t), _NAME, _capsule_destructor)
     except BaseException:
         _give_back(key)
         raise
