@@ -289,6 +289,7 @@ class DeviceArray:
         The consumer's own writes must be finished before the array is used here again.
         stream is None on the cpu device; a stream handle or None (the default stream) on
         nvidia and amd. copy=True is refused: the point of this call is not to copy.
+        Closing the device frees its memory, exported or not.
         """
         platform = self.device.platform
         if stream is not None and (type(stream) is not int or platform == "cpu"):
