@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """bench.py: what a Python caller pays through the cubehip package, against the raw C loop
 through the same library in the same process (cloop.c), and against CuPy where it is
-installed (the nvidia platform).
+installed, and PyTorch where it is installed (the nvidia platform).
 
     CUBEHIP_PLATFORM=nvidia python3 bench.py [--rounds 7] [--n 20000] [--json out.json]
 
 Every figure is the median over rounds that interleave the contenders, so a slow moment of
 the machine hits each of them alike. Per-operation times are in microseconds; "py/C" is the
-Python loop's time over the C loop's, "py/cupy" over CuPy's.
+Python loop's time over the C loop's, "py/cupy" over CuPy's, "py/torch" over PyTorch's.
+PyTorch has no raw kernels: its launch is the smallest op there is (an in-place add on one
+element, a multiply-add for "launch 4 args"), what a PyTorch user pays per kernel.
 
   launch        a loop of launches of an empty kernel, then one sync
   launch 4 args the same, of a kernel taking two arrays, a float and an unsigned
@@ -15,6 +17,9 @@ Python loop's time over the C loop's, "py/cupy" over CuPy's.
   read 4 B      a 4-byte read of a device array into numpy
   alloc+free    allocating and releasing 1 MiB
   replay 10     replaying a graph of 10 empty-kernel launches
+  dlpack        handing a 1 KiB device array to another library without a copy and letting
+                it go: cubehip's array to PyTorch (else CuPy, else numpy on the cpu device)
+                by from_dlpack; beside CuPy's array to CuPy and PyTorch's tensor to PyTorch
   up/down 256M  a 256 MiB numpy array to the device and back (GB/s, pageable host memory)
 """
 
@@ -124,6 +129,14 @@ def cubehip_cases(dev: cubehip.Device, n: int, cloop: ctypes.CDLL) -> dict[str, 
             g.replay()
         dev.sync()
 
+    shared = dev.zeros(256, np.float32)
+    consumer, consumer_name = dlpack_consumer(dev)
+
+    def py_dlpack(m):
+        for _ in range(m):
+            t = consumer(shared)
+            del t
+
     d, k0, k4 = dev.handle, empty._h, args4._h
     args4(1, x, y, 2.0, 32)  # leaves args4's planned array holding these arguments for the C loop
     cases = {
@@ -134,7 +147,27 @@ def cubehip_cases(dev: cubehip.Device, n: int, cloop: ctypes.CDLL) -> dict[str, 
         "alloc+free 1 MiB": (py_alloc, lambda m: c_time(cloop.cloop_alloc(d, 1 << 20, m), m), n // 4),
         "replay 10": (py_replay, lambda m: c_time(cloop.cloop_replay(d, g._h, 0, m), m), n // 10),
     }
+    if consumer is not None:
+        cases[f"dlpack ({consumer_name})"] = (py_dlpack, None, n // 4)
     return cases
+
+
+def dlpack_consumer(dev: cubehip.Device):
+    """The library a device array is handed to over DLPack: PyTorch, else CuPy on nvidia;
+    numpy on the cpu device (whose memory is host memory)."""
+    if dev.platform == "cpu":
+        return np.from_dlpack, "numpy"
+    if dev.platform != "nvidia":
+        return None, None
+    for name in ("torch", "cupy"):
+        try:
+            mod = __import__(name)
+            if name == "torch" and not mod.cuda.is_available():
+                continue
+            return mod.from_dlpack, name
+        except Exception:
+            continue
+    return None, None
 
 
 def cupy_cases(n: int):
@@ -193,8 +226,83 @@ def cupy_cases(n: int):
             graph.launch(stream)
         stream.synchronize()
 
+    own = cp.zeros(256, cp.float32)
+
+    def dlpack(m):
+        for _ in range(m):
+            t = cp.from_dlpack(own)
+            del t
+
     return {"launch": (launch, n), "launch 4 args": (launch4, n), "launch+sync": (launch_sync, n // 4),
-            "read 4 B": (read, n // 4), "alloc+free 1 MiB": (alloc, n // 4), "replay 10": (replay, n // 10)}, cp
+            "read 4 B": (read, n // 4), "alloc+free 1 MiB": (alloc, n // 4), "replay 10": (replay, n // 10),
+            "dlpack": (dlpack, n // 4)}, cp
+
+
+def torch_cases(n: int):
+    try:
+        import torch
+    except Exception:
+        return None, "torch not installed"
+    if not torch.cuda.is_available():
+        return None, "torch has no CUDA device"
+    try:
+        one = torch.zeros(1, device="cuda")
+        x = torch.zeros(32, device="cuda")
+        y = torch.zeros(32, device="cuda")
+        small = torch.zeros(1, device="cuda")
+        own = torch.zeros(256, device="cuda")
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            one.add_(1)
+            stream.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, stream=stream):
+                for _ in range(10):
+                    one.add_(1)
+        stream.synchronize()
+    except Exception as e:
+        return None, f"torch unusable: {e}"
+
+    def launch(m):
+        with torch.cuda.stream(stream):
+            for _ in range(m):
+                one.add_(1)
+            stream.synchronize()
+
+    def launch4(m):
+        with torch.cuda.stream(stream):
+            for _ in range(m):
+                y.add_(x, alpha=2.0)
+            stream.synchronize()
+
+    def launch_sync(m):
+        with torch.cuda.stream(stream):
+            for _ in range(m):
+                one.add_(1)
+                stream.synchronize()
+
+    def read(m):
+        for _ in range(m):
+            small.cpu().numpy()
+
+    def alloc(m):
+        for _ in range(m):
+            b = torch.empty(1 << 20, dtype=torch.uint8, device="cuda")
+            del b
+
+    def replay(m):
+        for _ in range(m):
+            graph.replay()
+        torch.cuda.synchronize()
+
+    def dlpack(m):
+        for _ in range(m):
+            t = torch.from_dlpack(own)
+            del t
+
+    return {"launch": (launch, n), "launch 4 args": (launch4, n), "launch+sync": (launch_sync, n // 4),
+            "read 4 B": (read, n // 4), "alloc+free 1 MiB": (alloc, n // 4), "replay 10": (replay, n // 10),
+            "dlpack": (dlpack, n // 4)}, torch
 
 
 def transfer(dev: cubehip.Device, cp, rounds: int) -> dict[str, dict[str, float]]:
@@ -225,27 +333,34 @@ def main() -> int:
     dev = cubehip.Device()
     cases = cubehip_cases(dev, opt.n, cloop)
     cupy, cp = cupy_cases(opt.n) if dev.platform == "nvidia" else (None, "not the nvidia platform")
-    times: dict[str, dict[str, list[float]]] = {k: {"py": [], "c": [], "cupy": []} for k in cases}
+    tcases, torch = torch_cases(opt.n) if dev.platform == "nvidia" else (None, "not the nvidia platform")
+    times: dict[str, dict[str, list[float]]] = {k: {"py": [], "c": [], "cupy": [], "torch": []} for k in cases}
     for _ in range(opt.rounds):
         for name, (py, c, n) in cases.items():
+            base = name.split(" (")[0]  # "dlpack (torch)" is CuPy's and PyTorch's "dlpack"
             times[name]["py"].append(timed(py, n))
-            times[name]["c"].append(c(n))
-            if cupy:
-                fn, m = cupy[name]
-                times[name]["cupy"].append(timed(fn, m))
+            if c is not None:
+                times[name]["c"].append(c(n))
+            for other, table in (("cupy", cupy), ("torch", tcases)):
+                if table and base in table:
+                    fn, m = table[base]
+                    times[name][other].append(timed(fn, m))
 
     print(f"cubehip {cubehip.__version__} on {dev.platform}: {dev.properties.name}; Python {sys.version.split()[0]}; "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {opt.rounds} rounds, medians")
-    print(f"library: {cubehip.library_path}; cupy: {cp.__version__ if cupy else cp}")
-    print(f"{'case':<18}{'python µs':>11}{'C µs':>10}{'py/C':>8}{'py-C µs':>9}{'cupy µs':>10}{'py/cupy':>9}")
+    print(f"library: {cubehip.library_path}; cupy: {cp.__version__ if cupy else cp}; "
+          f"torch: {torch.__version__ if tcases else torch}")
+    print(f"{'case':<22}{'python µs':>11}{'C µs':>10}{'py/C':>8}{'py-C µs':>9}{'cupy µs':>10}{'py/cupy':>9}"
+          f"{'torch µs':>10}{'py/torch':>9}")
     report: dict[str, object] = {"platform": dev.platform, "device": dev.properties.name, "python": sys.version.split()[0],
-                                 "cupy": cp.__version__ if cupy else None, "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
-                                 "cases": {}}
+                                 "cupy": cp.__version__ if cupy else None, "torch": torch.__version__ if tcases else None,
+                                 "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()), "cases": {}}
     for name, t in times.items():
         med = {k: statistics.median(v) * 1e6 for k, v in t.items() if v}
-        row = f"{name:<18}{med['py']:>11.3f}{med['c']:>10.3f}{med['py'] / med['c']:>8.3f}{med['py'] - med['c']:>9.3f}"
-        if "cupy" in med:
-            row += f"{med['cupy']:>10.3f}{med['py'] / med['cupy']:>9.3f}"
+        row = f"{name:<22}{med['py']:>11.3f}"
+        row += f"{med['c']:>10.3f}{med['py'] / med['c']:>8.3f}{med['py'] - med['c']:>9.3f}" if "c" in med else f"{'-':>10}{'-':>8}{'-':>9}"
+        for other in ("cupy", "torch"):
+            row += f"{med[other]:>10.3f}{med['py'] / med[other]:>9.3f}" if other in med else f"{'-':>10}{'-':>9}"
         print(row)
         report["cases"][name] = med  # type: ignore[index]
     if not opt.no_transfer:

@@ -389,6 +389,22 @@ cubehip_status cubehip_kernel_global_size(cubehip_kernel kernel, const char* nam
 cubehip_status cubehip_kernel_global_write(cubehip_kernel kernel, uint64_t stream, const char* name, const void* src, uint64_t size);
 /* Copies the variable into dst after the stream's earlier work, waiting for it. */
 cubehip_status cubehip_kernel_global_read(cubehip_kernel kernel, uint64_t stream, const char* name, void* dst, uint64_t size);
+/* ---- Zero-copy interop ---------------------------------------------------------------- */
+
+/* The device address of the buffer's first byte, for handing its memory to another library
+ * (CuPy, PyTorch, a driver call of the host's own) without a copy. It belongs to the
+ * buffer's device (cubehip_device_get_properties names its platform); on the cpu platform
+ * device memory is host memory and the address is an ordinary host pointer.
+ *
+ * Lifetime: the address stays valid, naming this buffer's bytes, until the buffer is
+ * released (the pools never move a live allocation); it holds no reference of its own.
+ * Order: the device does not see what the other library does with the address, so the
+ * host orders the two sides: cubehip_buffer_sync before other work reads or writes the
+ * memory, and that work finished (its stream synchronized) before more of this device's
+ * work uses the buffer or the buffer is released.
+ *
+ * A buffer whose last write failed returns that failure, and *ptr is 0. */
+cubehip_status cubehip_buffer_device_pointer(cubehip_buffer buffer, uint64_t* ptr);
 
 #ifdef __cplusplus
 } /* extern "C" */

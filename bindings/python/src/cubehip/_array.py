@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _ffi
+from . import _dlpack, _ffi
 from ._errors import DeviceClosed, check, check_carried
 
 if TYPE_CHECKING:
@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 _release = _ffi.lib.cubehip_buffer_release
 _read = _ffi.lib.cubehip_buffer_read
 _alloc = _ffi.lib.cubehip_buffer_alloc
+# The address of a writeable numpy array's first byte: a ctypes view of its buffer costs a
+# third of what __array_interface__ (a new dict) or .ctypes.data does, and a 4-byte read is
+# as much this as it is copy.
+_as_bytes = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
 _dtypes: dict[Any, np.dtype] = {}
 
 
@@ -79,11 +84,13 @@ class DeviceArray:
     array is garbage collected.
     """
 
-    __slots__ = ("device", "shape", "dtype", "nbytes", "stream", "_h", "_base", "__weakref__")
+    __slots__ = ("device", "shape", "dtype", "nbytes", "stream", "_h", "_base", "_exports", "_pending", "__weakref__")
 
     def __init__(self, device: "Device", shape: Any, dtype: Any = np.float32, stream: "Stream | int | None" = None) -> None:
         self._h = 0
         self._base: DeviceArray | None = None
+        self._exports = 0  # DLPack tensors of this memory a consumer still holds
+        self._pending = 0  # the handle a release left to the last of them
         self.device = device
         self.shape = normalize_shape(shape)
         self.dtype = check_dtype(dtype)
@@ -137,6 +144,7 @@ class DeviceArray:
         view = DeviceArray.__new__(DeviceArray)
         view._h = self._h
         view._base = self._base or self
+        view._exports = view._pending = 0  # counted on the base, which owns the memory
         view.device, view.shape, view.dtype, view.nbytes, view.stream = self.device, new, self.dtype, self.nbytes, self.stream
         return view
 
@@ -170,7 +178,7 @@ class DeviceArray:
             # The common read, kept lean: a small read is as much Python as it is copy.
             out = np.empty(self.shape, self.dtype)
             if self.nbytes:
-                st = _read(self._h, 0, 0, out.__array_interface__["data"][0], self.nbytes)
+                st = _read(self._h, 0, 0, _addressof(_as_bytes(out)), self.nbytes)
                 if st:
                     check_carried(st, "cubehip_buffer_read")
             return out
@@ -186,7 +194,7 @@ class DeviceArray:
                 raise ValueError("out must be C-contiguous and writeable")
         if self.nbytes:
             check_carried(
-                _ffi.lib.cubehip_buffer_read(h, stream_id(stream), 0, out.ctypes.data, self.nbytes),
+                _ffi.lib.cubehip_buffer_read(h, stream_id(stream), 0, _addressof(_as_bytes(out)), self.nbytes),
                 "cubehip_buffer_read",
             )
         return out
@@ -249,6 +257,11 @@ class DeviceArray:
             raise ValueError("release the array this view was made from, not the view")
         h, self._h = self._h, 0
         if h and self.device._h:
+            if self._exports:
+                # A consumer still reads the memory through an exported DLPack tensor: the
+                # buffer goes back when the last of them lets go (see _unexport).
+                self._pending = h
+                return
             check(_release(h), "cubehip_buffer_release")
 
     free = release
@@ -258,6 +271,80 @@ class DeviceArray:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+    # --- zero-copy interop -----------------------------------------------------------------
+
+    def data_ptr(self) -> int:
+        """The device address of the array's first byte (a host address on the cpu device).
+
+        It stays valid until the array is released, and holds no reference of its own. The
+        device does not see what other code does with it: call :meth:`sync` before other
+        work uses the memory, and finish that work before the array is used again here.
+        Raises CarriedFailure when the work that last wrote the array failed.
+        """
+        out = ctypes.c_uint64()
+        check_carried(_ffi.lib.cubehip_buffer_device_pointer(self._live(), ctypes.byref(out)), "cubehip_buffer_device_pointer")
+        return out.value
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """The DLPack device of the memory: (kDLCUDA, index) on nvidia, (kDLROCM, index) on amd,
+        (kDLCPU, 0) on the cpu device, whose memory is host memory."""
+        self._live()
+        return (_dlpack.DEVICE_TYPES[self.device.platform], self._dl_index())
+
+    def _dl_index(self) -> int:
+        return 0 if self.device.platform == "cpu" else self.device.index
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None) -> Any:
+        """The array as a DLPack capsule, without a copy; the capsule (and the consumer's
+        tensor made from it) keeps this array's memory alive, even past :meth:`release`.
+
+        Order: unless stream is -1 (the consumer synchronizes itself), the array's queued
+        writes are waited for first, so the memory is ready for the consumer on any stream.
+        The consumer's own writes must be finished before the array is used here again.
+        stream is None on the cpu device; a stream handle or None (the default stream) on
+        nvidia and amd. copy=True is refused: the point of this call is not to copy.
+        Closing the device frees its memory, exported or not.
+        """
+        platform = self.device.platform
+        if stream is not None and (type(stream) is not int or platform == "cpu"):
+            raise BufferError(f"__dlpack__: stream {stream!r} is not a stream of the {platform} device (None, or an int stream handle on a GPU)")
+        if copy is True:
+            raise BufferError("__dlpack__: cubehip exports its memory without copying (copy=True refused)")
+        mine = (_dlpack.DEVICE_TYPES[platform], self._dl_index())
+        if dl_device is not None and tuple(dl_device) != mine:
+            raise BufferError(f"__dlpack__: the array lives on DLPack device {mine}, not {tuple(dl_device)}")
+        if stream != -1:
+            self.sync()
+        return _dlpack.capsule(self, self.data_ptr(), *mine)
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """CUDA's array interface (version 3), on the nvidia platform only: CuPy, PyTorch and
+        Numba read the memory in place. Its queued writes are waited for first, so "stream" is
+        None (the consumer needs no synchronization). The consumer keeps this array alive."""
+        if self.device.platform != "nvidia":
+            raise AttributeError(f"__cuda_array_interface__: the array lives on the {self.device.platform} device, not on nvidia")
+        self.sync()
+        return {
+            "shape": self.shape,
+            "typestr": _dlpack.typestr(self.dtype),
+            "data": (self.data_ptr(), False),
+            "version": 3,
+            "strides": None,
+            "stream": None,
+        }
+
+    def _export(self) -> None:
+        (self._base or self)._exports += 1
+
+    def _unexport(self) -> None:
+        base = self._base or self
+        base._exports -= 1
+        if base._exports == 0 and base._pending:
+            h, base._pending = base._pending, 0
+            if base.device._h:
+                _release(h)
 
     def __del__(self) -> None:
         # A closed device already took the buffer with it, and at interpreter exit the

@@ -166,6 +166,7 @@ _PROTOTYPES = {
     "cubehip_buffer_read": ([handle, c_uint64, c_uint64, c_void_p, c_uint64], _status),
     "cubehip_buffer_check": ([handle], _status),
     "cubehip_buffer_sync": ([handle], _status),
+    "cubehip_buffer_device_pointer": ([handle, _u64p], _status),
     "cubehip_kernel_create": ([handle, POINTER(KernelDesc), _u64p], _status),
     "cubehip_kernel_compile": ([handle], _status),
     "cubehip_kernel_log": ([handle, c_void_p, c_size_t, POINTER(c_size_t)], _status),
@@ -249,6 +250,7 @@ for _name, (_args, _res) in _PROTOTYPES.items():
 # PyDLL keeps the GIL across the call: a launch only queues work and never waits on Python,
 # and giving the GIL up and taking it back would cost more than the call itself.
 _pylib = ctypes.PyDLL(library_path)
+pylib = _pylib  # for the calls that must keep the GIL (the DLPack support)
 launch_fn = _pylib.cubehip_launch
 launch_fn.restype = c_int32
 launch_fn.argtypes = None  # type: ignore[assignment]

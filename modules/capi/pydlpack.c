@@ -1,0 +1,73 @@
+/* Support for the Python package's DLPack export (bindings/python, cubehip/_dlpack.py); not
+ * part of the C ABI, and unused by C hosts.
+ *
+ * A DLPack capsule's destructor and a DLManagedTensor's deleter are called from C by
+ * whoever frees them, often while a Python exception is in flight (a frame unwinding its
+ * locals, a consumer that refused the tensor). Python code cannot run then: every call it
+ * makes fails with SystemError and the exception in flight is lost. These two functions
+ * set the exception aside (PyErr_Fetch), run the Python side, and put it back
+ * (PyErr_Restore). The Python C API is looked up in the process (a Python interpreter
+ * exports it to the extensions it loads), so the library does not link against Python. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The head of dlpack.h's DLManagedTensor: only manager_ctx and deleter are read here. */
+typedef struct {
+	void* data;
+	int32_t device[2];
+	int32_t ndim;
+	uint8_t dtype[4];
+	int64_t* shape;
+	int64_t* strides;
+	uint64_t byte_offset;
+} capi_dltensor;
+typedef struct capi_dlmanaged {
+	capi_dltensor dl_tensor;
+	void* manager_ctx;
+	void (*deleter)(struct capi_dlmanaged*);
+} capi_dlmanaged;
+
+static void (*py_fetch)(void**, void**, void**);
+static void (*py_restore)(void*, void*, void*);
+static int (*py_is_valid)(void*, const char*);
+static void* (*py_get_pointer)(void*, const char*);
+static void (*release_ctx)(void*);
+
+/* Sets the Python function (a ctypes callback taking manager_ctx) that gives an exported
+ * tensor back. Returns 0 when the Python C API is not found in the process. Called once,
+ * with the GIL held, before any tensor is exported. */
+int capi_python_dlpack_init(void (*release)(void*)) {
+	py_fetch = (void (*)(void**, void**, void**))dlsym(RTLD_DEFAULT, "PyErr_Fetch");
+	py_restore = (void (*)(void*, void*, void*))dlsym(RTLD_DEFAULT, "PyErr_Restore");
+	py_is_valid = (int (*)(void*, const char*))dlsym(RTLD_DEFAULT, "PyCapsule_IsValid");
+	py_get_pointer = (void* (*)(void*, const char*))dlsym(RTLD_DEFAULT, "PyCapsule_GetPointer");
+	if (!py_fetch || !py_restore || !py_is_valid || !py_get_pointer) return 0;
+	release_ctx = release;
+	return 1;
+}
+
+/* The DLManagedTensor deleter: called (with the GIL held, as DLPack requires of a consumer
+ * in Python) exactly once by the consumer, or by the capsule below if nobody consumed it. */
+void capi_python_dlpack_deleter(capi_dlmanaged* m) {
+	if (m == NULL || release_ctx == NULL) return;
+	void *type, *value, *tb;
+	py_fetch(&type, &value, &tb);
+	release_ctx(m->manager_ctx);
+	py_restore(type, value, tb);
+}
+
+/* The capsule's destructor. A consumer that took the tensor renamed the capsule
+ * "used_dltensor" and owns the deleter call; a capsule still named "dltensor" was never
+ * consumed and gives the tensor back itself. */
+void capi_python_dlpack_capsule_destructor(void* capsule) {
+	if (py_is_valid == NULL) return;
+	void *type, *value, *tb;
+	py_fetch(&type, &value, &tb);
+	if (py_is_valid(capsule, "dltensor")) {
+		capi_dlmanaged* m = py_get_pointer(capsule, "dltensor");
+		if (m != NULL && m->deleter != NULL) m->deleter(m);
+	}
+	py_restore(type, value, tb);
+}
