@@ -270,6 +270,36 @@ func TestStagingWaitFailureLandsOnTheWriteItBelongsTo(t *testing.T) {
 	assert.Equal(t, bytes.Repeat([]byte{3}, 2<<10), got)
 }
 
+// A write a successful Sync confirmed is known good: a later failed wait for the
+// staging chunk that carried it still fails the call that waits, but does not blame the
+// confirmed write, whose bytes read back right. Without the Sync the same wait blames
+// it (TestStagingWaitFailureLandsOnTheWriteItBelongsTo).
+func TestStagingWaitFailureSparesAConfirmedWrite(t *testing.T) {
+	d, f := openDevice(t, server.Options{StagingChunk: 1 << 10, StagingDepth: 2})
+	a := alloc(t, d.Stream, 2<<10)
+	b := alloc(t, d.Stream, 1<<10)
+	aBytes := bytes.Repeat([]byte{1}, 2<<10)
+	require.NoError(t, d.Write(a, aBytes)) // both chunks, queued
+	require.NoError(t, d.Sync())
+	f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
+	assert.ErrorIs(t, d.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure, "the call that waits is told")
+	f.Reset()
+	assert.ErrorIs(t, d.Check(b), hipsys.ErrorLaunchFailure, "b's bytes never reached the device")
+	require.NoError(t, d.Check(a), "a's write was confirmed by the Sync")
+	got, err := d.Read(a)
+	require.NoError(t, err)
+	assert.Equal(t, aBytes, got)
+
+	// A Sync of another stream confirms nothing of this one.
+	s1 := d.On(1)
+	require.NoError(t, d.Write(a, aBytes))
+	require.NoError(t, s1.Sync())
+	f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
+	assert.ErrorIs(t, d.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure)
+	f.Reset()
+	assert.ErrorIs(t, d.Check(a), hipsys.ErrorLaunchFailure, "only a Sync of a's own stream confirms its write")
+}
+
 // An in-place kernel refused, then launched again on the same buffer: the buffer's bytes
 // are the second launch's input, and nothing wrote them, so the failure stays on it.
 // The launch queue and a launch on the caller's thread leave the same result.

@@ -338,6 +338,11 @@ func (s *Server) readStaged(st *stream.Stream, f *ReadFuture) {
 type SyncFuture struct {
 	err   error
 	fence stream.Fence
+	// Where the fence stands in the stream's work: a successful wait confirms the
+	// writes queued before it (see confirmations).
+	s     *Server
+	id    StreamID
+	point uint64
 }
 
 // Wait blocks until the stream's work up to the sync is done. A device fault that work
@@ -346,7 +351,13 @@ func (f *SyncFuture) Wait() error {
 	if f.err != nil {
 		return f.err
 	}
-	return f.fence.Wait()
+	if err := f.fence.Wait(); err != nil {
+		return err
+	}
+	if f.s != nil {
+		f.s.points.confirm(f.id, f.point)
+	}
+	return nil
 }
 
 // Sync is CubeCL's sync: the claim check a read would make on handles, without the read
@@ -362,6 +373,7 @@ func (s *Server) Sync(handles []Binding, id StreamID) *SyncFuture {
 		return &SyncFuture{err: err}
 	}
 	defer r.Close()
+	point := s.points.mark()
 	fence, err := stream.NewFence(s.p, r.Stream().Sys)
-	return &SyncFuture{err: err, fence: fence}
+	return &SyncFuture{err: err, fence: fence, s: s, id: id, point: point}
 }

@@ -79,7 +79,8 @@ type Server struct {
 	graphs  stream.Captures
 	owners  map[GraphID]StreamID // the stream each live graph was captured on
 	prof    *profiler
-	staging *ring       // the staging ring; its chunks are allocated on first use
+	staging *ring // the staging ring; its chunks are allocated on first use
+	points  confirmations
 	owner   sync.Locker // Config.Owner, or a lock nobody else takes
 	one     [1]Binding  // a one-buffer write set, reused by every write
 }

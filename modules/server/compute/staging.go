@@ -53,6 +53,7 @@ type chunk struct {
 	// store sheds.
 	wrote   Binding
 	wroteOn StreamID
+	wroteAt uint64 // the copy's point (confirmations): a Sync past it confirmed the write
 }
 
 func newRing(size uint64, depth int) *ring { return &ring{chunk: size, depth: depth} }
@@ -99,8 +100,10 @@ func (r *ring) take(wait bool) *chunk {
 func (r *ring) put(c *chunk) { r.free <- c }
 
 // ready waits for the device to finish with c's last copy. A failure of that wait is the
-// copy's: when the copy was a write, its destination is left carrying the failure
-// (taking the owner's lock unless the caller holds it, locked), whoever waits now.
+// copy's: when the copy was a write that no successful Sync has confirmed since, its
+// destination is left carrying the failure (taking the owner's lock unless the caller
+// holds it, locked), whoever waits now. The wait's failure is returned either way: the
+// caller's own work, queued behind it, is not known good.
 func (s *Server) ready(c *chunk, locked bool) error {
 	if !c.armed {
 		return nil
@@ -110,15 +113,15 @@ func (s *Server) ready(c *chunk, locked bool) error {
 	// armed, so whoever takes it next waits again instead of filling or draining it
 	// under a copy still in flight (a read would return that copy's bytes).
 	c.armed = err != nil
-	wrote := c.wrote
-	c.wrote = Binding{}
+	wrote, on, at := c.wrote, c.wroteOn, c.wroteAt
+	c.wrote, c.wroteAt = Binding{}, 0
 	if err != nil {
 		err = fmt.Errorf("compute: staging: %w", err)
-		if wrote.ID() != 0 {
+		if wrote.ID() != 0 && !s.points.confirmed(on, at) {
 			if !locked {
 				s.owner.Lock()
 			}
-			s.streams.FailedWriting(c.wroteOn, []Binding{wrote}, err)
+			s.streams.FailedWriting(on, []Binding{wrote}, err)
 			if !locked {
 				s.owner.Unlock()
 			}

@@ -201,7 +201,7 @@ func (f *WriteFuture) queueFilled(c *chunk) {
 		if err := c.arm(s.p, st.Sys); err != nil {
 			return err
 		}
-		c.wrote, c.wroteOn = w.b, f.id
+		c.wrote, c.wroteOn, c.wroteAt = w.b, f.id, s.points.mark()
 		return nil
 	})
 	s.one[0] = Binding{}
