@@ -498,3 +498,43 @@ func TestCompileErrorInTheUsersTerms(t *testing.T) {
 		assert.NotContains(t, msg, internal)
 	}
 }
+
+// A Sync of a stream while it records is refused with ErrCaptureState and no nil that
+// would claim the recorded work ran: inside Capture, the warm-up's Sync waits for real
+// and the recorded run's is refused, which ends the capture with no graph. A capture
+// whose function does not sync is kept, and its replay then syncs as ever.
+func TestSyncWhileRecordingIsRefused(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	s := d.On(1)
+	x := upload(t, s, 1, 2, 3, 4)
+	y := alloc(t, s, 16)
+	scale := func(s server.Stream) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	}
+	runs := 0
+	g, err := s.Capture(func(s server.Stream) error {
+		runs++
+		if err := scale(s); err != nil {
+			return err
+		}
+		return s.Sync()
+	})
+	require.ErrorIs(t, err, server.ErrCaptureState)
+	assert.ErrorContains(t, err, "records a capture")
+	assert.Nil(t, g)
+	assert.Equal(t, 2, runs, "the warm-up's Sync succeeded; the recorded run's was refused")
+
+	require.NoError(t, s.PrepareCapture())
+	require.NoError(t, scale(s))
+	require.NoError(t, s.BeginCapture())
+	require.NoError(t, scale(s))
+	assert.ErrorIs(t, s.Sync(), server.ErrCaptureState)
+	require.NoError(t, d.Sync(), "another stream syncs as ever")
+	g, err = s.EndCapture()
+	require.NoError(t, err, "the refused Sync left the recording intact")
+	require.NoError(t, s.Write(y, floatBytes(0, 0, 0, 0)))
+	require.NoError(t, g.Replay())
+	require.NoError(t, s.Sync())
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, s, y))
+	require.NoError(t, g.Destroy())
+}

@@ -47,6 +47,17 @@
 // foreign buffer, a malformed launch, a copy larger than its buffer. No call panics on
 // bad input.
 //
+// A Sync of a stream while it records a capture (between BeginCapture and EndCapture,
+// or inside Capture's function) is refused with an error wrapping
+// stream.ErrGraphState, and the capture goes on: the recorded work runs only when the
+// graph is replayed, so a Sync then has nothing to wait for and a nil would claim work
+// had run that has not. Sync after EndCapture, or after Replay.
+//
+// A Sync that succeeds confirms the writes queued on its stream before it. A later wait
+// that fails (the device reports a fault at the next synchronization, whatever work
+// caused it) fails the call that waits and the work not yet confirmed, never a buffer
+// whose write a Sync confirmed: that buffer keeps its bytes.
+//
 // # Layers
 //
 // The Device is a thin face over the compute server of package compute, which owns the

@@ -38,6 +38,19 @@
 // on malformed descriptors, pinned-staging exhaustion and failed driver copies are
 // errors carried like any other.
 //
+// Decided where CubeCL leaves the question open:
+//
+//   - A Sync of a stream recording a capture is refused (stream.ErrGraphState); the
+//     capture is untouched (see [Server.Sync]).
+//   - A [LaunchMode] other than Execute and DryRun is a malformed launch
+//     (ErrInvalidArgument): nothing is queued and no buffer is touched.
+//   - A [CopyDescriptor] whose element count, byte count, row pitch or device span
+//     overflows 64 bits is ErrUnsupportedStrides naming its shape, checked before the
+//     bounds, which wrapped arithmetic would pass.
+//   - A failed wait for a staging chunk fails the write the chunk last carried only
+//     while no successful Sync of its stream has confirmed it; the wait still fails
+//     the call that waits.
+//
 // # Concurrency
 //
 // A Server has one owner at a time (Config.Owner is its lock). The futures it returns

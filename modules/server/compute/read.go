@@ -363,6 +363,11 @@ func (f *SyncFuture) Wait() error {
 // Sync is CubeCL's sync: the claim check a read would make on handles, without the read
 // (claims are set at enqueue time, so they are already in place), then a fence on stream
 // id that the future waits for.
+//
+// A Sync of a stream that is recording a capture is refused (stream.ErrGraphState),
+// and the capture goes on untouched: the recorded work does not run until the graph is
+// replayed, so there is nothing to wait for, and a fence would be recorded into the
+// graph rather than mark the stream. Sync after EndCapture, or after a replay.
 func (s *Server) Sync(handles []Binding, id StreamID) *SyncFuture {
 	s.settleQueue()
 	if err := s.streams.EnsureWritten(handles...); err != nil {
@@ -373,6 +378,9 @@ func (s *Server) Sync(handles []Binding, id StreamID) *SyncFuture {
 		return &SyncFuture{err: err}
 	}
 	defer r.Close()
+	if r.Stream().Capture.IsRecording() {
+		return &SyncFuture{err: fmt.Errorf("%w: sync of stream %d while it records a capture: its work runs when the graph is replayed", stream.ErrGraphState, id)}
+	}
 	point := s.points.mark()
 	fence, err := stream.NewFence(s.p, r.Stream().Sys)
 	return &SyncFuture{err: err, fence: fence, s: s, id: id, point: point}

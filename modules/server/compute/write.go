@@ -78,7 +78,7 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 			if w.b, err = op.Desc.Binding.Clone(); err == nil {
 				if !l.pitched {
 					n := uint64(len(op.Data))
-					l = layout{bytes: n, width: n, height: 1, pitch: n}
+					l = layout{bytes: n, width: n, height: 1, pitch: n, span: n}
 				}
 				w.l, ls[i] = l, l
 				continue
@@ -307,7 +307,7 @@ func (s *Server) Create(data []byte, id StreamID) (Handle, error) {
 				return err
 			}
 			defer r.Close()
-			return s.writeToGPU(r.Stream(), d, layout{bytes: uint64(len(data)), width: uint64(len(data)), height: 1, pitch: uint64(len(data))}, data)
+			return s.writeToGPU(r.Stream(), d, layout{bytes: uint64(len(data)), width: uint64(len(data)), height: 1, pitch: uint64(len(data)), span: uint64(len(data))}, data)
 		})
 		s.one[0] = Binding{}
 		_ = b.Release()
