@@ -3,43 +3,165 @@ package compute
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/cubehip/cubehip/modules/memory"
 )
 
-// confirmations numbers the points in each stream's work that a wait can confirm, and
-// remembers, per stream, the latest point a successful Sync confirmed: every copy and
-// launch queued on the stream before that point has finished and wrote its bytes.
+// confirmations is where the server learns which work an asynchronous failure belongs
+// to. A device reports a fault of work already queued (a kernel that traps or reads
+// out of bounds on a GPU, a command that fails on the cpu device's worker) only at a
+// later synchronization, and reports it at every synchronization that waits past it:
+// the wait says that something before its point failed, not what. So the server numbers
+// points in each stream's work (mark) and remembers, per stream, the buffers written
+// since the last point a wait confirmed:
 //
-// A failed wait for a staging chunk says that something up to the chunk's event failed,
-// not which work: on a GPU an asynchronous fault is reported by every later wait. The
-// chunk's write is to blame only while nothing has confirmed it. Once a Sync covering
-// it succeeded, the write is known good, and blaming it would turn a buffer whose bytes
-// the caller was told are written into one that reads as an error (the later wait
-// still fails the call that waits: its own work is not known good).
+//   - a wait that succeeds confirms every write queued on its stream before its point:
+//     those buffers hold their bytes, and no later failure is theirs;
+//   - a wait that fails leaves every write on its stream before its point that no wait
+//     had confirmed carrying the failure (fail), as the failure of the work that should
+//     have written them. The faulted work is among them; the others are written by work
+//     the device may not have run (a GPU stops a faulted context for good), so their
+//     bytes are not known either. None of them returns bytes that nothing wrote.
+//
+// A write a successful Sync confirmed stays clean whatever fails later, and the wait
+// that fails still fails the call that waits.
 type confirmations struct {
 	next atomic.Uint64 // the last point handed out; points start at 1
 
-	mu   sync.Mutex // guards done: Sync's future confirms outside the owner's lock
-	done map[StreamID]uint64
+	// Writes take the owner's lock; confirm and fail are called from futures outside
+	// it. mu guards streams.
+	mu      sync.Mutex
+	streams map[StreamID]*unconfirmed
+}
+
+// unconfirmed is one stream's buffers written since its last confirmed point, each
+// with the points of its first unconfirmed write and its latest: a buffer written
+// again is one entry, so a loop of launches without a wait keeps the set as small as
+// the buffers it writes. A write of several staging chunks is several writes.
+type unconfirmed struct {
+	done   uint64 // the latest point a wait confirmed
+	writes map[memory.ID]pointedWrite
+}
+
+// pointedWrite is an uncounted view of a written buffer and the points of its first
+// unconfirmed write and its latest. A view of a buffer released since names a dead
+// allocation, which the failure store sheds.
+type pointedWrite struct {
+	b           Binding
+	first, last uint64
+}
+
+// record adds a write of b at point at to u.
+func (u *unconfirmed) record(b Binding, at uint64) {
+	w, ok := u.writes[b.ID()]
+	if !ok {
+		w = pointedWrite{b: b, first: at}
+	}
+	w.last = at
+	u.writes[b.ID()] = w
 }
 
 // mark is a new point, later than every point handed out before: work queued before
 // the call is before it.
 func (c *confirmations) mark() uint64 { return c.next.Add(1) }
 
+// wrote records that work just queued on stream id writes bs. The caller holds the
+// owner's lock.
+func (c *confirmations) wrote(id StreamID, bs ...Binding) {
+	if len(bs) == 0 {
+		return
+	}
+	at := c.mark()
+	c.mu.Lock()
+	u := c.stream(id)
+	for _, b := range bs {
+		u.record(b, at)
+	}
+	c.mu.Unlock()
+}
+
+func (c *confirmations) stream(id StreamID) *unconfirmed {
+	u := c.streams[id]
+	if u == nil {
+		if c.streams == nil {
+			c.streams = map[StreamID]*unconfirmed{}
+		}
+		u = &unconfirmed{writes: map[memory.ID]pointedWrite{}}
+		c.streams[id] = u
+	}
+	return u
+}
+
 // confirm records that a wait for point on stream id succeeded.
 func (c *confirmations) confirm(id StreamID, point uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.done == nil {
-		c.done = map[StreamID]uint64{}
+	u := c.stream(id)
+	u.done = max(u.done, point)
+	for k, w := range u.writes {
+		switch {
+		case w.last <= point:
+			delete(u.writes, k)
+		case w.first <= point:
+			// Its writes up to point are confirmed; the others come after it.
+			w.first = point + 1
+			u.writes[k] = w
+		}
 	}
-	c.done[id] = max(c.done[id], point)
 }
 
-// confirmed reports whether work marked at point on stream id is known to have
-// finished without a failure.
-func (c *confirmations) confirmed(id StreamID, point uint64) bool {
+// fail takes the buffers with a write on stream id before point that no wait
+// confirmed, which a failed wait for point leaves carrying its failure, appended to
+// into. A buffer written again after point goes too: part of its bytes is unknown.
+func (c *confirmations) fail(id StreamID, point uint64, into []Binding) []Binding {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return point != 0 && point <= c.done[id]
+	u := c.stream(id)
+	for k, w := range u.writes {
+		if w.first <= point {
+			into = append(into, w.b)
+			delete(u.writes, k)
+		}
+	}
+	return into
+}
+
+// failWait leaves what fail takes carrying err (taking the owner's lock unless the
+// caller holds it, locked), then acknowledges the failure with a synchronization of the
+// stream, when it does not record a capture (a host wait would invalidate it). A
+// device that is not damaged by a fault (the cpu device) reports it at every later wait
+// until that acknowledgement, which would fail the stream's later, unrelated work; the
+// failure is now carried by the buffers it belongs to. A GPU's fault is sticky: there
+// every later call fails anyway, with an error, never with wrong bytes.
+func (s *Server) failWait(id StreamID, point uint64, err error, locked bool) {
+	bs := s.points.fail(id, point, nil)
+	if !locked {
+		s.owner.Lock()
+		defer s.owner.Unlock()
+	}
+	if len(bs) > 0 {
+		s.streams.FailedWriting(id, bs, err)
+	}
+	if st, serr := s.streams.Stream(id); serr == nil && !st.Capture.IsRecording() {
+		_ = s.p.StreamSynchronize(st.Sys) // its error is err, now carried
+	}
+}
+
+// launched records that a launch just queued on stream id writes the buffers k's IO
+// does not declare Read. The caller holds the owner's lock; nothing is allocated once
+// the stream's set has held these buffers before.
+func (s *Server) launched(k *Kernel, buffers []Binding, id StreamID) {
+	if !k.writes() {
+		return
+	}
+	c := &s.points
+	at := c.mark()
+	c.mu.Lock()
+	u := c.stream(id)
+	for i := range buffers {
+		if i < len(k.IO) && k.IO[i] != Read {
+			u.record(buffers[i], at)
+		}
+	}
+	c.mu.Unlock()
 }

@@ -92,7 +92,7 @@ func (s *Server) GraphDestroy(graph GraphID, id StreamID) {
 	}
 	var written []Binding
 	s.graphs.ExtendWritten(graph, &written)
-	synced := s.Sync(nil, id).Wait()
+	synced := s.Sync(nil, id).waitLocked()
 	if r, err := s.streams.Resolve(id, nil); err == nil {
 		r.Close()
 	}

@@ -300,6 +300,7 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 	if err != nil {
 		return launchError(k, err)
 	}
+	s.launched(k, args.Buffers, id)
 	if ferr := st.FlushDropsIfDue(false); ferr != nil {
 		s.log.Warn("server: drop-queue flush after launch failed", "err", ferr)
 	}

@@ -27,6 +27,7 @@ type ReadFuture struct {
 	err   error // the claim check's, or the enqueue's: reported once the queued copies are done
 	parts []readPart
 	one   [1]readPart // parts' storage for a read of one buffer
+	id    StreamID
 	sys   hipsys.Stream
 
 	direct bool // one small read of an idle stream: a blocking copy in Wait
@@ -159,7 +160,7 @@ func (f *ReadFuture) queueNext(c *chunk) error {
 		err = s.copyPiece(f.sys, c.host, f.parts[part].ptr, f.parts[part].l, p, hipsys.MemcpyDeviceToHost)
 	}
 	if err == nil {
-		err = c.arm(s.p, f.sys)
+		err = c.arm(s, f.id, f.sys)
 	}
 	if err != nil {
 		s.staging.put(c)
@@ -210,7 +211,7 @@ func (s *Server) Read(descs []CopyDescriptor, id StreamID) *ReadFuture {
 // need that lock to give it back.
 func (s *Server) read(descs []CopyDescriptor, id StreamID, ring bool) *ReadFuture {
 	f := futures.Get().(*ReadFuture)
-	f.s = s
+	f.s, f.id = s, id
 	// A read of one buffer, the common case, allocates nothing but the future.
 	f.parts = f.one[:0]
 	bs := s.one[:]
@@ -339,7 +340,8 @@ type SyncFuture struct {
 	err   error
 	fence stream.Fence
 	// Where the fence stands in the stream's work: a successful wait confirms the
-	// writes queued before it (see confirmations).
+	// writes queued before it, a failed one leaves those not confirmed carrying the
+	// failure (see confirmations).
 	s     *Server
 	id    StreamID
 	point uint64
@@ -347,11 +349,19 @@ type SyncFuture struct {
 
 // Wait blocks until the stream's work up to the sync is done. A device fault that work
 // ran into is returned here.
-func (f *SyncFuture) Wait() error {
+func (f *SyncFuture) Wait() error { return f.wait(false) }
+
+// waitLocked is Wait for the server's own syncs, made under the owner's lock.
+func (f *SyncFuture) waitLocked() error { return f.wait(true) }
+
+func (f *SyncFuture) wait(locked bool) error {
 	if f.err != nil {
 		return f.err
 	}
 	if err := f.fence.Wait(); err != nil {
+		if f.s != nil {
+			f.s.failWait(f.id, f.point, err, locked)
+		}
 		return err
 	}
 	if f.s != nil {

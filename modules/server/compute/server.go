@@ -177,7 +177,7 @@ func (s *Server) Close() error {
 		s.queue = nil
 	}
 	for _, id := range s.StreamIDs() {
-		if err := s.Sync(nil, id).Wait(); err != nil {
+		if err := s.Sync(nil, id).waitLocked(); err != nil {
 			s.log.Debug("compute: close: stream wait failed", "stream", id, "err", err)
 		}
 	}

@@ -96,7 +96,11 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 				return err
 			}
 			defer r.Close()
-			return s.writeToGPU(r.Stream(), op.Desc, l, op.Data)
+			if err := s.writeToGPU(r.Stream(), op.Desc, l, op.Data); err != nil {
+				return err
+			}
+			s.points.wrote(id, op.Desc.Binding)
+			return nil
 		})
 		s.one[0] = Binding{}
 		w.done = true
@@ -198,11 +202,8 @@ func (f *WriteFuture) queueFilled(c *chunk) {
 		if err := s.copyPiece(st.Sys, c.host, ptr, w.l, p, hipsys.MemcpyHostToDevice); err != nil {
 			return err
 		}
-		if err := c.arm(s.p, st.Sys); err != nil {
-			return err
-		}
-		c.wrote, c.wroteOn, c.wroteAt = w.b, f.id, s.points.mark()
-		return nil
+		s.points.wrote(f.id, w.b)
+		return c.arm(s, f.id, st.Sys)
 	})
 	s.one[0] = Binding{}
 	s.staging.put(c)
