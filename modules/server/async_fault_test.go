@@ -110,3 +110,35 @@ func TestAsyncLaunchFaultLandsOnTheUnconfirmedOutputs(t *testing.T) {
 
 // n2 is a scratch output.
 func n2(t *testing.T, d *server.Device) *server.Buffer { return alloc(t, d.Stream, 16) }
+
+// A graph whose replayed work faults on the device: the replay returns at enqueue time,
+// the wait after it reports the fault, and the buffers the graph writes carry it; its
+// input and a buffer a Sync confirmed before read right.
+func TestAsyncReplayFaultLandsOnTheGraphOutputs(t *testing.T) {
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	dev, ok := p.(deviceFaulter)
+	if !ok {
+		t.Skipf("platform %T cannot fault work on the device and recover", p)
+	}
+	w := &faultingLaunches{Platform: p, dev: dev}
+	d, err := server.OpenPlatform(w, server.Options{})
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, d.Close()) }()
+	x, y, n := upload(t, d.Stream, 1, 2, 3, 4), alloc(t, d.Stream, 16), upload(t, d.Stream, 7, 7, 7, 7)
+	require.NoError(t, d.Compile(devScale))
+	require.NoError(t, d.Sync())
+	w.armed.Store(2) // the warm-up's launch runs; the recorded one faults at every replay
+	g, err := d.Capture(func(s server.Stream) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	})
+	require.NoError(t, err)
+	require.NoError(t, d.Sync())
+	require.NoError(t, g.Replay())
+	assert.ErrorIs(t, d.Sync(), hipsys.ErrorLaunchFailure, "the wait after the replay reports the fault")
+	_, err = d.Read(y)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "the graph's output carries it")
+	assert.Equal(t, []float32{1, 2, 3, 4}, readFloats(t, d.Stream, x))
+	assert.Equal(t, []float32{7, 7, 7, 7}, readFloats(t, d.Stream, n))
+	require.NoError(t, g.Destroy())
+}

@@ -47,9 +47,12 @@
 //   - A [CopyDescriptor] whose element count, byte count, row pitch or device span
 //     overflows 64 bits is ErrUnsupportedStrides naming its shape, checked before the
 //     bounds, which wrapped arithmetic would pass.
-//   - A failed wait for a staging chunk fails the write the chunk last carried only
-//     while no successful Sync of its stream has confirmed it; the wait still fails
-//     the call that waits.
+//   - An asynchronous device fault (reported by a later wait, not by the call that
+//     queued the work) lands on every buffer written, launched into or replayed into
+//     on the wait's stream since that stream's last successful wait (a Sync, or the
+//     wait for a staging chunk), never on a buffer such a wait confirmed; the wait
+//     fails the call that waits, and the fault is then acknowledged with a stream
+//     synchronization, so a device that recovers runs the stream's later work.
 //
 // # Concurrency
 //
