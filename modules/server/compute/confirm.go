@@ -32,15 +32,25 @@ type confirmations struct {
 	// it. mu guards streams.
 	mu      sync.Mutex
 	streams map[StreamID]*unconfirmed
+	lastID  StreamID     // the stream last looked up: a launch loop's stream,
+	last    *unconfirmed // found without hashing
 }
 
+// mark is a new point, later than every point handed out before: work queued before
+// the call is before it.
+func (c *confirmations) mark() uint64 { return c.next.Add(1) }
+
 // unconfirmed is one stream's buffers written since its last confirmed point, each
-// with the points of its first unconfirmed write and its latest: a buffer written
-// again is one entry, so a loop of launches without a wait keeps the set as small as
-// the buffers it writes. A write of several staging chunks is several writes.
+// entry with the points of its first unconfirmed write and its latest. A write appends
+// an entry, which is all the launch path pays; once the list has doubled since it was
+// last merged, entries of one buffer are merged into one, so a loop of launches without
+// a wait keeps it about as long as the buffers it writes. A write of several staging
+// chunks is several writes.
 type unconfirmed struct {
 	done   uint64 // the latest point a wait confirmed
-	writes map[memory.ID]pointedWrite
+	writes []pointedWrite
+	merged int               // len(writes) after the last merge
+	index  map[memory.ID]int // merge's scratch, kept so that a merge allocates nothing
 }
 
 // pointedWrite is an uncounted view of a written buffer and the points of its first
@@ -53,17 +63,36 @@ type pointedWrite struct {
 
 // record adds a write of b at point at to u.
 func (u *unconfirmed) record(b Binding, at uint64) {
-	w, ok := u.writes[b.ID()]
-	if !ok {
-		w = pointedWrite{b: b, first: at}
+	if n := len(u.writes); n > 0 && u.writes[n-1].b.ID() == b.ID() {
+		u.writes[n-1].last = at // the same buffer again: a launch loop's common case
+		return
 	}
-	w.last = at
-	u.writes[b.ID()] = w
+	u.writes = append(u.writes, pointedWrite{b: b, first: at, last: at})
+	if len(u.writes) >= 2*u.merged+64 {
+		u.merge()
+	}
 }
 
-// mark is a new point, later than every point handed out before: work queued before
-// the call is before it.
-func (c *confirmations) mark() uint64 { return c.next.Add(1) }
+// merge makes each buffer one entry: its earliest first and its latest last.
+func (u *unconfirmed) merge() {
+	if u.index == nil {
+		u.index = map[memory.ID]int{}
+	}
+	at := u.index
+	defer clear(at)
+	out := u.writes[:0]
+	for _, w := range u.writes {
+		if i, ok := at[w.b.ID()]; ok {
+			out[i].first = min(out[i].first, w.first)
+			out[i].last = max(out[i].last, w.last)
+			continue
+		}
+		at[w.b.ID()] = len(out)
+		out = append(out, w)
+	}
+	clear(u.writes[len(out):]) // the views pin nothing for the GC
+	u.writes, u.merged = out, len(out)
+}
 
 // wrote records that work just queued on stream id writes bs. The caller holds the
 // owner's lock.
@@ -71,8 +100,8 @@ func (c *confirmations) wrote(id StreamID, bs ...Binding) {
 	if len(bs) == 0 {
 		return
 	}
-	at := c.mark()
 	c.mu.Lock()
+	at := c.mark()
 	u := c.stream(id)
 	for _, b := range bs {
 		u.record(b, at)
@@ -81,15 +110,32 @@ func (c *confirmations) wrote(id StreamID, bs ...Binding) {
 }
 
 func (c *confirmations) stream(id StreamID) *unconfirmed {
+	if c.last != nil && c.lastID == id {
+		return c.last
+	}
 	u := c.streams[id]
 	if u == nil {
 		if c.streams == nil {
 			c.streams = map[StreamID]*unconfirmed{}
 		}
-		u = &unconfirmed{writes: map[memory.ID]pointedWrite{}}
+		u = &unconfirmed{}
 		c.streams[id] = u
 	}
+	c.lastID, c.last = id, u
 	return u
+}
+
+// keep drops the entries for which drop says so, keeping the order of the others.
+func (u *unconfirmed) keep(drop func(w *pointedWrite) bool) {
+	out := u.writes[:0]
+	for i := range u.writes {
+		if !drop(&u.writes[i]) {
+			out = append(out, u.writes[i])
+		}
+	}
+	clear(u.writes[len(out):])
+	u.writes = out
+	u.merged = min(u.merged, len(out))
 }
 
 // confirm records that a wait for point on stream id succeeded.
@@ -98,16 +144,13 @@ func (c *confirmations) confirm(id StreamID, point uint64) {
 	defer c.mu.Unlock()
 	u := c.stream(id)
 	u.done = max(u.done, point)
-	for k, w := range u.writes {
-		switch {
-		case w.last <= point:
-			delete(u.writes, k)
-		case w.first <= point:
+	u.keep(func(w *pointedWrite) bool {
+		if w.first <= point {
 			// Its writes up to point are confirmed; the others come after it.
 			w.first = point + 1
-			u.writes[k] = w
 		}
-	}
+		return w.last <= point
+	})
 }
 
 // fail takes the buffers with a write on stream id before point that no wait
@@ -117,12 +160,13 @@ func (c *confirmations) fail(id StreamID, point uint64, into []Binding) []Bindin
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	u := c.stream(id)
-	for k, w := range u.writes {
+	u.keep(func(w *pointedWrite) bool {
 		if w.first <= point {
 			into = append(into, w.b)
-			delete(u.writes, k)
+			return true
 		}
-	}
+		return false
+	})
 	return into
 }
 
@@ -148,15 +192,12 @@ func (s *Server) failWait(id StreamID, point uint64, err error, locked bool) {
 }
 
 // launched records that a launch just queued on stream id writes the buffers k's IO
-// does not declare Read. The caller holds the owner's lock; nothing is allocated once
-// the stream's set has held these buffers before.
+// does not declare Read. The caller holds the owner's lock. In steady state it costs a
+// lock and an append per output, and allocates nothing.
 func (s *Server) launched(k *Kernel, buffers []Binding, id StreamID) {
-	if !k.writes() {
-		return
-	}
 	c := &s.points
-	at := c.mark()
 	c.mu.Lock()
+	at := c.mark()
 	u := c.stream(id)
 	for i := range buffers {
 		if i < len(k.IO) && k.IO[i] != Read {
