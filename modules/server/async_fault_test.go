@@ -142,3 +142,42 @@ func TestAsyncReplayFaultLandsOnTheGraphOutputs(t *testing.T) {
 	assert.Equal(t, []float32{7, 7, 7, 7}, readFloats(t, d.Stream, n))
 	require.NoError(t, g.Destroy())
 }
+
+// Many launches between waits, over a few outputs in turn (the server merges what it
+// remembers of them): a successful Sync confirms them all; a fault after it lands on
+// the outputs written since, each of them, and on none written only before.
+func TestAsyncFaultAfterManyLaunches(t *testing.T) {
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	dev, ok := p.(deviceFaulter)
+	if !ok {
+		t.Skipf("platform %T cannot fault work on the device and recover", p)
+	}
+	w := &faultingLaunches{Platform: p, dev: dev}
+	d, err := server.OpenPlatform(w, server.Options{})
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, d.Close()) }()
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	outs := []*server.Buffer{alloc(t, d.Stream, 16), alloc(t, d.Stream, 16), alloc(t, d.Stream, 16)}
+	early := alloc(t, d.Stream, 16)
+	scale := func(out *server.Buffer) {
+		require.NoError(t, d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}}))
+	}
+	for i := range 500 {
+		scale(outs[i%3])
+		scale(early)
+	}
+	require.NoError(t, d.Sync(), "confirms all of them")
+	for i := range 500 {
+		if i == 250 {
+			w.armed.Store(1)
+		}
+		scale(outs[i%2]) // outs[2] is not written after the Sync
+	}
+	assert.ErrorIs(t, d.Sync(), hipsys.ErrorLaunchFailure)
+	for i, b := range outs[:2] {
+		assert.ErrorIs(t, d.Check(b), hipsys.ErrorLaunchFailure, "output %d, written since the last successful wait", i)
+	}
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, outs[2]), "confirmed before the fault")
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, early))
+}
