@@ -270,6 +270,36 @@ func TestStagingWaitFailureLandsOnTheWriteItBelongsTo(t *testing.T) {
 	assert.Equal(t, bytes.Repeat([]byte{3}, 2<<10), got)
 }
 
+// A write a successful Sync confirmed is known good: a later failed wait for the
+// staging chunk that carried it still fails the call that waits, but does not blame the
+// confirmed write, whose bytes read back right. Without the Sync the same wait blames
+// it (TestStagingWaitFailureLandsOnTheWriteItBelongsTo).
+func TestStagingWaitFailureSparesAConfirmedWrite(t *testing.T) {
+	d, f := openDevice(t, server.Options{StagingChunk: 1 << 10, StagingDepth: 2})
+	a := alloc(t, d.Stream, 2<<10)
+	b := alloc(t, d.Stream, 1<<10)
+	aBytes := bytes.Repeat([]byte{1}, 2<<10)
+	require.NoError(t, d.Write(a, aBytes)) // both chunks, queued
+	require.NoError(t, d.Sync())
+	f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
+	assert.ErrorIs(t, d.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure, "the call that waits is told")
+	f.Reset()
+	assert.ErrorIs(t, d.Check(b), hipsys.ErrorLaunchFailure, "b's bytes never reached the device")
+	require.NoError(t, d.Check(a), "a's write was confirmed by the Sync")
+	got, err := d.Read(a)
+	require.NoError(t, err)
+	assert.Equal(t, aBytes, got)
+
+	// A Sync of another stream confirms nothing of this one.
+	s1 := d.On(1)
+	require.NoError(t, d.Write(a, aBytes))
+	require.NoError(t, s1.Sync())
+	f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
+	assert.ErrorIs(t, d.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure)
+	f.Reset()
+	assert.ErrorIs(t, d.Check(a), hipsys.ErrorLaunchFailure, "only a Sync of a's own stream confirms its write")
+}
+
 // An in-place kernel refused, then launched again on the same buffer: the buffer's bytes
 // are the second launch's input, and nothing wrote them, so the failure stays on it.
 // The launch queue and a launch on the caller's thread leave the same result.
@@ -467,4 +497,44 @@ func TestCompileErrorInTheUsersTerms(t *testing.T) {
 	for _, internal := range []string{"CUBEHIP_", "In lambda function", "hiprtcCompileProgram", "#include <hip/hip_runtime.h>"} {
 		assert.NotContains(t, msg, internal)
 	}
+}
+
+// A Sync of a stream while it records is refused with ErrCaptureState and no nil that
+// would claim the recorded work ran: inside Capture, the warm-up's Sync waits for real
+// and the recorded run's is refused, which ends the capture with no graph. A capture
+// whose function does not sync is kept, and its replay then syncs as ever.
+func TestSyncWhileRecordingIsRefused(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	s := d.On(1)
+	x := upload(t, s, 1, 2, 3, 4)
+	y := alloc(t, s, 16)
+	scale := func(s server.Stream) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	}
+	runs := 0
+	g, err := s.Capture(func(s server.Stream) error {
+		runs++
+		if err := scale(s); err != nil {
+			return err
+		}
+		return s.Sync()
+	})
+	require.ErrorIs(t, err, server.ErrCaptureState)
+	assert.ErrorContains(t, err, "records a capture")
+	assert.Nil(t, g)
+	assert.Equal(t, 2, runs, "the warm-up's Sync succeeded; the recorded run's was refused")
+
+	require.NoError(t, s.PrepareCapture())
+	require.NoError(t, scale(s))
+	require.NoError(t, s.BeginCapture())
+	require.NoError(t, scale(s))
+	assert.ErrorIs(t, s.Sync(), server.ErrCaptureState)
+	require.NoError(t, d.Sync(), "another stream syncs as ever")
+	g, err = s.EndCapture()
+	require.NoError(t, err, "the refused Sync left the recording intact")
+	require.NoError(t, s.Write(y, floatBytes(0, 0, 0, 0)))
+	require.NoError(t, g.Replay())
+	require.NoError(t, s.Sync())
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, s, y))
+	require.NoError(t, g.Destroy())
 }

@@ -47,6 +47,25 @@
 // foreign buffer, a malformed launch, a copy larger than its buffer. No call panics on
 // bad input.
 //
+// A Sync of a stream while it records a capture (between BeginCapture and EndCapture,
+// or inside Capture's function) is refused with an error wrapping
+// stream.ErrGraphState, and the capture goes on: the recorded work runs only when the
+// graph is replayed, so a Sync then has nothing to wait for and a nil would claim work
+// had run that has not. Sync after EndCapture, or after Replay.
+//
+// A device fault is reported late: a kernel that traps or reads out of bounds on a
+// GPU (on the cpu device, a command that fails on its worker) returns nothing to the
+// launch that queued it, and the device reports the fault at the next wait that goes
+// past it, without saying which work failed. So a wait that succeeds (a Sync, or the
+// wait for a staging chunk inside a Read or Write) confirms every write, launch and
+// replay queued on its stream before it, and a wait that fails fails the call that
+// waits and leaves every buffer written on that stream since its last successful wait
+// carrying the failure: the faulted work's outputs, and the outputs of work queued
+// after it, whose bytes the device may not have produced (a GPU's fault ends its
+// context for good; the cpu device recovers once the fault is reported). None of them
+// returns bytes that nothing wrote; a buffer a Sync confirmed, and every input, keeps
+// its bytes. Sync after work whose failure should stay its own.
+//
 // # Layers
 //
 // The Device is a thin face over the compute server of package compute, which owns the

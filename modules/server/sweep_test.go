@@ -112,21 +112,7 @@ func TestFaultSweep(t *testing.T) {
 
 // sweepKnownFailures are the sweep's scenarios (path/function#index) that fail today,
 // each with what goes wrong.
-var sweepKnownFailures = map[string]string{
-	// The workload's first wait is for the staging chunk that carried the neighbour's
-	// write during setup. That write was confirmed by Sync, yet the chunk still names it
-	// as its last write, and the failed wait leaves the neighbour carrying the failure:
-	// the neighbour reads as the injected error. The server's rule that a failed wait
-	// belongs to the chunk's last write (TestStagingWaitFailureLandsOnTheWriteItBelongsTo)
-	// and a confirmed write staying clean need a decision: the chunk could forget its
-	// write once a Sync of that stream succeeds, or a failed wait could ask the event.
-	"queued/hipEventSynchronize#1":                      confirmedWriteBlamed,
-	"direct/hipEventSynchronize#1":                      confirmedWriteBlamed,
-	"queued/hipEventSynchronize#1/hipErrorInvalidValue": confirmedWriteBlamed,
-	"direct/hipEventSynchronize#1/hipErrorInvalidValue": confirmedWriteBlamed,
-}
-
-const confirmedWriteBlamed = "a failed staging wait blames a write that Sync had confirmed"
+var sweepKnownFailures = map[string]string{}
 
 // sweepStats sums, over the scenarios, the reads after each run that returned the
 // right bytes and those that returned an error.

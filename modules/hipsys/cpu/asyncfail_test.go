@@ -114,3 +114,25 @@ func newEvent(t *testing.T, p *Platform) hipsys.Event {
 	require.NoError(t, err)
 	return ev
 }
+
+// TestFailOnDeviceIsAnAsynchronousFailure: FailOnDevice returns at once and its failure
+// arrives as a faulting kernel's does: at the synchronizations that wait past it, with
+// hipErrorLaunchFailure and its detail, until a stream-wide one acknowledges it.
+func TestFailOnDeviceIsAnAsynchronousFailure(t *testing.T) {
+	p := newTest(t)
+	h, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(t, err)
+	before, after := newEvent(t, p), newEvent(t, p)
+	require.NoError(t, p.EventRecord(before, h))
+	require.NoError(t, p.FailOnDevice(h, "trap in kernel k"))
+	require.NoError(t, p.EventRecord(after, h))
+	assert.NoError(t, p.EventSynchronize(before))
+	err = p.EventSynchronize(after)
+	requireStatus(t, err, "hipEventSynchronize", hipsys.ErrorLaunchFailure)
+	assert.Contains(t, err.Error(), "trap in kernel k")
+	requireStatus(t, p.StreamSynchronize(h), "hipStreamSynchronize", hipsys.ErrorLaunchFailure)
+	assert.NoError(t, p.EventSynchronize(after), "acknowledged")
+	require.NoError(t, p.EventDestroy(before))
+	require.NoError(t, p.EventDestroy(after))
+	require.NoError(t, p.StreamDestroy(h))
+}

@@ -19,6 +19,7 @@ const (
 	cmdWait                     // wait until stream target has completed seq commands
 	cmdWaitEvent                // a captured wait: resolved to a cmdWait when the graph launches
 	cmdHost                     // call host on the worker (hipLaunchHostFunc's shape; tests gate streams with it)
+	cmdFault                    // fail with fault on the worker, as a faulting kernel does (FailOnDevice)
 )
 
 // command is one unit of queued work. Commands are recycled by their stream (the
@@ -48,7 +49,8 @@ type command struct {
 	target *stream
 	seq    uint64
 
-	host func()
+	host  func()
+	fault error
 }
 
 // assign makes c a copy of t, reusing c's argument buffers. The copy is what frees the
@@ -111,6 +113,8 @@ func (c *command) exec() (err error) {
 		c.target.waitFor(c.seq)
 	case cmdHost:
 		c.host()
+	case cmdFault:
+		return c.fault
 	}
 	return nil
 }

@@ -296,3 +296,20 @@ func (s *stream) shutdown() {
 		s.work.Signal()
 	}
 }
+
+// FailOnDevice queues on stream h a command that fails on the stream's worker with
+// hipErrorLaunchFailure and detail, as a kernel that faults on a GPU does: the call
+// returns at once, and the failure is delivered as every asynchronous failure is, by
+// the synchronizations that wait past it (see the package doc). It is how the layers
+// above test where a device fault reported late lands; a kernel cannot fault on the cpu
+// device without taking the process down (its memory is the host's). While h captures,
+// the failing command is recorded instead, and fails each replay.
+func (p *Platform) FailOnDevice(h hipsys.Stream, detail string) error {
+	const call = "hipModuleLaunchKernel"
+	s, err := p.stream(call, h)
+	if err != nil {
+		return err
+	}
+	t := command{kind: cmdFault, fault: errorf(call, hipsys.ErrorLaunchFailure, detail)}
+	return s.enqueue(call, &t)
+}

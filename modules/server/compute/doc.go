@@ -38,6 +38,22 @@
 // on malformed descriptors, pinned-staging exhaustion and failed driver copies are
 // errors carried like any other.
 //
+// Decided where CubeCL leaves the question open:
+//
+//   - A Sync of a stream recording a capture is refused (stream.ErrGraphState); the
+//     capture is untouched (see [Server.Sync]).
+//   - A [LaunchMode] other than Execute and DryRun is a malformed launch
+//     (ErrInvalidArgument): nothing is queued and no buffer is touched.
+//   - A [CopyDescriptor] whose element count, byte count, row pitch or device span
+//     overflows 64 bits is ErrUnsupportedStrides naming its shape, checked before the
+//     bounds, which wrapped arithmetic would pass.
+//   - An asynchronous device fault (reported by a later wait, not by the call that
+//     queued the work) lands on every buffer written, launched into or replayed into
+//     on the wait's stream since that stream's last successful wait (a Sync, or the
+//     wait for a staging chunk), never on a buffer such a wait confirmed; the wait
+//     fails the call that waits, and the fault is then acknowledged with a stream
+//     synchronization, so a device that recovers runs the stream's later work.
+//
 // # Concurrency
 //
 // A Server has one owner at a time (Config.Owner is its lock). The futures it returns

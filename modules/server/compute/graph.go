@@ -76,7 +76,12 @@ func (s *Server) Replay(graph GraphID, id StreamID) error {
 			return err
 		}
 		defer r.Close()
-		return s.graphs.Replay(graph, r.Stream())
+		if err := s.graphs.Replay(graph, r.Stream()); err != nil {
+			return err
+		}
+		// A fault of the replayed work is reported by a later wait (confirmations).
+		s.points.wrote(id, written...)
+		return nil
 	})
 }
 
@@ -92,7 +97,7 @@ func (s *Server) GraphDestroy(graph GraphID, id StreamID) {
 	}
 	var written []Binding
 	s.graphs.ExtendWritten(graph, &written)
-	synced := s.Sync(nil, id).Wait()
+	synced := s.Sync(nil, id).waitLocked()
 	if r, err := s.streams.Resolve(id, nil); err == nil {
 		r.Close()
 	}

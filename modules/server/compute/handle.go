@@ -2,6 +2,8 @@ package compute
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 
 	"github.com/cubehip/cubehip/modules/memory"
 )
@@ -37,6 +39,11 @@ func (h Handle) Clone() (Handle, error) {
 // shape and its strides in elements, and the element size in bytes. The host side is
 // always dense (product(shape) * ElemSize bytes); the device side may be pitched: rank >
 // 1 and the second-to-last stride larger than the last dimension.
+//
+// A descriptor whose element count, byte count, row pitch or device span does not fit
+// in 64 bits is refused with ErrUnsupportedStrides naming its shape, before anything is
+// queued: with wrapping arithmetic such a shape would describe a copy of a few bytes (a
+// read of shape [2^62, 4] f32 is 2^66 bytes, 0 once wrapped) that looks valid.
 type CopyDescriptor struct {
 	Binding  Binding
 	Shape    []int
@@ -50,12 +57,14 @@ func Linear(b Binding, n int) CopyDescriptor {
 }
 
 // layout is a descriptor checked and reduced to a copy: rows of width bytes, pitch
-// bytes apart on the device.
+// bytes apart on the device. Every field fits in 64 bits (layoutOf checks the
+// products), so the arithmetic of the copies never wraps.
 type layout struct {
 	bytes   uint64 // dense host size
 	width   uint64 // bytes per row
 	height  uint64 // rows
 	pitch   uint64 // device bytes between rows
+	span    uint64 // device bytes the copy touches from the view's start
 	pitched bool
 }
 
@@ -63,7 +72,8 @@ type layout struct {
 //
 // Differs from CubeCL: a rank of 0, ranks that disagree and
 // negative sizes panic in CubeCL; here they are ErrUnsupportedStrides like every other
-// stride CubeCL cannot copy, because they come straight from user input.
+// stride CubeCL cannot copy, because they come straight from user input. So is a shape
+// whose sizes overflow 64 bits (see CopyDescriptor).
 func layoutOf(d CopyDescriptor) (layout, error) {
 	r := len(d.Shape)
 	if r == 0 || r != len(d.Strides) || d.ElemSize <= 0 {
@@ -81,28 +91,54 @@ func layoutOf(d CopyDescriptor) (layout, error) {
 		return layout{}, fmt.Errorf("%w: row stride %d is shorter than a row of %d", ErrUnsupportedStrides, d.Strides[r-2], d.Shape[r-1])
 	}
 	for i := 0; i+2 < r; i++ {
-		if d.Strides[i] != d.Shape[i+1]*d.Strides[i+1] {
+		// A product that wraps could equal the stride by accident: it is not dense.
+		if dense, ok := mul64(uint64(d.Shape[i+1]), uint64(d.Strides[i+1])); !ok || uint64(d.Strides[i]) != dense {
 			return layout{}, fmt.Errorf("%w: outer stride %d of dimension %d is not dense", ErrUnsupportedStrides, d.Strides[i], i)
 		}
 	}
-	es := uint64(d.ElemSize)
-	l := layout{width: uint64(d.Shape[r-1]) * es, height: 1}
-	for i := 0; i < r-1; i++ {
-		l.height *= uint64(d.Shape[i])
+	overflow := func(what string) error {
+		return fmt.Errorf("%w: shape %v of %d-byte elements: its %s overflows 64 bits", ErrUnsupportedStrides, d.Shape, d.ElemSize, what)
 	}
-	l.bytes = l.width * l.height
+	es := uint64(d.ElemSize)
+	elems := uint64(d.Shape[r-1])
+	l := layout{height: 1}
+	var ok bool
+	for i := 0; i < r-1; i++ {
+		if l.height, ok = mul64(l.height, uint64(d.Shape[i])); !ok {
+			return layout{}, overflow("element count")
+		}
+	}
+	if _, ok = mul64(elems, l.height); !ok {
+		return layout{}, overflow("element count")
+	}
+	if l.width, ok = mul64(elems, es); !ok {
+		return layout{}, overflow("row size")
+	}
+	if l.bytes, ok = mul64(l.width, l.height); !ok {
+		return layout{}, overflow("byte count")
+	}
 	l.pitch = l.width
 	if r > 1 && d.Strides[r-2] != d.Shape[r-1] {
 		l.pitched = true
-		l.pitch = uint64(d.Strides[r-2]) * es
+		if l.pitch, ok = mul64(uint64(d.Strides[r-2]), es); !ok {
+			return layout{}, overflow("row pitch")
+		}
+	}
+	if l.height > 0 && l.width > 0 {
+		rows, ok := mul64(l.height-1, l.pitch)
+		if !ok || rows > math.MaxUint64-l.width {
+			return layout{}, overflow("device span")
+		}
+		l.span = rows + l.width
 	}
 	return l, nil
 }
 
-// deviceSpan is how many device bytes the copy touches from the view's start.
-func (l layout) deviceSpan() uint64 {
-	if l.height == 0 || l.width == 0 {
-		return 0
-	}
-	return (l.height-1)*l.pitch + l.width
+// mul64 is a*b and whether it fits in 64 bits.
+func mul64(a, b uint64) (uint64, bool) {
+	hi, lo := bits.Mul64(a, b)
+	return lo, hi == 0
 }
+
+// deviceSpan is how many device bytes the copy touches from the view's start.
+func (l layout) deviceSpan() uint64 { return l.span }

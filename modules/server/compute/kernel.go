@@ -114,6 +114,9 @@ func Static(x, y, z uint32) CubeCount { return CubeCount{X: x, Y: y, Z: z} }
 func Dynamic(b Binding) CubeCount { return CubeCount{Dynamic: &b} }
 
 // LaunchMode says whether a launch executes or is a dry run (compiled, nothing else).
+// Any other value is a malformed launch: Launch refuses it with ErrInvalidArgument
+// naming the mode, and enqueues nothing and touches no buffer (the call did not say
+// whether it meant to write them).
 type LaunchMode uint8
 
 const (

@@ -43,8 +43,8 @@ type launchScratch struct {
 //     buffer on stream id, no capture: stream.Quick), the launch skips it and advances
 //     them itself, with the same outcome on success, failure and panic.
 //
-// Launch returns an error only for a malformed call, which enqueues nothing: a nil
-// kernel, a buffer list that does not match the kernel's IO, or arguments that do not
+// Launch returns an error only for a malformed call, which enqueues nothing: an unknown
+// LaunchMode (no buffer touched), a nil kernel, a buffer list that does not match the kernel's IO, or arguments that do not
 // fit the kernel's parameters where the platform lists them (the outputs, and any buffer
 // the IO does not cover, then carry that error). Every failure of the work
 // itself is carried by the outputs, as in CubeCL.
@@ -58,7 +58,7 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args *Args, id StreamID, mod
 	if args == nil {
 		args = &Args{}
 	}
-	if k == nil || len(args.Buffers) != len(k.IO) {
+	if k == nil || len(args.Buffers) != len(k.IO) || mode > DryRun {
 		return s.malformedLaunch(k, args.Buffers, id, mode)
 	}
 	ck := s.kernels.get(k)
@@ -106,11 +106,15 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args *Args, id StreamID, mod
 // The cold paths of Launch live out of line, so that its frame, which every launch
 // writes and reads back after the driver call, stays small.
 
-// malformedLaunch is Launch's error for a nil kernel or a buffer list that does not
-// match the kernel's IO; the outputs, and any buffer the IO does not cover, carry it.
+// malformedLaunch is Launch's error for an unknown mode (no buffer touched), a nil
+// kernel or a buffer list that does not match the kernel's IO; for the last two the
+// outputs, and any buffer the IO does not cover, carry it.
 //
 //go:noinline
 func (s *Server) malformedLaunch(k *Kernel, buffers []Binding, id StreamID, mode LaunchMode) error {
+	if mode > DryRun {
+		return fmt.Errorf("%w: unknown launch mode %d (Execute or DryRun)", ErrInvalidArgument, mode)
+	}
 	if k == nil {
 		return fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
 	}
@@ -296,6 +300,7 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 	if err != nil {
 		return launchError(k, err)
 	}
+	s.launched(k, args.Buffers, id)
 	if ferr := st.FlushDropsIfDue(false); ferr != nil {
 		s.log.Warn("server: drop-queue flush after launch failed", "err", ferr)
 	}

@@ -27,6 +27,7 @@ type ReadFuture struct {
 	err   error // the claim check's, or the enqueue's: reported once the queued copies are done
 	parts []readPart
 	one   [1]readPart // parts' storage for a read of one buffer
+	id    StreamID
 	sys   hipsys.Stream
 
 	direct bool // one small read of an idle stream: a blocking copy in Wait
@@ -159,7 +160,7 @@ func (f *ReadFuture) queueNext(c *chunk) error {
 		err = s.copyPiece(f.sys, c.host, f.parts[part].ptr, f.parts[part].l, p, hipsys.MemcpyDeviceToHost)
 	}
 	if err == nil {
-		err = c.arm(s.p, f.sys)
+		err = c.arm(s, f.id, f.sys)
 	}
 	if err != nil {
 		s.staging.put(c)
@@ -210,7 +211,7 @@ func (s *Server) Read(descs []CopyDescriptor, id StreamID) *ReadFuture {
 // need that lock to give it back.
 func (s *Server) read(descs []CopyDescriptor, id StreamID, ring bool) *ReadFuture {
 	f := futures.Get().(*ReadFuture)
-	f.s = s
+	f.s, f.id = s, id
 	// A read of one buffer, the common case, allocates nothing but the future.
 	f.parts = f.one[:0]
 	bs := s.one[:]
@@ -338,20 +339,45 @@ func (s *Server) readStaged(st *stream.Stream, f *ReadFuture) {
 type SyncFuture struct {
 	err   error
 	fence stream.Fence
+	// Where the fence stands in the stream's work: a successful wait confirms the
+	// writes queued before it, a failed one leaves those not confirmed carrying the
+	// failure (see confirmations).
+	s     *Server
+	id    StreamID
+	point uint64
 }
 
 // Wait blocks until the stream's work up to the sync is done. A device fault that work
 // ran into is returned here.
-func (f *SyncFuture) Wait() error {
+func (f *SyncFuture) Wait() error { return f.wait(false) }
+
+// waitLocked is Wait for the server's own syncs, made under the owner's lock.
+func (f *SyncFuture) waitLocked() error { return f.wait(true) }
+
+func (f *SyncFuture) wait(locked bool) error {
 	if f.err != nil {
 		return f.err
 	}
-	return f.fence.Wait()
+	if err := f.fence.Wait(); err != nil {
+		if f.s != nil {
+			f.s.failWait(f.id, f.point, err, locked)
+		}
+		return err
+	}
+	if f.s != nil {
+		f.s.points.confirm(f.id, f.point)
+	}
+	return nil
 }
 
 // Sync is CubeCL's sync: the claim check a read would make on handles, without the read
 // (claims are set at enqueue time, so they are already in place), then a fence on stream
 // id that the future waits for.
+//
+// A Sync of a stream that is recording a capture is refused (stream.ErrGraphState),
+// and the capture goes on untouched: the recorded work does not run until the graph is
+// replayed, so there is nothing to wait for, and a fence would be recorded into the
+// graph rather than mark the stream. Sync after EndCapture, or after a replay.
 func (s *Server) Sync(handles []Binding, id StreamID) *SyncFuture {
 	s.settleQueue()
 	if err := s.streams.EnsureWritten(handles...); err != nil {
@@ -362,6 +388,10 @@ func (s *Server) Sync(handles []Binding, id StreamID) *SyncFuture {
 		return &SyncFuture{err: err}
 	}
 	defer r.Close()
+	if r.Stream().Capture.IsRecording() {
+		return &SyncFuture{err: fmt.Errorf("%w: sync of stream %d while it records a capture: its work runs when the graph is replayed", stream.ErrGraphState, id)}
+	}
+	point := s.points.mark()
 	fence, err := stream.NewFence(s.p, r.Stream().Sys)
-	return &SyncFuture{err: err, fence: fence}
+	return &SyncFuture{err: err, fence: fence, s: s, id: id, point: point}
 }

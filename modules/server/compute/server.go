@@ -79,7 +79,8 @@ type Server struct {
 	graphs  stream.Captures
 	owners  map[GraphID]StreamID // the stream each live graph was captured on
 	prof    *profiler
-	staging *ring       // the staging ring; its chunks are allocated on first use
+	staging *ring // the staging ring; its chunks are allocated on first use
+	points  confirmations
 	owner   sync.Locker // Config.Owner, or a lock nobody else takes
 	one     [1]Binding  // a one-buffer write set, reused by every write
 }
@@ -176,7 +177,7 @@ func (s *Server) Close() error {
 		s.queue = nil
 	}
 	for _, id := range s.StreamIDs() {
-		if err := s.Sync(nil, id).Wait(); err != nil {
+		if err := s.Sync(nil, id).waitLocked(); err != nil {
 			s.log.Debug("compute: close: stream wait failed", "stream", id, "err", err)
 		}
 	}

@@ -46,13 +46,11 @@ type chunk struct {
 	ev    hipsys.Event
 	armed bool // ev was recorded after the chunk's last queued copy
 
-	// The buffer the chunk's last copy wrote, when it was a write, and its stream: a
-	// failure seen by the wait for that copy belongs to it. An uncounted view: holding
-	// the allocation would keep it from its pool until some later copy takes the chunk;
-	// a view of a buffer released since names a dead allocation, which the failure
-	// store sheds.
-	wrote   Binding
-	wroteOn StreamID
+	// The stream of the chunk's last copy and the point its event marks there: the
+	// wait for the event confirms the writes on that stream before the point, or
+	// leaves them carrying its failure (see confirmations).
+	on StreamID
+	at uint64
 }
 
 func newRing(size uint64, depth int) *ring { return &ring{chunk: size, depth: depth} }
@@ -98,9 +96,12 @@ func (r *ring) take(wait bool) *chunk {
 // put gives a chunk back; its event, when armed, says when the device is done with it.
 func (r *ring) put(c *chunk) { r.free <- c }
 
-// ready waits for the device to finish with c's last copy. A failure of that wait is the
-// copy's: when the copy was a write, its destination is left carrying the failure
-// (taking the owner's lock unless the caller holds it, locked), whoever waits now.
+// ready waits for the device to finish with c's last copy. The wait is one of the
+// points that confirm the stream's writes (see confirmations): when it succeeds, the
+// writes on the chunk's stream before its event are confirmed; when it fails, those no
+// wait had confirmed are left carrying the failure (taking the owner's lock unless the
+// caller holds it, locked), whoever waits now, and the failure is returned: the
+// caller's own work, queued behind it, is not known good either.
 func (s *Server) ready(c *chunk, locked bool) error {
 	if !c.armed {
 		return nil
@@ -110,30 +111,30 @@ func (s *Server) ready(c *chunk, locked bool) error {
 	// armed, so whoever takes it next waits again instead of filling or draining it
 	// under a copy still in flight (a read would return that copy's bytes).
 	c.armed = err != nil
-	wrote := c.wrote
-	c.wrote = Binding{}
+	on, at := c.on, c.at
+	c.at = 0
 	if err != nil {
 		err = fmt.Errorf("compute: staging: %w", err)
-		if wrote.ID() != 0 {
-			if !locked {
-				s.owner.Lock()
-			}
-			s.streams.FailedWriting(c.wroteOn, []Binding{wrote}, err)
-			if !locked {
-				s.owner.Unlock()
-			}
+		if at != 0 {
+			s.failWait(on, at, err, locked)
 		}
+		return err
 	}
-	return err
+	if at != 0 {
+		s.points.confirm(on, at)
+	}
+	return nil
 }
 
-// arm records c's event on sys behind the copy just queued. Without the event the chunk
-// could be refilled under the running copy, so a failed record waits for the stream.
-func (c *chunk) arm(p hipsys.Platform, sys hipsys.Stream) error {
-	if err := p.EventRecord(c.ev, sys); err != nil {
-		return errors.Join(fmt.Errorf("compute: staging event: %w", err), p.StreamSynchronize(sys))
+// arm records c's event on sys, stream id's, behind the copy just queued. Without the
+// event the chunk could be refilled under the running copy, so a failed record waits
+// for the stream.
+func (c *chunk) arm(s *Server, id StreamID, sys hipsys.Stream) error {
+	if err := s.p.EventRecord(c.ev, sys); err != nil {
+		return errors.Join(fmt.Errorf("compute: staging event: %w", err), s.p.StreamSynchronize(sys))
 	}
 	c.armed = true
+	c.on, c.at = id, s.points.mark()
 	return nil
 }
 

@@ -78,7 +78,7 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 			if w.b, err = op.Desc.Binding.Clone(); err == nil {
 				if !l.pitched {
 					n := uint64(len(op.Data))
-					l = layout{bytes: n, width: n, height: 1, pitch: n}
+					l = layout{bytes: n, width: n, height: 1, pitch: n, span: n}
 				}
 				w.l, ls[i] = l, l
 				continue
@@ -96,7 +96,11 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 				return err
 			}
 			defer r.Close()
-			return s.writeToGPU(r.Stream(), op.Desc, l, op.Data)
+			if err := s.writeToGPU(r.Stream(), op.Desc, l, op.Data); err != nil {
+				return err
+			}
+			s.points.wrote(id, op.Desc.Binding)
+			return nil
 		})
 		s.one[0] = Binding{}
 		w.done = true
@@ -198,11 +202,8 @@ func (f *WriteFuture) queueFilled(c *chunk) {
 		if err := s.copyPiece(st.Sys, c.host, ptr, w.l, p, hipsys.MemcpyHostToDevice); err != nil {
 			return err
 		}
-		if err := c.arm(s.p, st.Sys); err != nil {
-			return err
-		}
-		c.wrote, c.wroteOn = w.b, f.id
-		return nil
+		s.points.wrote(f.id, w.b)
+		return c.arm(s, f.id, st.Sys)
 	})
 	s.one[0] = Binding{}
 	s.staging.put(c)
@@ -307,7 +308,7 @@ func (s *Server) Create(data []byte, id StreamID) (Handle, error) {
 				return err
 			}
 			defer r.Close()
-			return s.writeToGPU(r.Stream(), d, layout{bytes: uint64(len(data)), width: uint64(len(data)), height: 1, pitch: uint64(len(data))}, data)
+			return s.writeToGPU(r.Stream(), d, layout{bytes: uint64(len(data)), width: uint64(len(data)), height: 1, pitch: uint64(len(data)), span: uint64(len(data))}, data)
 		})
 		s.one[0] = Binding{}
 		_ = b.Release()

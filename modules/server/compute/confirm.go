@@ -1,0 +1,208 @@
+package compute
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/cubehip/cubehip/modules/memory"
+)
+
+// confirmations is where the server learns which work an asynchronous failure belongs
+// to. A device reports a fault of work already queued (a kernel that traps or reads
+// out of bounds on a GPU, a command that fails on the cpu device's worker) only at a
+// later synchronization, and reports it at every synchronization that waits past it:
+// the wait says that something before its point failed, not what. So the server numbers
+// points in each stream's work (mark) and remembers, per stream, the buffers written
+// since the last point a wait confirmed:
+//
+//   - a wait that succeeds confirms every write queued on its stream before its point:
+//     those buffers hold their bytes, and no later failure is theirs;
+//   - a wait that fails leaves every write on its stream before its point that no wait
+//     had confirmed carrying the failure (fail), as the failure of the work that should
+//     have written them. The faulted work is among them; the others are written by work
+//     the device may not have run (a GPU stops a faulted context for good), so their
+//     bytes are not known either. None of them returns bytes that nothing wrote.
+//
+// A write a successful Sync confirmed stays clean whatever fails later, and the wait
+// that fails still fails the call that waits.
+type confirmations struct {
+	next atomic.Uint64 // the last point handed out; points start at 1
+
+	// Writes take the owner's lock; confirm and fail are called from futures outside
+	// it. mu guards streams.
+	mu      sync.Mutex
+	streams map[StreamID]*unconfirmed
+	lastID  StreamID     // the stream last looked up: a launch loop's stream,
+	last    *unconfirmed // found without hashing
+}
+
+// mark is a new point, later than every point handed out before: work queued before
+// the call is before it.
+func (c *confirmations) mark() uint64 { return c.next.Add(1) }
+
+// unconfirmed is one stream's buffers written since its last confirmed point, each
+// entry with the points of its first unconfirmed write and its latest. A write appends
+// an entry, which is all the launch path pays; once the list has doubled since it was
+// last merged, entries of one buffer are merged into one, so a loop of launches without
+// a wait keeps it about as long as the buffers it writes. A write of several staging
+// chunks is several writes.
+type unconfirmed struct {
+	done   uint64 // the latest point a wait confirmed
+	writes []pointedWrite
+	merged int               // len(writes) after the last merge
+	index  map[memory.ID]int // merge's scratch, kept so that a merge allocates nothing
+}
+
+// pointedWrite is an uncounted view of a written buffer and the points of its first
+// unconfirmed write and its latest. A view of a buffer released since names a dead
+// allocation, which the failure store sheds.
+type pointedWrite struct {
+	b           Binding
+	first, last uint64
+}
+
+// record adds a write of b at point at to u.
+func (u *unconfirmed) record(b Binding, at uint64) {
+	if n := len(u.writes); n > 0 && u.writes[n-1].b.ID() == b.ID() {
+		u.writes[n-1].last = at // the same buffer again: a launch loop's common case
+		return
+	}
+	u.writes = append(u.writes, pointedWrite{b: b, first: at, last: at})
+	if len(u.writes) >= 2*u.merged+64 {
+		u.merge()
+	}
+}
+
+// merge makes each buffer one entry: its earliest first and its latest last.
+func (u *unconfirmed) merge() {
+	if u.index == nil {
+		u.index = map[memory.ID]int{}
+	}
+	at := u.index
+	defer clear(at)
+	out := u.writes[:0]
+	for _, w := range u.writes {
+		if i, ok := at[w.b.ID()]; ok {
+			out[i].first = min(out[i].first, w.first)
+			out[i].last = max(out[i].last, w.last)
+			continue
+		}
+		at[w.b.ID()] = len(out)
+		out = append(out, w)
+	}
+	clear(u.writes[len(out):]) // the views pin nothing for the GC
+	u.writes, u.merged = out, len(out)
+}
+
+// wrote records that work just queued on stream id writes bs. The caller holds the
+// owner's lock.
+func (c *confirmations) wrote(id StreamID, bs ...Binding) {
+	if len(bs) == 0 {
+		return
+	}
+	c.mu.Lock()
+	at := c.mark()
+	u := c.stream(id)
+	for _, b := range bs {
+		u.record(b, at)
+	}
+	c.mu.Unlock()
+}
+
+func (c *confirmations) stream(id StreamID) *unconfirmed {
+	if c.last != nil && c.lastID == id {
+		return c.last
+	}
+	u := c.streams[id]
+	if u == nil {
+		if c.streams == nil {
+			c.streams = map[StreamID]*unconfirmed{}
+		}
+		u = &unconfirmed{}
+		c.streams[id] = u
+	}
+	c.lastID, c.last = id, u
+	return u
+}
+
+// keep drops the entries for which drop says so, keeping the order of the others.
+func (u *unconfirmed) keep(drop func(w *pointedWrite) bool) {
+	out := u.writes[:0]
+	for i := range u.writes {
+		if !drop(&u.writes[i]) {
+			out = append(out, u.writes[i])
+		}
+	}
+	clear(u.writes[len(out):])
+	u.writes = out
+	u.merged = min(u.merged, len(out))
+}
+
+// confirm records that a wait for point on stream id succeeded.
+func (c *confirmations) confirm(id StreamID, point uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	u := c.stream(id)
+	u.done = max(u.done, point)
+	u.keep(func(w *pointedWrite) bool {
+		if w.first <= point {
+			// Its writes up to point are confirmed; the others come after it.
+			w.first = point + 1
+		}
+		return w.last <= point
+	})
+}
+
+// fail takes the buffers with a write on stream id before point that no wait
+// confirmed, which a failed wait for point leaves carrying its failure, appended to
+// into. A buffer written again after point goes too: part of its bytes is unknown.
+func (c *confirmations) fail(id StreamID, point uint64, into []Binding) []Binding {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	u := c.stream(id)
+	u.keep(func(w *pointedWrite) bool {
+		if w.first <= point {
+			into = append(into, w.b)
+			return true
+		}
+		return false
+	})
+	return into
+}
+
+// failWait leaves what fail takes carrying err (taking the owner's lock unless the
+// caller holds it, locked), then acknowledges the failure with a synchronization of the
+// stream, when it does not record a capture (a host wait would invalidate it). A
+// device that is not damaged by a fault (the cpu device) reports it at every later wait
+// until that acknowledgement, which would fail the stream's later, unrelated work; the
+// failure is now carried by the buffers it belongs to. A GPU's fault is sticky: there
+// every later call fails anyway, with an error, never with wrong bytes.
+func (s *Server) failWait(id StreamID, point uint64, err error, locked bool) {
+	bs := s.points.fail(id, point, nil)
+	if !locked {
+		s.owner.Lock()
+		defer s.owner.Unlock()
+	}
+	if len(bs) > 0 {
+		s.streams.FailedWriting(id, bs, err)
+	}
+	if st, serr := s.streams.Stream(id); serr == nil && !st.Capture.IsRecording() {
+		_ = s.p.StreamSynchronize(st.Sys) // its error is err, now carried
+	}
+}
+
+// launched records that a launch just queued on stream id writes the buffers k's IO
+// does not declare Read. The caller holds the owner's lock. In steady state it costs a
+// lock and an append per output, and allocates nothing.
+func (s *Server) launched(k *Kernel, buffers []Binding, id StreamID) {
+	c := &s.points
+	c.mu.Lock()
+	at := c.mark()
+	u := c.stream(id)
+	for i := range buffers {
+		if i < len(k.IO) && k.IO[i] != Read {
+			u.record(buffers[i], at)
+		}
+	}
+	c.mu.Unlock()
+}
