@@ -92,6 +92,10 @@ func runCompile(out io.Writer, args []string) error {
 	if len(files) == 0 {
 		return errors.New("no source file given (usage: cubehip compile [flags] FILE...)")
 	}
+	if len(archs) > 0 && len(entries) > 0 {
+		// A code object holds every kernel of its file: there is no entry to choose.
+		return errors.New("-entry names a kernel to compile for the device; -offload-arch compiles the whole file")
+	}
 	var results []compileResult
 	var err error
 	if len(archs) > 0 {

@@ -100,6 +100,7 @@ func TestCompileFailures(t *testing.T) {
 	assert.Contains(t, out.String(), "no kernel found")
 
 	assert.ErrorContains(t, runCompile(&out, nil), "no source file")
+	assert.ErrorContains(t, runCompile(&out, []string{"-offload-arch", "gfx90a", "-entry", "cmd_twice", good}), "whole file")
 	assert.Error(t, runCompile(&out, []string{filepath.Join(t.TempDir(), "missing.hip")}))
 }
 
