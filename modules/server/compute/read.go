@@ -352,7 +352,10 @@ type SyncFuture struct {
 // also waits for work another goroutine queued on the stream after the sync and before
 // the wait began, and reports a fault of that work too. Both are work the caller could
 // not have told apart from its own, queued on the same stream while it was not
-// looking; a GPU's kernel fault is reported by every later call anyway.
+// looking; a GPU's kernel fault is reported by every later call anyway. (The cpu
+// device, which a failed command does not damage, reports a failure to the first
+// stream-wide wait past it and then forgets it, as its package doc says: a later read's
+// own wait no longer sees a failure this sync returned.)
 func (f SyncFuture) Wait() error {
 	if f.err != nil || f.p == nil {
 		return f.err
