@@ -299,13 +299,20 @@ func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, list []A
 		return fmt.Errorf("launch %s: %w: the kernel declares %d buffers (its IO), %d given", k.Entry(), ErrInvalidArgument, len(k.k.IO), len(d.bufs))
 	}
 	params, err := d.params(k)
-	if err == nil {
+	switch {
+	case err == nil:
 		if err := d.fit(k, params, list); err != nil {
 			return err
 		}
+	case !d.srv.Loaded(k.k):
+		// A kernel that did not compile is launched all the same: the launch leaves its
+		// outputs carrying the compile error, as every failure of the work itself. The
+		// error is the one just returned: compiling again to learn it would double the
+		// cost of a failed compile (g++ on the cpu device takes a tenth of a second).
+		d.srv.FailLaunch(k.k, d.bufs, id, err)
+		return nil
 	}
-	// A kernel that did not compile is launched all the same: the launch leaves its
-	// outputs carrying the compile error, as every failure of the work itself.
+	// Parameters the platform failed to list leave the launch unchecked.
 	la := &d.args
 	a := compute.Args{Buffers: d.bufs, Scalars: la.order.Scalars, Info: la.info, HasInfo: la.hasInfo}
 	if reordered {

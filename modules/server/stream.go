@@ -29,6 +29,13 @@ func (s Stream) Device() *Device { return s.d }
 // Sync waits for the work queued on the stream so far. With buffers it first checks
 // them as Check does and returns the failure one of them carries, without waiting. A
 // device fault the work ran into is returned. The wait happens outside the device's lock.
+//
+// The wait is the driver's stream synchronization (hipStreamSynchronize), one driver
+// call, so a launch and a Sync cost what they cost a program calling the driver itself.
+// Work that another goroutine queues on the same stream while Sync is starting its wait
+// may be waited for too, and a fault of that work returned. A Sync of a stream
+// recording a capture is refused (ErrCaptureState) and the capture goes on: the
+// recorded work runs only when the graph is replayed.
 func (s Stream) Sync(bufs ...*Buffer) error {
 	d := s.d
 	if err := d.enter(); err != nil {

@@ -329,7 +329,7 @@ func TestCaseReplayAndDestroy(t *testing.T) {
 	// A failed wait at destroy fails the graph's write set only.
 	other := e.floats(0, 5, 5)
 	require.NoError(t, e.srv.Replay(g, 0))
-	e.f.FailNext("hipEventSynchronize", 1, hipsys.ErrorIllegalAddress)
+	e.f.FailNext("hipStreamSynchronize", 1, hipsys.ErrorIllegalAddress)
 	e.srv.GraphDestroy(g, 0)
 	assert.ErrorIs(t, e.srv.Check([]compute.Binding{out}, 0), hipsys.ErrorIllegalAddress)
 	assert.NoError(t, e.srv.Check([]compute.Binding{other, in}, 0))

@@ -73,6 +73,23 @@ func (s *Server) Compile(k *Kernel) (hipsys.Function, error) {
 	return ck.fn, nil
 }
 
+// Loaded reports whether k is compiled and loaded on this server: a launch of it then
+// compiles nothing.
+func (s *Server) Loaded(k *Kernel) bool {
+	return k != nil && s.kernels.m[k.ID()] != nil
+}
+
+// FailLaunch is a launch of k refused before it was queued, with the error its caller
+// already holds (Params or Compile failed for k): the buffers k writes carry err, as
+// Launch leaves them when k fails to compile, without compiling k again to learn what
+// the caller knows. buffers must match k's IO, as Launch's do.
+func (s *Server) FailLaunch(k *Kernel, buffers []Binding, id StreamID, err error) {
+	if k == nil || err == nil {
+		return
+	}
+	s.failOutputs(k, buffers, id, err)
+}
+
 // compiled is a loaded kernel (its module is never unloaded before Close, as in
 // CubeCL: a module is small and a later launch of the same kernel would reload it), its
 // entry point, and its parameters as the platform's compiler laid them out, nil where

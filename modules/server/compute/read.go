@@ -3,6 +3,7 @@ package compute
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -335,63 +336,74 @@ func (s *Server) readStaged(st *stream.Stream, f *ReadFuture) {
 	f.fence = fence
 }
 
-// SyncFuture is an enqueued sync. Wait may be called from any goroutine, once.
+// SyncFuture is an enqueued sync: a small value, so that a sync allocates nothing. Wait
+// may be called from any goroutine, once.
 type SyncFuture struct {
-	err   error
-	fence stream.Fence
-	// Where the fence stands in the stream's work: a successful wait confirms the
-	// writes queued before it, a failed one leaves those not confirmed carrying the
-	// failure (see confirmations).
-	s     *Server
-	id    StreamID
-	point uint64
+	err error
+	s   *Server // nil: nothing to wait for
+	id  StreamID
+	sys hipsys.Stream
 }
 
 // Wait blocks until the stream's work up to the sync is done. A device fault that work
 // ran into is returned here.
-func (f *SyncFuture) Wait() error { return f.wait(false) }
+//
+// The wait is the driver's own stream synchronization, one driver call, as cheap as a
+// caller's direct hipStreamSynchronize. Differs from CubeCL, which records an event at
+// the sync and waits for it (four driver calls with the event's creation and
+// destruction, 1.3 times the driver's launch and sync on an H200): the stream-wide wait
+// also waits for work another goroutine queued on the stream after the sync and before
+// the wait began, and reports a fault of that work too. Both are work the caller could
+// not have told apart from its own, queued on the same stream while it was not looking.
+//
+// What the wait learns goes to the stream's confirmations: a success confirms every
+// write queued before the wait began (the point is taken just before the driver call,
+// so the wait covers it); a failure leaves every write of the stream that no wait
+// confirmed carrying it, those queued while the wait ran included. A stream-wide wait
+// may report the fault of work queued after its point, and the cpu device, which a
+// failed command does not damage, reports a failure to the first stream-wide wait past
+// it and then forgets it: marking only the writes before the point would let the
+// faulted one read as written.
+func (f SyncFuture) Wait() error { return f.wait(false) }
 
 // waitLocked is Wait for the server's own syncs, made under the owner's lock.
-func (f *SyncFuture) waitLocked() error { return f.wait(true) }
+func (f SyncFuture) waitLocked() error { return f.wait(true) }
 
-func (f *SyncFuture) wait(locked bool) error {
-	if f.err != nil {
+func (f SyncFuture) wait(locked bool) error {
+	if f.err != nil || f.s == nil {
 		return f.err
 	}
-	if err := f.fence.Wait(); err != nil {
-		if f.s != nil {
-			f.s.failWait(f.id, f.point, err, locked)
-		}
+	point := f.s.points.mark()
+	if err := f.s.p.StreamSynchronize(f.sys); err != nil {
+		err = fmt.Errorf("compute: wait for the stream: %w", err)
+		f.s.failWait(f.id, math.MaxUint64, err, locked)
 		return err
 	}
-	if f.s != nil {
-		f.s.points.confirm(f.id, f.point)
-	}
+	f.s.points.confirm(f.id, point)
 	return nil
 }
 
 // Sync is CubeCL's sync: the claim check a read would make on handles, without the read
-// (claims are set at enqueue time, so they are already in place), then a fence on stream
-// id that the future waits for.
+// (claims are set at enqueue time, so they are already in place), then a future that
+// waits for stream id's work.
 //
 // A Sync of a stream that is recording a capture is refused (stream.ErrGraphState),
 // and the capture goes on untouched: the recorded work does not run until the graph is
-// replayed, so there is nothing to wait for, and a fence would be recorded into the
-// graph rather than mark the stream. Sync after EndCapture, or after a replay.
-func (s *Server) Sync(handles []Binding, id StreamID) *SyncFuture {
+// replayed, so there is nothing to wait for, and a host wait would invalidate the
+// capture. Sync after EndCapture, or after a replay.
+func (s *Server) Sync(handles []Binding, id StreamID) SyncFuture {
 	s.settleQueue()
 	if err := s.streams.EnsureWritten(handles...); err != nil {
-		return &SyncFuture{err: err}
+		return SyncFuture{err: err}
 	}
 	r, err := s.streams.Resolve(id, nil)
 	if err != nil {
-		return &SyncFuture{err: err}
+		return SyncFuture{err: err}
 	}
 	defer r.Close()
-	if r.Stream().Capture.IsRecording() {
-		return &SyncFuture{err: fmt.Errorf("%w: sync of stream %d while it records a capture: its work runs when the graph is replayed", stream.ErrGraphState, id)}
+	st := r.Stream()
+	if st.Capture.IsRecording() {
+		return SyncFuture{err: fmt.Errorf("%w: sync of stream %d while it records a capture: its work runs when the graph is replayed", stream.ErrGraphState, id)}
 	}
-	point := s.points.mark()
-	fence, err := stream.NewFence(s.p, r.Stream().Sys)
-	return &SyncFuture{err: err, fence: fence, s: s, id: id, point: point}
+	return SyncFuture{s: s, id: id, sys: st.Sys}
 }

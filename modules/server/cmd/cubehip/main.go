@@ -3,6 +3,9 @@
 //	cubehip [-platform P] [-device N] <command> [flags]
 //
 //	devices    every platform, its devices and their properties (-json)
+//	compile    compile kernel files ahead of time: each entry for the chosen device
+//	           (into the kernel disk cache), or with -offload-arch for AMD architectures
+//	           into code object files, without a GPU; prints the compiler's log (-json)
 //	demo       the main job on the chosen device: compile, copy, launch, capture and
 //	           replay a graph, profile, report memory, and catch an injected failure on
 //	           exactly the buffers it touched
@@ -36,6 +39,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"devices", "list every platform, its devices and their properties", runDevices},
+		{"compile", "compile kernel files ahead of time: into the kernel cache, or AMD code objects", runCompile},
 		{"demo", "compile, copy, launch, capture, profile, report memory and catch a failure", runDemo},
 		{"bench", "measure the Device budgets on the chosen device", runBench},
 		{"version", "print the version, the Go version and the registered platforms", runVersion},

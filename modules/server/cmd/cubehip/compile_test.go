@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys/amd"
+)
+
+const goodKernels = `#include <hip/hip_runtime.h>
+extern "C" __global__ void cmd_add_one(float* x, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1.0f;
+}
+extern "C" __global__ __launch_bounds__(256) void cmd_twice(float* x, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= 2.0f;
+}
+__device__ float helper(float v) { return v; }
+`
+
+const badKernel = `#include <hip/hip_runtime.h>
+extern "C" __global__ void cmd_bad(float* x) {
+    x[0] = not_declared;
+}
+`
+
+func writeSource(t *testing.T, name, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	return path
+}
+
+// compile on the device compiles and loads every extern "C" kernel of the file (found
+// by its declaration), so the kernel disk cache holds it; -json says so per entry.
+func TestCompileForTheDevice(t *testing.T) {
+	good := writeSource(t, "good.hip", goodKernels)
+	cache := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, runCompile(&out, []string{"-platform", "cpu", "-cache-dir", cache, "-json", good}), out.String())
+	var rs []compileResult
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rs), out.String())
+	require.Len(t, rs, 2)
+	for i, entry := range []string{"cmd_add_one", "cmd_twice"} {
+		assert.Equal(t, entry, rs[i].Entry)
+		assert.True(t, rs[i].OK)
+		assert.Equal(t, "cpu", rs[i].Platform)
+		assert.NotEmpty(t, rs[i].Arch)
+		assert.Empty(t, rs[i].Error)
+	}
+	cached, err := os.ReadDir(cache)
+	require.NoError(t, err)
+	assert.NotEmpty(t, cached, "the code is in the kernel disk cache")
+
+	out.Reset()
+	require.NoError(t, runCompile(&out, []string{"-platform", "cpu", "-cache-dir", cache, "-entry", "cmd_twice", good}))
+	assert.Contains(t, out.String(), "good.hip cmd_twice for cpu")
+	assert.Contains(t, out.String(), "ok, in the kernel cache")
+	assert.NotContains(t, out.String(), "cmd_add_one")
+}
+
+// A failed compile prints the compiler's log once, citing the user's file and line,
+// and fails the command; so does an entry the file does not define.
+func TestCompileFailures(t *testing.T) {
+	bad := writeSource(t, "bad.hip", badKernel)
+	var out bytes.Buffer
+	err := runCompile(&out, []string{"-platform", "cpu", "-cache-dir", "-", bad})
+	require.ErrorContains(t, err, "1 of 1 compiles failed")
+	assert.Contains(t, out.String(), "bad.hip cmd_bad for cpu")
+	assert.Contains(t, out.String(), "FAILED: compile error (g++)")
+	assert.Contains(t, out.String(), "bad.hip:3:")
+	assert.Contains(t, out.String(), "not_declared")
+	assert.NotContains(t, out.String(), "CUBEHIP_")
+
+	out.Reset()
+	err = runCompile(&out, []string{"-platform", "cpu", "-cache-dir", "-", "-json", bad})
+	require.Error(t, err)
+	var rs []compileResult
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rs), out.String())
+	require.Len(t, rs, 1)
+	assert.False(t, rs[0].OK)
+	assert.Contains(t, rs[0].Log, "not_declared")
+
+	good := writeSource(t, "good.hip", goodKernels)
+	out.Reset()
+	err = runCompile(&out, []string{"-platform", "cpu", "-cache-dir", "-", "-entry", "no_such", good})
+	require.Error(t, err)
+	assert.Contains(t, out.String(), "no_such")
+
+	none := writeSource(t, "none.hip", "__device__ int f() { return 1; }\n")
+	out.Reset()
+	require.Error(t, runCompile(&out, []string{"-platform", "cpu", none}))
+	assert.Contains(t, out.String(), "no kernel found")
+
+	assert.ErrorContains(t, runCompile(&out, nil), "no source file")
+	assert.ErrorContains(t, runCompile(&out, []string{"-offload-arch", "gfx90a", "-entry", "cmd_twice", good}), "whole file")
+	assert.Error(t, runCompile(&out, []string{filepath.Join(t.TempDir(), "missing.hip")}))
+}
+
+// -offload-arch compiles for AMD architectures with hiprtc alone, no GPU: a code object
+// file per architecture, and an architecture the compiler lacks fails with its reason.
+func TestCompileOffloadArch(t *testing.T) {
+	if _, _, err := amd.CompileFor("gfx90a", "extern \"C\" __global__ void probe() {}", "probe.hip", nil); err != nil {
+		t.Skipf("no AMD compiler (libamdhip64 and hiprtc) on this machine: %v", err)
+	}
+	good, bad := writeSource(t, "good.hip", goodKernels), writeSource(t, "bad.hip", badKernel)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, runCompile(&out, []string{"-offload-arch", "gfx90a,gfx908", "-o", dir, good}), out.String())
+	for _, a := range []string{"gfx90a", "gfx908"} {
+		st, err := os.Stat(filepath.Join(dir, "good."+a+".co"))
+		require.NoError(t, err, out.String())
+		assert.Positive(t, st.Size())
+	}
+
+	out.Reset()
+	err := runCompile(&out, []string{"-offload-arch", "gfx90a", "-o", dir, "-json", bad})
+	require.Error(t, err)
+	var rs []compileResult
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rs), out.String())
+	require.Len(t, rs, 1)
+	assert.False(t, rs[0].OK)
+	assert.Contains(t, rs[0].Error, "HIPRTC_ERROR_COMPILATION")
+	assert.Contains(t, rs[0].Log, "bad.hip:3:")
+	assert.NoFileExists(t, filepath.Join(dir, "bad.gfx90a.co"))
+
+	out.Reset()
+	require.Error(t, runCompile(&out, []string{"-offload-arch", "gfx9999", "-o", dir, good}))
+	assert.Contains(t, out.String(), "does not support gfx9999")
+}
