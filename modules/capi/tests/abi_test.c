@@ -11,25 +11,7 @@
 #include <cubehip.h>
 
 static const char* platform;
-static int checks;
-
-#define EXPECT(cond, ...)                                                                     \
-	do {                                                                                      \
-		checks++;                                                                             \
-		if (!(cond)) {                                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);          \
-			fprintf(stderr, __VA_ARGS__);                                                     \
-			fprintf(stderr, " (last error: %s)\n", cubehip_last_error());                     \
-			exit(1);                                                                          \
-		}                                                                                     \
-	} while (0)
-#define STATUS(call, want)                                                                    \
-	do {                                                                                      \
-		cubehip_status got_ = (call);                                                         \
-		EXPECT(got_ == (want), "%s returned %s (%d), want %s", #call,                         \
-			cubehip_status_string(got_), (int)got_, cubehip_status_string(want));             \
-	} while (0)
-#define OK(call) STATUS(call, CUBEHIP_SUCCESS)
+#include "check.h"
 
 static const char* fill_src =
 	"extern \"C\" __global__ void fill(unsigned* out, unsigned v, unsigned n) {\n"
