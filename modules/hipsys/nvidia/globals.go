@@ -25,6 +25,14 @@ func (p *Platform) ModuleGetGlobal(mod hipsys.Module, symbol string) (hipsys.Dev
 	var size C.size_t
 	if r := int32(C.cu_module_global(&ptr, &size, C.uintptr_t(mod), cname)); r != 0 {
 		st, code := cuStatus(r)
+		if st == hipsys.ErrorInvalidValue {
+			// The module is live and the name a C string: the driver says
+			// INVALID_VALUE when the name is the module's but not a variable's (a
+			// kernel's), where HIP on AMD says NOT_FOUND. One status on every
+			// platform: there is no variable of that name.
+			st = hipsys.ErrorNotFound
+			code += " (a symbol of the module that is not a variable)"
+		}
 		return 0, 0, hipsys.NewError(platformName, call, st, code+": module variable "+symbol)
 	}
 	return hipsys.DevicePtr(ptr), uint64(size), nil
