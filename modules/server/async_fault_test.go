@@ -53,6 +53,12 @@ func TestAsyncLaunchFaultLandsOnTheUnconfirmedOutputs(t *testing.T) {
 		{"Sync reports it/direct", true, func(d *server.Device, _, _ *server.Buffer) error { return d.Sync() }},
 		{"a read of the faulted output reports it", false, func(d *server.Device, y, _ *server.Buffer) error { _, err := d.Read(y); return err }},
 		{"a read of the other output reports it", true, func(d *server.Device, _, b *server.Buffer) error { _, err := d.Read(b); return err }},
+		// A wait inside another call: the module variable read waits for the whole
+		// stream, where the cpu device reports the failure once and forgets it.
+		{"a module variable read reports it", false, func(d *server.Device, _, _ *server.Buffer) error {
+			_, err := d.Stream.ReadGlobal(globalsKernel, "kept")
+			return err
+		}},
 		{"a write reports it", false, func(d *server.Device, _, _ *server.Buffer) error {
 			big := alloc(t, d.Stream, 64<<10)
 			return d.Write(big, make([]byte, 64<<10))
@@ -77,6 +83,7 @@ func TestAsyncLaunchFaultLandsOnTheUnconfirmedOutputs(t *testing.T) {
 			x, a, n := upload(t, d.Stream, 1, 2, 3, 4), upload(t, d.Stream, 5, 6, 7, 8), upload(t, d.Stream, 9, 9, 9, 9)
 			y, b := upload(t, d.Stream, -1, -1, -1, -1), upload(t, d.Stream, -2, -2, -2, -2)
 			scale(n, n2(t, d)) // compiled: the fault hits a launch
+			require.NoError(t, d.Compile(globalsKernel))
 			require.NoError(t, d.Sync())
 
 			w.armed.Store(1)

@@ -1,9 +1,11 @@
 package compute
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
+	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/memory"
 )
 
@@ -34,6 +36,20 @@ type confirmations struct {
 	streams map[StreamID]*unconfirmed
 	lastID  StreamID     // the stream last looked up: a launch loop's stream,
 	last    *unconfirmed // found without hashing
+
+	// Failures of stream-wide waits made inside another call (a fallback's wait, a
+	// pinned allocation's, a drop queue's), whose buffers are taken but not yet marked:
+	// the wait may run under the stream layer's own locks, which marking takes. The
+	// next server call marks them before it looks at any failure (carryLateFailures).
+	late    []lateFailure
+	hasLate atomic.Bool
+}
+
+// lateFailure is a failed stream-wide wait's error and the writes it leaves unknown.
+type lateFailure struct {
+	id  StreamID
+	bs  []Binding
+	err error
 }
 
 // mark is a new point, later than every point handed out before: work queued before
@@ -170,6 +186,49 @@ func (c *confirmations) fail(id StreamID, point uint64, into []Binding) []Bindin
 	return into
 }
 
+// streamWaitFailed is the queue watch's report that a stream-wide wait on sys, made
+// inside a server call, failed. The device reports an asynchronous failure at such a
+// wait, and the cpu device forgets it once a stream-wide wait has reported it: unless
+// the stream's unconfirmed writes are taken now, the faulted work's output would read
+// as written. They are taken here and marked at the next call (see late).
+func (s *Server) streamWaitFailed(sys hipsys.Stream, err error) {
+	c := &s.points
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, u := range c.streams {
+		st := s.streams.TryStream(id)
+		if st == nil || st.Sys != sys || len(u.writes) == 0 {
+			continue
+		}
+		bs := make([]Binding, 0, len(u.writes))
+		for _, w := range u.writes {
+			bs = append(bs, w.b)
+		}
+		clear(u.writes)
+		u.writes, u.merged = u.writes[:0], 0
+		c.late = append(c.late, lateFailure{id: id, bs: bs, err: fmt.Errorf("compute: a wait for stream %d failed: %w", id, err)})
+		c.hasLate.Store(true)
+	}
+}
+
+// carryLateFailures marks the writes that failed stream-wide waits took (see
+// streamWaitFailed) as carrying their failure. The caller holds the owner's lock; a
+// call pays one atomic load when there are none.
+func (s *Server) carryLateFailures() {
+	c := &s.points
+	if !c.hasLate.Load() {
+		return
+	}
+	c.mu.Lock()
+	late := c.late
+	c.late = nil
+	c.hasLate.Store(false)
+	c.mu.Unlock()
+	for _, f := range late {
+		s.streams.FailedWriting(f.id, f.bs, f.err)
+	}
+}
+
 // failWait leaves what fail takes carrying err (taking the owner's lock unless the
 // caller holds it, locked), then acknowledges the failure with a synchronization of the
 // stream, when it does not record a capture (a host wait would invalidate it). A
@@ -187,7 +246,7 @@ func (s *Server) failWait(id StreamID, point uint64, err error, locked bool) {
 		s.streams.FailedWriting(id, bs, err)
 	}
 	if st, serr := s.streams.Stream(id); serr == nil && !st.Capture.IsRecording() {
-		_ = s.p.StreamSynchronize(st.Sys) // its error is err, now carried
+		_ = s.watch.syncQuiet(st.Sys) // its error is err, now carried
 	}
 }
 

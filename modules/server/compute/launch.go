@@ -61,6 +61,7 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args *Args, id StreamID, mod
 	if k == nil || len(args.Buffers) != len(k.IO) || mode > DryRun {
 		return s.malformedLaunch(k, args.Buffers, id, mode)
 	}
+	s.carryLateFailures() // before the inputs' failures are looked at
 	ck := s.kernels.get(k)
 	if ck == nil {
 		if ck = s.loadForLaunch(k, args.Buffers, id, mode); ck == nil {

@@ -77,6 +77,7 @@ func (s *Server) launchQueued(ck *compiled, k *Kernel, grid hipsys.Dim3, sys hip
 // settleQueue waits for the queued launches to be issued and applies the refusals among
 // them: what every Server call but a launch does first, once.
 func (s *Server) settleQueue() {
+	s.carryLateFailures()
 	if s.queue == nil {
 		return
 	}

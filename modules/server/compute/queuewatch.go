@@ -21,6 +21,11 @@ type queueWatch struct {
 	last atomic.Pointer[queueRecent] // the stream looked up last: a launch loop's hit
 	hipsys.Platform
 	queues sync.Map // hipsys.Stream -> *queueState
+
+	// syncFailed hears of every failed StreamSynchronize made through the watch, by the
+	// server's own code or the stream layer's, but syncQuiet's: a stream-wide wait is
+	// where a device reports an asynchronous failure, and the server must not lose it.
+	syncFailed func(hipsys.Stream, error)
 }
 
 // queueRecent pairs a stream with its state, immutable once published.
@@ -104,6 +109,16 @@ func (w *queueWatch) StreamQuery(s hipsys.Stream) error {
 }
 
 func (w *queueWatch) StreamSynchronize(s hipsys.Stream) error {
+	err := w.certify(s, w.Platform.StreamSynchronize)
+	if err != nil && w.syncFailed != nil {
+		w.syncFailed(s, err)
+	}
+	return err
+}
+
+// syncQuiet is StreamSynchronize for a caller that handles a failure itself (a Sync's
+// future; the acknowledgement of a failure already carried).
+func (w *queueWatch) syncQuiet(s hipsys.Stream) error {
 	return w.certify(s, w.Platform.StreamSynchronize)
 }
 

@@ -374,7 +374,7 @@ func (f SyncFuture) wait(locked bool) error {
 		return f.err
 	}
 	point := f.s.points.mark()
-	if err := f.s.p.StreamSynchronize(f.sys); err != nil {
+	if err := f.s.watch.syncQuiet(f.sys); err != nil {
 		err = fmt.Errorf("compute: wait for the stream: %w", err)
 		f.s.failWait(f.id, math.MaxUint64, err, locked)
 		return err

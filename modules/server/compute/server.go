@@ -126,6 +126,7 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 	// CubeCL's on_failure: a failure inside a profiling window invalidates it, which
 	// keeps a failing autotune candidate from timing near zero and winning the tune.
 	ms.SetFailureHook(func(_ stream.ID, err error) { s.prof.failure(err) })
+	watch.syncFailed = s.streamWaitFailed
 	if lq, ok := p.(hipsys.LaunchQueuer); ok && c.LaunchQueue {
 		// Held by another server of this process on the same device: this one launches
 		// directly, which is only slower.
