@@ -6,7 +6,10 @@
  * locals, a consumer that refused the tensor). Python code cannot run then: every call it
  * makes fails with SystemError and the exception in flight is lost. These two functions
  * set the exception aside (PyErr_Fetch), run the Python side, and put it back
- * (PyErr_Restore). The Python C API is looked up in the process (a Python interpreter
+ * (PyErr_Restore). A consumer may also call the deleter without holding the GIL, from
+ * any thread (PyTorch frees a tensor's storage so): the deleter takes the GIL first
+ * (PyGILState_Ensure, which a thread already holding it may call too), since PyErr_Fetch
+ * without it dereferences a null thread state. The Python C API is looked up in the process (a Python interpreter
  * exports it to the extensions it loads), so the library does not link against Python. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -33,6 +36,8 @@ static void (*py_fetch)(void**, void**, void**);
 static void (*py_restore)(void*, void*, void*);
 static int (*py_is_valid)(void*, const char*);
 static void* (*py_get_pointer)(void*, const char*);
+static int (*py_gil_ensure)(void);
+static void (*py_gil_release)(int);
 static void (*release_ctx)(void*);
 
 /* Sets the Python function (a ctypes callback taking manager_ctx) that gives an exported
@@ -43,19 +48,23 @@ int capi_python_dlpack_init(void (*release)(void*)) {
 	py_restore = (void (*)(void*, void*, void*))dlsym(RTLD_DEFAULT, "PyErr_Restore");
 	py_is_valid = (int (*)(void*, const char*))dlsym(RTLD_DEFAULT, "PyCapsule_IsValid");
 	py_get_pointer = (void* (*)(void*, const char*))dlsym(RTLD_DEFAULT, "PyCapsule_GetPointer");
-	if (!py_fetch || !py_restore || !py_is_valid || !py_get_pointer) return 0;
+	py_gil_ensure = (int (*)(void))dlsym(RTLD_DEFAULT, "PyGILState_Ensure");
+	py_gil_release = (void (*)(int))dlsym(RTLD_DEFAULT, "PyGILState_Release");
+	if (!py_fetch || !py_restore || !py_is_valid || !py_get_pointer || !py_gil_ensure || !py_gil_release) return 0;
 	release_ctx = release;
 	return 1;
 }
 
-/* The DLManagedTensor deleter: called (with the GIL held, as DLPack requires of a consumer
- * in Python) exactly once by the consumer, or by the capsule below if nobody consumed it. */
+/* The DLManagedTensor deleter: called exactly once by the consumer, with or without the
+ * GIL, from any thread, or by the capsule below if nobody consumed it. */
 void capi_python_dlpack_deleter(capi_dlmanaged* m) {
 	if (m == NULL || release_ctx == NULL) return;
+	int gil = py_gil_ensure();
 	void *type, *value, *tb;
 	py_fetch(&type, &value, &tb);
 	release_ctx(m->manager_ctx);
 	py_restore(type, value, tb);
+	py_gil_release(gil);
 }
 
 /* The capsule's destructor. A consumer that took the tensor renamed the capsule

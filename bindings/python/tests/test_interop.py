@@ -139,6 +139,34 @@ def test_consumer_rules_rename_and_one_deleter_call(dev):
     a.release()
 
 
+def test_deleter_called_without_the_gil_from_any_thread(dev):
+    """A consumer may call the deleter without the GIL, from a thread of its own (PyTorch
+    frees a tensor's storage so): the deleter takes the GIL itself, and the export is given
+    back once."""
+    import threading
+
+    base = settle()
+    a = dev.array(np.arange(8, dtype=np.float32))
+    managed = []
+    for _ in range(2):
+        c = a.__dlpack__()
+        managed.append(ctypes.cast(_api.PyCapsule_GetPointer(c, b"dltensor"), ctypes.POINTER(_dlpack.DLManagedTensor)))
+        assert _api.PyCapsule_SetName(c, b"used_dltensor") == 0
+        del c
+    assert settle() == base + 2
+    # CFUNCTYPE releases the GIL for the call, as a C consumer without it calls.
+    proto = ctypes.CFUNCTYPE(None, ctypes.POINTER(_dlpack.DLManagedTensor))
+    deleter = proto(ctypes.cast(managed[0].contents.deleter, ctypes.c_void_p).value)
+    deleter(managed[0])
+    assert settle() == base + 1
+    t = threading.Thread(target=deleter, args=(managed[1],))
+    t.start()
+    t.join()
+    assert settle() == base
+    np.testing.assert_array_equal(a.get(), np.arange(8))
+    a.release()
+
+
 def test_release_waits_for_the_last_export(dev):
     on(dev, "cpu")
     base = settle()
