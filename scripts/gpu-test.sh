@@ -35,6 +35,8 @@ for host in modules/capi/tests/abi_test.c modules/capi/tests/globals_test.c modu
   ${CC:-cc} -std=c11 -O2 -Wall -Iinclude "$host" -L"$out/lib" -lcubehip -lpthread '-Wl,-rpath,$ORIGIN/lib' \
     -o "$out/capi-$(basename "$host" .c)"
 done
+${CXX:-c++} -std=c++17 -O2 -Wall -Iinclude modules/capi/tests/globals_test.cpp -L"$out/lib" -lcubehip '-Wl,-rpath,$ORIGIN/lib' \
+  -o "$out/capi-globals_test_cpp"
 go test -c -o "$out/capi.test" ./modules/capi
 cp modules/hipsys/nvidia/bench/run.sh "$out/"
 chmod +x "$out/run.sh"

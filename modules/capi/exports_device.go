@@ -84,10 +84,14 @@ func checkProps(props *C.cubehip_device_props) error {
 	return nil
 }
 
-// fillProps writes the fields a header of props.size bytes knows (all of today's).
-func fillProps(props *C.cubehip_device_props, platform string, p hipsys.DeviceProps) {
-	size := props.size
-	*props = C.cubehip_device_props{size: size}
+// fillProps writes the fields a header of props.size bytes knows: a caller built with an
+// older header has a smaller struct, and nothing past its size may be written.
+func fillProps(dst *C.cubehip_device_props, platform string, p hipsys.DeviceProps) {
+	props := &C.cubehip_device_props{size: dst.size}
+	defer func() {
+		n := min(uintptr(dst.size), unsafe.Sizeof(*props))
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(dst)), n), unsafe.Slice((*byte)(unsafe.Pointer(props)), n))
+	}()
 	putString(props.platform[:], platform)
 	putString(props.name[:], p.Name)
 	putString(props.arch[:], p.ArchName)
@@ -106,6 +110,7 @@ func fillProps(props *C.cubehip_device_props, platform string, p hipsys.DevicePr
 	if p.Integrated {
 		props.integrated = 1
 	}
+	props.shared_mem_per_block_optin = C.uint64_t(p.SharedMemPerBlockOptin)
 }
 
 // putString copies s into a fixed C array, truncated and NUL-terminated.

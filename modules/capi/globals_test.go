@@ -16,3 +16,10 @@ func TestGlobalsC(t *testing.T) {
 	require.Contains(t, out, "checks passed")
 	t.Log(strings.TrimSpace(out))
 }
+
+// TestGlobalsCPP runs the same calls through cubehip.hpp's kernel methods.
+func TestGlobalsCPP(t *testing.T) {
+	out := runHost(t, compileHost(t, cxx(), "tests/globals_test.cpp", "-std=c++17", "-fsanitize=undefined", "-fno-sanitize-recover=all"))
+	require.Contains(t, out, "checks passed")
+	t.Log(strings.TrimSpace(out))
+}

@@ -21,6 +21,7 @@ def test_devices_have_properties():
     assert p.warp_size in (32, 64)
     assert p.max_threads_per_block >= 256
     assert len(p.max_grid_size) == 3 and p.total_mem > 0
+    assert p.shared_mem_per_block_optin >= p.shared_mem_per_block > 0
     assert cubehip.device_count("auto") >= 1
 
 

@@ -136,6 +136,11 @@ typedef struct cubehip_device_props {
 	int32_t major, minor; /* compute capability (nvidia), gfx version (amd), 0.0 (cpu) */
 	int32_t pci_bus_id, pci_device_id, pci_domain_id;
 	int32_t integrated; /* 1 when the device shares the host's memory */
+	/* Since 0.2: the dynamic shared memory a block may ask for, which is more than
+	 * shared_mem_per_block on NVIDIA GPUs (the library opts a kernel in when a launch asks
+	 * for more than 48 KiB). A caller built with an older header passes a smaller size and
+	 * gets the fields it knows, nothing written past them. */
+	uint64_t shared_mem_per_block_optin;
 } cubehip_device_props;
 
 /* The devices of a platform ("auto", "cpu", "nvidia", "amd"; NULL is "auto"). A platform

@@ -270,6 +270,35 @@ public:
 		detail::check(cubehip_launch(h_.get(), stream, grid, args.begin(), args.size()), "cubehip_launch");
 	}
 
+	// The module variable name (a __constant__ or __device__ variable of the kernel's
+	// source): its size in bytes, a write queued on the stream (the stream's next launch
+	// sees it), and a read after the stream's earlier work. A wrong size or an unknown name
+	// throws, naming the variable.
+	std::uint64_t global_size(const std::string& name) const {
+		std::uint64_t n = 0;
+		detail::check(cubehip_kernel_global_size(h_.get(), name.c_str(), &n), "cubehip_kernel_global_size");
+		return n;
+	}
+	void write_global(const std::string& name, const void* src, std::uint64_t n, std::uint64_t stream = 0) {
+		detail::check(cubehip_kernel_global_write(h_.get(), stream, name.c_str(), src, n), "cubehip_kernel_global_write");
+	}
+	void read_global(const std::string& name, void* dst, std::uint64_t n, std::uint64_t stream = 0) const {
+		detail::check(cubehip_kernel_global_read(h_.get(), stream, name.c_str(), dst, n), "cubehip_kernel_global_read");
+	}
+	template <class T> void write_global(const std::string& name, const std::vector<T>& v, std::uint64_t stream = 0) {
+		write_global(name, v.data(), v.size() * sizeof(T), stream);
+	}
+	// The whole variable as Ts; its size must be a multiple of sizeof(T).
+	template <class T> std::vector<T> read_global(const std::string& name, std::uint64_t stream = 0) const {
+		std::uint64_t n = global_size(name);
+		if (n % sizeof(T) != 0)
+			throw std::invalid_argument("module variable " + name + " holds " + std::to_string(n) +
+				" bytes, no whole number of elements of " + std::to_string(sizeof(T)) + " bytes");
+		std::vector<T> v(n / sizeof(T));
+		read_global(name, v.data(), n, stream);
+		return v;
+	}
+
 private:
 	detail::owner<cubehip_kernel, cubehip_kernel_destroy> h_;
 };

@@ -3,6 +3,7 @@
  * against a freshly built libcubehip.so; exits non-zero on the first failed check. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +70,24 @@ static void test_devices(void) {
 	EXPECT(p.name[0] != 0 && p.max_threads_per_block > 0 && p.warp_size > 0, "props of %s", p.name);
 	STATUS(cubehip_device_properties(platform, n, &p), CUBEHIP_ERROR_INVALID_ARGUMENT);
 	STATUS(cubehip_device_properties(platform, -1, &p), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	EXPECT(p.shared_mem_per_block_optin >= p.shared_mem_per_block, "opt-in limit %llu under the default %llu",
+		(unsigned long long)p.shared_mem_per_block_optin, (unsigned long long)p.shared_mem_per_block);
 	cubehip_device_props small = {.size = 8};
 	STATUS(cubehip_device_properties(platform, 0, &small), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	/* A host built with the 0.1 header passes the struct as it ended then, at integrated:
+	 * it gets those fields and nothing is written past them. */
+	{
+		const size_t old = offsetof(cubehip_device_props, integrated) + sizeof p.integrated;
+		unsigned char mem[sizeof(cubehip_device_props) + 16];
+		memset(mem, 0xab, sizeof mem);
+		cubehip_device_props* v01 = (cubehip_device_props*)(void*)mem;
+		v01->size = old;
+		OK(cubehip_device_properties(platform, 0, v01));
+		EXPECT(strcmp(v01->name, p.name) == 0 && v01->integrated == p.integrated, "the old fields");
+		size_t written = old;
+		while (written < sizeof mem && mem[written] == 0xab) written++;
+		EXPECT(written == sizeof mem, "byte %zu past an old struct of %zu bytes written", written, old);
+	}
 	STATUS(cubehip_device_properties(platform, 0, NULL), CUBEHIP_ERROR_INVALID_ARGUMENT);
 	EXPECT(cubehip_device_properties("no-such-platform", 0, &p) != CUBEHIP_SUCCESS, "unknown platform");
 	EXPECT(strstr(cubehip_last_error(), "no-such-platform") != NULL, "%s", cubehip_last_error());

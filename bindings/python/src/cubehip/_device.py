@@ -47,6 +47,9 @@ class DeviceProperties:
     pci_device_id: int
     pci_domain_id: int
     integrated: bool
+    # The dynamic shared memory a block may ask for: more than shared_mem_per_block on
+    # NVIDIA GPUs (the library opts a kernel in when a launch asks for over 48 KiB).
+    shared_mem_per_block_optin: int = 0
     # The other devices of the platform this one reaches directly (peer access): a
     # copy_from between them takes the peer path. Filled by devices().
     peers: tuple[int, ...] = ()
@@ -71,6 +74,7 @@ class DeviceProperties:
             pci_device_id=p.pci_device_id,
             pci_domain_id=p.pci_domain_id,
             integrated=bool(p.integrated),
+            shared_mem_per_block_optin=p.shared_mem_per_block_optin,
         )
 
 

@@ -74,6 +74,7 @@ class DeviceProps(Structure):
         ("pci_device_id", c_int32),
         ("pci_domain_id", c_int32),
         ("integrated", c_int32),
+        ("shared_mem_per_block_optin", c_uint64),
     ]
 
 
