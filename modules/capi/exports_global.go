@@ -13,16 +13,21 @@ import (
 
 // Module variables: a kernel's __constant__ and __device__ variables, by symbol name.
 
-// globalName is the variable name the host passed, checked and copied.
-func globalName(name *C.capi_cchar, call string) (string, error) {
+// kernelGlobal is the kernel of handle h and the variable name the host passed, checked
+// and copied.
+func kernelGlobal(h C.cubehip_kernel, name *C.capi_cchar, call string) (*kernel, string, error) {
+	k, err := lookup[*kernel](uint64(h.id), kindKernel)
+	if err != nil {
+		return nil, "", err
+	}
 	if name == nil {
-		return "", argError(call + ": name is NULL")
+		return nil, "", argError(call + ": name is NULL")
 	}
 	n := C.GoString(name)
 	if n == "" {
-		return "", argError(call + ": name is empty")
+		return nil, "", argError(call + ": name is empty")
 	}
-	return n, nil
+	return k, n, nil
 }
 
 //export cubehip_kernel_global_size
@@ -32,11 +37,7 @@ func cubehip_kernel_global_size(h C.cubehip_kernel, name *C.capi_cchar, size *C.
 		return fail(argError(call + ": size is NULL"))
 	}
 	*size = 0
-	k, err := lookup[*kernel](uint64(h.id), kindKernel)
-	if err != nil {
-		return fail(err)
-	}
-	n, err := globalName(name, call)
+	k, n, err := kernelGlobal(h, name, call)
 	if err != nil {
 		return fail(err)
 	}
@@ -48,11 +49,7 @@ func cubehip_kernel_global_size(h C.cubehip_kernel, name *C.capi_cchar, size *C.
 //export cubehip_kernel_global_write
 func cubehip_kernel_global_write(h C.cubehip_kernel, stream C.uint64_t, name *C.capi_cchar, src *C.capi_cvoid, size C.uint64_t) C.cubehip_status {
 	const call = "cubehip_kernel_global_write"
-	k, err := lookup[*kernel](uint64(h.id), kindKernel)
-	if err != nil {
-		return fail(err)
-	}
-	n, err := globalName(name, call)
+	k, n, err := kernelGlobal(h, name, call)
 	if err != nil {
 		return fail(err)
 	}
@@ -66,11 +63,7 @@ func cubehip_kernel_global_write(h C.cubehip_kernel, stream C.uint64_t, name *C.
 //export cubehip_kernel_global_read
 func cubehip_kernel_global_read(h C.cubehip_kernel, stream C.uint64_t, name *C.capi_cchar, dst unsafe.Pointer, size C.uint64_t) C.cubehip_status {
 	const call = "cubehip_kernel_global_read"
-	k, err := lookup[*kernel](uint64(h.id), kindKernel)
-	if err != nil {
-		return fail(err)
-	}
-	n, err := globalName(name, call)
+	k, n, err := kernelGlobal(h, name, call)
 	if err != nil {
 		return fail(err)
 	}

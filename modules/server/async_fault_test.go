@@ -36,6 +36,25 @@ func (w *faultingLaunches) ModuleLaunchKernel(f hipsys.Function, grid, block hip
 	return nil
 }
 
+// openFaulting opens the test platform's device behind faultingLaunches, skipping where
+// the platform cannot fault work on the device and recover: a GPU's device fault is
+// sticky and would end the context of every later test in the process (the rule is the
+// same there; see the package doc).
+func openFaulting(t *testing.T, opts server.Options) (*server.Device, *faultingLaunches) {
+	t.Helper()
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	dev, ok := p.(deviceFaulter)
+	if !ok {
+		t.Skipf("platform %T cannot fault work on the device and recover", p)
+	}
+	w := &faultingLaunches{Platform: p, dev: dev}
+	d, err := server.OpenPlatform(w, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, d.Close()) })
+	return d, w
+}
+
 // A launch whose fault the device reports only at a later wait: the wait that reports
 // it fails; the faulted launch's output carries the failure and never reads its old
 // bytes. The platform's report does not say which work failed, so every buffer written
@@ -65,18 +84,7 @@ func TestAsyncLaunchFaultLandsOnTheUnconfirmedOutputs(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := hipsys.Open("auto")
-			require.NoError(t, err)
-			dev, ok := p.(deviceFaulter)
-			if !ok {
-				// A GPU's device fault is sticky: it would end the context of every later
-				// test in the process. The rule is the same there (see the package doc).
-				t.Skipf("platform %T cannot fault work on the device and recover", p)
-			}
-			w := &faultingLaunches{Platform: p, dev: dev}
-			d, err := server.OpenPlatform(w, server.Options{DirectLaunch: c.direct, StagingChunk: 16 << 10, StagingDepth: 2})
-			require.NoError(t, err)
-			defer func() { assert.NoError(t, d.Close()) }()
+			d, w := openFaulting(t, server.Options{DirectLaunch: c.direct, StagingChunk: 16 << 10, StagingDepth: 2})
 			scale := func(in, out *server.Buffer) {
 				require.NoError(t, d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}}))
 			}
@@ -89,7 +97,7 @@ func TestAsyncLaunchFaultLandsOnTheUnconfirmedOutputs(t *testing.T) {
 			w.armed.Store(1)
 			scale(x, y) // faults on the device; the call cannot know
 			scale(a, b) // correct, on other buffers, after it
-			err = c.report(d, y, b)
+			err := c.report(d, y, b)
 			require.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "the wait that reports the fault fails")
 			assert.ErrorContains(t, err, "the kernel trapped")
 
@@ -122,16 +130,7 @@ func n2(t *testing.T, d *server.Device) *server.Buffer { return alloc(t, d.Strea
 // the wait after it reports the fault, and the buffers the graph writes carry it; its
 // input and a buffer a Sync confirmed before read right.
 func TestAsyncReplayFaultLandsOnTheGraphOutputs(t *testing.T) {
-	p, err := hipsys.Open("auto")
-	require.NoError(t, err)
-	dev, ok := p.(deviceFaulter)
-	if !ok {
-		t.Skipf("platform %T cannot fault work on the device and recover", p)
-	}
-	w := &faultingLaunches{Platform: p, dev: dev}
-	d, err := server.OpenPlatform(w, server.Options{})
-	require.NoError(t, err)
-	defer func() { assert.NoError(t, d.Close()) }()
+	d, w := openFaulting(t, server.Options{})
 	x, y, n := upload(t, d.Stream, 1, 2, 3, 4), alloc(t, d.Stream, 16), upload(t, d.Stream, 7, 7, 7, 7)
 	require.NoError(t, d.Compile(devScale))
 	require.NoError(t, d.Sync())
@@ -154,16 +153,7 @@ func TestAsyncReplayFaultLandsOnTheGraphOutputs(t *testing.T) {
 // remembers of them): a successful Sync confirms them all; a fault after it lands on
 // the outputs written since, each of them, and on none written only before.
 func TestAsyncFaultAfterManyLaunches(t *testing.T) {
-	p, err := hipsys.Open("auto")
-	require.NoError(t, err)
-	dev, ok := p.(deviceFaulter)
-	if !ok {
-		t.Skipf("platform %T cannot fault work on the device and recover", p)
-	}
-	w := &faultingLaunches{Platform: p, dev: dev}
-	d, err := server.OpenPlatform(w, server.Options{})
-	require.NoError(t, err)
-	defer func() { assert.NoError(t, d.Close()) }()
+	d, w := openFaulting(t, server.Options{})
 	x := upload(t, d.Stream, 1, 2, 3, 4)
 	outs := []*server.Buffer{alloc(t, d.Stream, 16), alloc(t, d.Stream, 16), alloc(t, d.Stream, 16)}
 	early := alloc(t, d.Stream, 16)
