@@ -157,6 +157,7 @@ func driverSymbols() []dl.Entry {
 		entry(&f.graphLaunch, "cuGraphLaunch"),
 		entry(&f.graphExecDestroy, "cuGraphExecDestroy"),
 		entry(&f.graphDestroy, "cuGraphDestroy"),
+		entry(&f.pointerGetAttribute, "cuPointerGetAttribute"),
 	}
 }
 
