@@ -23,7 +23,9 @@ type allocs struct {
 }
 
 // checker is a set of ranges a copy's range may lie in: nil when [p, p+n) does.
-type checker interface{ check(p uintptr, n uint64) error }
+type checker interface {
+	check(p uintptr, n uint64) error
+}
 
 type span struct{ base, end uintptr }
 
