@@ -53,3 +53,27 @@ func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (*Buff
 	_ = b.Release() // the handle keeps the allocation; the view is lent to calls
 	return &Buffer{d: d, h: h, b: view, size: size, stream: s.id}, nil
 }
+
+// NativeHandle is the platform's own handle of the stream's device stream: a CUstream on
+// nvidia and a hipStream_t on amd, which another library in the process may wait on or
+// make wait (CuPy's and PyTorch's DLPack export take it as their stream argument, and
+// order their pending work on a tensor before it). The device stream is created if it
+// was not yet. Launches of the Device are issued to it in order, after anything the
+// other library queued on it first. On the cpu platform the handle is the platform's
+// own number for the stream, meaningless outside cubehip.
+//
+// The handle stays valid until Close. The other library must not destroy it, and work it
+// queues on it runs in the Device's order: a failure of that work is not the Device's to
+// report.
+func (s Stream) NativeHandle() (uint64, error) {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.leave()
+	h, err := d.srv.NativeStream(s.id)
+	if err != nil {
+		return 0, fmt.Errorf("native stream handle: %w", err)
+	}
+	return uint64(h), nil
+}

@@ -204,3 +204,23 @@ func TestImportHostMemory(t *testing.T) {
 	waitCount(t, &c, 1)
 	assert.Error(t, f.MemcpyHtoD(ptr, []byte{1}), "the platform no longer takes the range")
 }
+
+// TestNativeHandle: one handle per device stream, the same on every call, created on
+// first use.
+func TestNativeHandle(t *testing.T) {
+	d, _ := openDevice(t, server.Options{MaxStreams: 4})
+	h0, err := d.NativeHandle()
+	require.NoError(t, err)
+	again, err := d.NativeHandle()
+	require.NoError(t, err)
+	assert.Equal(t, h0, again)
+	h1, err := d.On(1).NativeHandle()
+	require.NoError(t, err)
+	assert.NotEqual(t, h0, h1)
+	h5, err := d.On(5).NativeHandle()
+	require.NoError(t, err)
+	assert.Equal(t, h1, h5, "stream ids 1 and 5 share a device stream with 4 of them")
+	require.NoError(t, d.Close())
+	_, err = d.NativeHandle()
+	assert.ErrorIs(t, err, server.ErrClosed)
+}

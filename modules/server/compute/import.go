@@ -51,3 +51,16 @@ func (s *Server) reclaimImports() {
 		}
 	}
 }
+
+// NativeStream is the platform's handle of stream id's device stream (a CUstream on
+// nvidia, a hipStream_t on amd), created if needed: what another library orders its work
+// against before this server uses memory it handed over (DLPack's stream argument).
+func (s *Server) NativeStream(id StreamID) (hipsys.Stream, error) {
+	s.settleQueue()
+	r, err := s.streams.Resolve(id, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return r.Stream().Sys, nil
+}
