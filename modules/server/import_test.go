@@ -154,7 +154,7 @@ func TestImportRefused(t *testing.T) {
 		{"null", 0, 16, "null pointer"},
 		{"no bytes", ptr, 0, "no bytes"},
 		{"wraps", ^hipsys.DevicePtr(0) - 7, 64, "past the end of the address space"},
-		{"past its allocation", ptr + 32, 64, "past the end"},
+		{"past its allocation", ptr + 32, 1 << 40, "past the end"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := d.Import(tc.ptr, tc.size, c.release)

@@ -11,8 +11,8 @@ import (
 
 // ImportMemory checks with cuPointerGetAttribute that [ptr, ptr+size) is device memory
 // (cuMemAlloc'ed or managed: CuPy's and PyTorch's allocators) of the current device and
-// lies inside one allocation; the driver then accepts it in every call, so nothing is
-// registered. Host memory (pinned or not) and a pointer the driver does not know are
+// lies inside one allocation; the driver then accepts it in every call, and only a
+// count of the import is kept (ReleaseImportedMemory). Host memory (pinned or not) and a pointer the driver does not know are
 // hipErrorInvalidValue, another device's memory hipErrorInvalidDevice.
 func (p *Platform) ImportMemory(ptr hipsys.DevicePtr, size uint64) error {
 	const call = "hipImportMemory"
@@ -47,9 +47,28 @@ func (p *Platform) ImportMemory(ptr hipsys.DevicePtr, size uint64) error {
 		return hipsys.NewError(platformName, call, hipsys.ErrorInvalidValue,
 			fmt.Sprintf("[%#x, +%d) runs past the end of its allocation [%#x, +%d)", uint64(ptr), size, uint64(start), uint64(n)))
 	}
+	p.importsMu.Lock()
+	defer p.importsMu.Unlock()
+	if p.imports == nil {
+		p.imports = map[[2]uint64]int{}
+	}
+	p.imports[[2]uint64{uint64(ptr), size}]++
 	return nil
 }
 
-// ReleaseImportedMemory has nothing to undo: ImportMemory registers nothing with the
-// driver.
-func (p *Platform) ReleaseImportedMemory(hipsys.DevicePtr, uint64) error { return nil }
+// ReleaseImportedMemory ends one ImportMemory of exactly [ptr, ptr+size). The driver
+// holds nothing for an import; the count is kept so that every platform refuses a range
+// that was not imported alike.
+func (p *Platform) ReleaseImportedMemory(ptr hipsys.DevicePtr, size uint64) error {
+	p.importsMu.Lock()
+	defer p.importsMu.Unlock()
+	k := [2]uint64{uint64(ptr), size}
+	if p.imports[k] == 0 {
+		return hipsys.NewError(platformName, "hipReleaseImportedMemory", hipsys.ErrorInvalidValue,
+			fmt.Sprintf("[%#x, +%d) was not imported", uint64(ptr), size))
+	}
+	if p.imports[k]--; p.imports[k] == 0 {
+		delete(p.imports, k)
+	}
+	return nil
+}
