@@ -55,13 +55,14 @@ func (t *importTable) add(base uintptr, size uint64, dev int) {
 func (t *importTable) remove(base uintptr, size uint64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for i := t.index(base, size); i < len(t.ranges) && t.ranges[i].base == base && t.ranges[i].size == size; i++ {
-		if t.ranges[i].refs--; t.ranges[i].refs == 0 {
-			t.ranges = append(t.ranges[:i], t.ranges[i+1:]...)
-		}
-		return true
+	i := t.index(base, size)
+	if i == len(t.ranges) || t.ranges[i].base != base || t.ranges[i].size != size {
+		return false
 	}
-	return false
+	if t.ranges[i].refs--; t.ranges[i].refs == 0 {
+		t.ranges = append(t.ranges[:i], t.ranges[i+1:]...)
+	}
+	return true
 }
 
 // deviceOf is the device of an import holding all of [addr, addr+size), or -1.
