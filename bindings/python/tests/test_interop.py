@@ -389,6 +389,8 @@ def test_import_errors(dev):
         cubehip.from_dlpack(object(), device=dev)
     with pytest.raises(TypeError, match="cubehip.Device"):
         cubehip.from_dlpack(np.zeros(4), device="cpu")
+    with pytest.raises(BufferError, match="copy=True refused"):
+        cubehip.from_dlpack(np.zeros(4), device=dev, copy=True)
     # Empty tensors share no memory: an empty array of cubehip's own.
     e = cubehip.asarray(np.zeros((0, 3), np.float32), device=dev)
     assert e.shape == (0, 3) and e.get().shape == (0, 3)
@@ -531,3 +533,34 @@ def test_torch_import(dev):
         cubehip.from_dlpack(torch.zeros(8, 8, device=f"cuda:{dev.index}").t(), device=dev)
     with pytest.raises(BufferError, match="needs"):
         cubehip.from_dlpack(torch.zeros(4), device=dev)
+
+
+class CAIOnly:
+    """A producer that speaks __cuda_array_interface__ only (as Numba's arrays do)."""
+
+    def __init__(self, iface):
+        self.__cuda_array_interface__ = iface
+
+
+def test_cuda_array_interface_import(dev):
+    on(dev, "nvidia")
+    k = cubehip.Kernel(INC, "inc", block=64, device=dev)
+    owner = dev.zeros(64, np.float32)
+    x = CAIOnly(owner.__cuda_array_interface__)
+    alive = weakref.ref(x)
+    a = cubehip.asarray(x, device=dev)
+    assert a.data_ptr() == owner.data_ptr()
+    k(1, a, 64)
+    a.sync()
+    np.testing.assert_array_equal(owner.get(), 1)
+    del x
+    gc.collect()
+    assert alive() is not None, "the producer is kept while cubehip uses its memory"
+    a.release()
+    eventually(lambda: alive() is None, "the producer is given back once cubehip lets go")
+    waiting = dict(owner.__cuda_array_interface__, stream=1)
+    with pytest.raises(BufferError, match="cannot wait on"):
+        cubehip.asarray(CAIOnly(waiting), device=dev)
+    strided = dict(owner.__cuda_array_interface__, shape=(8, 4), strides=(32, 8))
+    with pytest.raises(BufferError, match="not C-contiguous"):
+        cubehip.asarray(CAIOnly(strided), device=dev)

@@ -162,7 +162,7 @@ def _capsule(x: Any, dev: "Device", sid: int) -> Any:
         return x.__dlpack__(stream=stream)
 
 
-def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int | None" = None) -> DeviceArray:
+def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int | None" = None, copy: bool | None = None) -> DeviceArray:
     """A device array over x's memory, without copying: x is any DLPack producer (a CuPy
     array or a PyTorch tensor on nvidia or amd; a numpy array on the cpu device, whose memory
     is host memory), on ``device`` (default: the current device).
@@ -181,8 +181,11 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     with no numpy dtype) and the exceptions of ``cubehip_buffer_import`` (memory the
     platform does not take as its device memory). A cubehip array of the same device is
     returned as it is. An empty tensor gives an empty array of its own (there is no memory
-    to share).
+    to share). ``copy=True`` (the array API's request for a copy) is refused: copies of host
+    data are :meth:`Device.array`'s.
     """
+    if copy is True:
+        raise BufferError("from_dlpack: cubehip imports without copying (copy=True refused); Device.array copies host data")
     dev = _device(device)
     sid = stream_id(stream)
     if isinstance(x, DeviceArray) and x.device is dev:
@@ -224,6 +227,8 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
 
 
 def _from_cuda_array_interface(x: Any, dev: "Device", sid: int) -> DeviceArray:
+    if not _ready:
+        raise BufferError("asarray needs the Python C API, which this process does not export")
     ci = x.__cuda_array_interface__
     shape = tuple(int(n) for n in ci["shape"])
     dtype = check_dtype(np.dtype(ci["typestr"]))
