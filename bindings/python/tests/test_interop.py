@@ -397,17 +397,25 @@ def test_import_errors(dev):
 
 
 class Fake:
-    """A DLPack producer of any device type and data type, over a numpy buffer."""
+    """A DLPack producer of any device type and data type, over a numpy buffer. As DLPack
+    requires of a producer, the tensor (and its memory) lives until its deleter is called:
+    every Fake is kept in _fakes, and the deleter counts its calls in deleted."""
 
     def __init__(self, dev_type=1, dev_id=0, code=2, bits=32, lanes=1, n=4):
         self.mem = np.zeros(n * 8, np.uint8)
         self.dl = (dev_type, dev_id)
         self.shape = (ctypes.c_int64 * 1)(n)
+        self.deleted = 0
+        self.deleter = _dlpack._Deleter(self._delete)
         self.t = _dlpack.DLManagedTensor(
             _dlpack.DLTensor(self.mem.ctypes.data, _dlpack.DLDevice(dev_type, dev_id), 1, _dlpack.DLDataType(code, bits, lanes), self.shape, None, 0),
             None,
-            _dlpack._Deleter(),
+            self.deleter,
         )
+        _fakes.append(self)
+
+    def _delete(self, _):
+        self.deleted += 1
 
     def __dlpack_device__(self):
         return self.dl
@@ -416,6 +424,7 @@ class Fake:
         return _api.PyCapsule_New(ctypes.addressof(self.t), b"dltensor", None)
 
 
+_fakes = []
 _api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 _api.PyCapsule_New.restype = ctypes.py_object
 
@@ -432,9 +441,14 @@ def test_import_wrong_device_and_dtype(dev):
         with pytest.raises(BufferError, match="data type"):
             cubehip.from_dlpack(Fake(dev_type=want, dev_id=0 if dev.platform == "cpu" else dev.index, code=code, bits=bits, lanes=lanes), device=dev)
     if dev.platform == "cpu":
-        a = cubehip.from_dlpack(Fake(code=1, bits=16), device=dev)
+        f = Fake(code=1, bits=16)
+        a = cubehip.from_dlpack(f, device=dev)
         assert a.dtype == np.uint16 and a.shape == (4,)
+        assert f.deleted == 0
         a.release()
+        eventually(lambda: f.deleted == 1, "the producer's deleter is called")
+        time.sleep(0.01)
+        assert f.deleted == 1, "once"
 
 
 def test_numpy_import_on_gpu_refused(dev):
