@@ -224,3 +224,42 @@ func TestNativeHandle(t *testing.T) {
 	_, err = d.NativeHandle()
 	assert.ErrorIs(t, err, server.ErrClosed)
 }
+
+// TestImportOtherStream: work of another stream holds an imported buffer as it holds an
+// allocated one; once it is done, the next Flush hands the import to its release.
+func TestImportOtherStream(t *testing.T) {
+	d, f := openDevice(t, server.Options{})
+	ptr := foreign(t, f, d, 16)
+	require.NoError(t, f.MemcpyHtoD(ptr, floatBytes(1, 1, 1, 1)))
+	var c counter
+	b, err := d.Import(ptr, 16, c.release)
+	require.NoError(t, err)
+	s1 := d.On(1)
+	require.NoError(t, s1.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{b}, Scalars: []server.Scalar{server.U32(4)}}))
+	require.NoError(t, b.Release())
+	require.NoError(t, s1.Sync())
+	require.NoError(t, d.Flush())
+	waitCount(t, &c, 1)
+	raw := make([]byte, 16)
+	require.NoError(t, f.MemcpyDtoH(raw, ptr))
+	assert.Equal(t, floatBytes(2, 2, 2, 2), raw, "stream 1's launch ran on the owner's memory")
+}
+
+// TestImportCarriesFailure: a failed launch leaves the imported buffer it would have
+// written carrying the failure, as an allocated one; the release still runs once.
+func TestImportCarriesFailure(t *testing.T) {
+	d, f := openDevice(t, server.Options{})
+	ptr := foreign(t, f, d, 16)
+	var c counter
+	b, err := d.Import(ptr, 16, c.release)
+	require.NoError(t, err)
+	require.NoError(t, d.Compile(devInc))
+	require.True(t, f.FailNth("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure))
+	require.NoError(t, d.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{b}, Scalars: []server.Scalar{server.U32(4)}}))
+	_, err = d.Read(b)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+	_, err = b.DevicePointer()
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+	require.NoError(t, b.Release())
+	waitCount(t, &c, 1)
+}
