@@ -60,7 +60,7 @@
 // Public APIs return errors and never panic on bad input. Errors match the
 // sentinels ([ErrNotFound], [ErrBufferTooBig], [ErrPoolCapacityExceeded],
 // [ErrStorageMappingFailed], [ErrPoolsInUse], [ErrInvalidLayout],
-// [ErrReleased]) with errors.Is, and the typed errors carry the detail.
+// [ErrReleased], [ErrInvalidImport]) with errors.Is, and the typed errors carry the detail.
 // Storage errors are returned unwrapped, so a hipsys status stays
 // matchable.
 package memory
