@@ -207,7 +207,7 @@ public:
 	// Another library's device memory as a buffer, without copying (cubehip_buffer_import):
 	// release(user_data) is called once, from a library thread, when the device no longer
 	// uses it; not at all if this throws.
-	buffer import(std::uint64_t device_pointer, std::uint64_t nbytes, cubehip_release_fn release, void* user_data,
+	buffer import_memory(std::uint64_t device_pointer, std::uint64_t nbytes, cubehip_release_fn release, void* user_data,
 		std::uint64_t stream = 0) {
 		cubehip_buffer b{};
 		detail::check(cubehip_buffer_import(h_.get(), stream, device_pointer, nbytes, release, user_data, &b),
