@@ -226,7 +226,8 @@ func TestNativeHandle(t *testing.T) {
 }
 
 // TestImportOtherStream: work of another stream holds an imported buffer as it holds an
-// allocated one; once it is done, the next Flush hands the import to its release.
+// allocated one; once that stream's release worker gave it back (shortly after the work
+// is done), a Flush hands the import to its release.
 func TestImportOtherStream(t *testing.T) {
 	d, f := openDevice(t, server.Options{})
 	ptr := foreign(t, f, d, 16)
@@ -238,7 +239,10 @@ func TestImportOtherStream(t *testing.T) {
 	require.NoError(t, s1.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{b}, Scalars: []server.Scalar{server.U32(4)}}))
 	require.NoError(t, b.Release())
 	require.NoError(t, s1.Sync())
-	require.NoError(t, d.Flush())
+	assert.Eventually(t, func() bool {
+		require.NoError(t, d.Flush())
+		return c.n.Load() > 0
+	}, 5*time.Second, time.Millisecond)
 	waitCount(t, &c, 1)
 	raw := make([]byte, 16)
 	require.NoError(t, f.MemcpyDtoH(raw, ptr))
