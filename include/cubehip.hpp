@@ -204,6 +204,22 @@ public:
 		detail::check(cubehip_buffer_alloc(h_.get(), stream, size, &b), "cubehip_buffer_alloc");
 		return buffer(b);
 	}
+	// Another library's device memory as a buffer, without copying (cubehip_buffer_import):
+	// release(user_data) is called once, from a library thread, when the device no longer
+	// uses it; not at all if this throws.
+	buffer import_memory(std::uint64_t device_pointer, std::uint64_t nbytes, cubehip_release_fn release, void* user_data,
+		std::uint64_t stream = 0) {
+		cubehip_buffer b{};
+		detail::check(cubehip_buffer_import(h_.get(), stream, device_pointer, nbytes, release, user_data, &b),
+			"cubehip_buffer_import");
+		return buffer(b);
+	}
+	// The platform's handle of the device stream (cubehip_stream_native_handle).
+	std::uint64_t native_stream(std::uint64_t stream = 0) {
+		std::uint64_t h = 0;
+		detail::check(cubehip_stream_native_handle(h_.get(), stream, &h), "cubehip_stream_native_handle");
+		return h;
+	}
 	void sync(std::uint64_t stream = 0) { detail::check(cubehip_device_sync(h_.get(), stream), "cubehip_device_sync"); }
 	void begin_capture(std::uint64_t stream = 0) {
 		detail::check(cubehip_capture_begin(h_.get(), stream), "cubehip_capture_begin");

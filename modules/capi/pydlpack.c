@@ -80,3 +80,66 @@ void capi_python_dlpack_capsule_destructor(void* capsule) {
 	}
 	py_restore(type, value, tb);
 }
+
+/* ---- Import: the release of memory cubehip.from_dlpack and cubehip.asarray took ------------
+ *
+ * cubehip_buffer_import calls its release on a thread of the library's, which Python never
+ * saw and which holds no interpreter lock, once the device no longer uses the memory. These
+ * releases take the lock (PyGILState_Ensure), let go of the producer's tensor or object,
+ * and give the lock back. While the interpreter shuts down, a thread that takes the lock
+ * is ended on the spot (and a thread of the Go runtime must never end that way), so then
+ * they do nothing: the producer's memory goes with the process. */
+
+typedef struct capi_dlmanaged_versioned {
+	uint32_t version[2];
+	void* manager_ctx;
+	void (*deleter)(struct capi_dlmanaged_versioned*);
+	uint64_t flags;
+	capi_dltensor dl_tensor;
+} capi_dlmanaged_versioned;
+
+static int (*py_gil_ensure)(void);
+static void (*py_gil_release)(int);
+static int (*py_is_initialized)(void);
+static int (*py_is_finalizing)(void);
+static void (*py_decref)(void*);
+
+/* Resolves what the releases need; 0 when the process lacks it. Called once, with the GIL. */
+int capi_python_import_init(void) {
+	py_gil_ensure = (int (*)(void))dlsym(RTLD_DEFAULT, "PyGILState_Ensure");
+	py_gil_release = (void (*)(int))dlsym(RTLD_DEFAULT, "PyGILState_Release");
+	py_is_initialized = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+	/* Public from Python 3.13; the same function carried a leading underscore before. */
+	py_is_finalizing = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
+	if (!py_is_finalizing) py_is_finalizing = (int (*)(void))dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
+	py_decref = (void (*)(void*))dlsym(RTLD_DEFAULT, "Py_DecRef");
+	return py_gil_ensure && py_gil_release && py_is_initialized && py_is_finalizing && py_decref;
+}
+
+static int python_alive(void) { return py_is_initialized && py_is_initialized() && !py_is_finalizing(); }
+
+/* The release of a DLPack import: user_data is the producer's DLManagedTensor, or its
+ * DLManagedTensorVersioned with the lowest bit set (both are pointer-aligned), whose
+ * deleter is called once. */
+void capi_python_release_dltensor(void* user_data) {
+	if (user_data == NULL || !python_alive()) return;
+	int gil = py_gil_ensure();
+	uintptr_t p = (uintptr_t)user_data;
+	if (p & 1) {
+		capi_dlmanaged_versioned* m = (capi_dlmanaged_versioned*)(p & ~(uintptr_t)1);
+		if (m->deleter != NULL) m->deleter(m);
+	} else {
+		capi_dlmanaged* m = (capi_dlmanaged*)p;
+		if (m->deleter != NULL) m->deleter(m);
+	}
+	py_gil_release(gil);
+}
+
+/* The release of an import that kept a Python object alive (the producer of a
+ * __cuda_array_interface__): user_data is a reference to it, given back here. */
+void capi_python_release_object(void* user_data) {
+	if (user_data == NULL || !python_alive()) return;
+	int gil = py_gil_ensure();
+	py_decref(user_data);
+	py_gil_release(gil);
+}

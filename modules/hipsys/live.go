@@ -18,6 +18,7 @@ type LiveCounts struct {
 	Graphs       int // StreamEndCapture without GraphDestroy
 	GraphExecs   int // GraphInstantiate without GraphExecDestroy
 	Programs     int // RTCCreateProgram without RTCDestroyProgram
+	Imports      int // ImportMemory without ReleaseImportedMemory
 
 	DeviceBytes uint64 // the sizes asked of the live device allocations
 	HostBytes   uint64 // the sizes asked of the live pinned host allocations
@@ -37,6 +38,7 @@ func (c LiveCounts) Sub(before LiveCounts) LiveCounts {
 		DeviceAllocs: c.DeviceAllocs - before.DeviceAllocs, HostAllocs: c.HostAllocs - before.HostAllocs,
 		Modules: c.Modules - before.Modules, Graphs: c.Graphs - before.Graphs,
 		GraphExecs: c.GraphExecs - before.GraphExecs, Programs: c.Programs - before.Programs,
+		Imports:     c.Imports - before.Imports,
 		DeviceBytes: c.DeviceBytes - before.DeviceBytes, HostBytes: c.HostBytes - before.HostBytes,
 	}
 }
@@ -65,6 +67,7 @@ func (c LiveCounts) String() string {
 	add(c.Graphs, "graph")
 	add(c.GraphExecs, "graph exec")
 	add(c.Programs, "program")
+	add(c.Imports, "imported range")
 	if c.DeviceBytes != 0 {
 		parts = append(parts, fmt.Sprintf("%d device bytes", int64(c.DeviceBytes)))
 	}

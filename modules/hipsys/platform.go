@@ -58,6 +58,21 @@ type MemoryAPI interface {
 	MemcpyDtoDAsync(dst, src DevicePtr, size uint64, stream Stream) error
 	Memcpy2D(c Copy2D) error
 	Memcpy2DAsync(c Copy2D, stream Stream) error
+
+	// ImportMemory checks that [ptr, ptr+size) is memory the current device can use as
+	// its own device memory although this platform did not allocate it (another
+	// library's allocation: CuPy's, PyTorch's, or on the cpu device any host memory),
+	// and makes every call that takes device memory accept the range until
+	// ReleaseImportedMemory. The platform never frees or moves imported memory. A null
+	// ptr, a size of 0 or a range running past the end of the address space is
+	// hipErrorInvalidValue; memory of another device is hipErrorInvalidDevice; memory
+	// that is not this platform's device memory (host memory on a GPU, an address the
+	// process has not mapped on the cpu device) or a range running past the end of its
+	// allocation is hipErrorInvalidValue, saying which.
+	ImportMemory(ptr DevicePtr, size uint64) error
+	// ReleaseImportedMemory ends one ImportMemory of the same range; the memory itself is
+	// untouched. A range that was not imported is hipErrorInvalidValue.
+	ReleaseImportedMemory(ptr DevicePtr, size uint64) error
 }
 
 // StreamAPI is streams and their ordering. StreamQuery is nil when all work is done and

@@ -31,6 +31,10 @@
 //   - [Handle.Release] and [Binding.Release] give references back. A slice
 //     whose last user reference is gone is free for the next reservation.
 //   - [Manager.Cleanup] gives free pages back to the storage.
+//   - [Manager.Import] makes memory the manager did not allocate a handle
+//     family of its own, and [Manager.ReclaimImports] hands back the owners
+//     of the imports nothing references any more: the caller frees nothing
+//     it did not allocate, and decides when the memory is truly unused.
 //
 // Routing, pools, modes and capture follow the digest of CubeCL (§4); the
 // doc comment of each names what it keeps and the "Differs from CubeCL"
@@ -56,7 +60,7 @@
 // Public APIs return errors and never panic on bad input. Errors match the
 // sentinels ([ErrNotFound], [ErrBufferTooBig], [ErrPoolCapacityExceeded],
 // [ErrStorageMappingFailed], [ErrPoolsInUse], [ErrInvalidLayout],
-// [ErrReleased]) with errors.Is, and the typed errors carry the detail.
+// [ErrReleased], [ErrInvalidImport]) with errors.Is, and the typed errors carry the detail.
 // Storage errors are returned unwrapped, so a hipsys status stays
 // matchable.
 package memory

@@ -23,6 +23,9 @@ var (
 	ErrInvalidLayout = errors.New("memory: invalid pool layout")
 	// ErrReleased: a handle or binding was used after its release.
 	ErrReleased = errors.New("memory: reference released")
+	// ErrInvalidImport: Import was given a null base, a zero size or a
+	// range that wraps around the address space.
+	ErrInvalidImport = errors.New("memory: invalid import")
 	// ErrOutOfRange: offsets larger than the view they trim.
 	ErrOutOfRange = errors.New("memory: offsets out of range")
 	// ErrAlreadyBound: Bind was given a handle that already has a slice.

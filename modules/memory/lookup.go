@@ -7,8 +7,11 @@ func (m *Manager) pageSetOf(loc Location) (*pages, NotFoundReason) {
 	if !loc.Bound {
 		return nil, NeverBound
 	}
-	if loc.Pool == PersistentPool {
+	switch loc.Pool {
+	case PersistentPool:
 		return &m.persistent.pages, 0
+	case ImportedPool:
+		return &m.imported.pages, 0
 	}
 	if int(loc.Pool) >= len(m.pools) {
 		return nil, UnknownPool
@@ -65,6 +68,12 @@ func (m *Manager) resource(d *descriptor, id ID, off offsets) (Resource, error) 
 	ps, pg, s, err := m.find(d, id)
 	if err != nil {
 		return Resource{}, err
+	}
+	if d.loc.Pool == ImportedPool {
+		if off.start+off.end > s.size {
+			return Resource{}, fmt.Errorf("%w: trimming %d+%d bytes from an import of %d", ErrOutOfRange, off.start, off.end, s.size)
+		}
+		return m.imported.resource(d.loc.Page, off.start, s.size-off.start-off.end), nil
 	}
 	if err := ps.materialize(pg); err != nil {
 		return Resource{}, err

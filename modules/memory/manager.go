@@ -18,6 +18,7 @@ type Manager struct {
 	layout     []PoolSpec
 	pools      []pool
 	persistent *persistentPool
+	imported   *importedPool
 	rec        recycler
 
 	policy  PersistentPolicy
@@ -91,6 +92,7 @@ func New(storage Storage, props DeviceProps, opts ...Option) (*Manager, error) {
 		m.mode = ModePersistent
 	}
 	m.persistent = newPersistentPool(m.pageBase(PersistentPool))
+	m.imported = newImportedPool(m.pageBase(ImportedPool))
 	m.build(specs)
 	return m, nil
 }

@@ -153,7 +153,8 @@ func (d *Device) Index() int { return d.index }
 func (d *Device) Props() hipsys.DeviceProps { return d.srv.Props() }
 
 // Close waits for the calls in progress (their waits included) and for the device, then
-// releases everything the device took. Buffers still held are not freed one by one:
+// releases everything the device took, and returns once the release of every imported
+// buffer (Stream.Import) has returned. Buffers still held are not freed one by one:
 // their memory goes with the device. Every later call on the device, or on anything it
 // made, returns ErrClosed, except Release, which is a no-op. A second Close returns nil.
 func (d *Device) Close() error {
@@ -174,9 +175,13 @@ func (d *Device) Close() error {
 	d.calls.Wait()
 
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	cur := d.srv.MakeCurrent()
-	return errors.Join(cur, d.closeTrace(), d.srv.Close())
+	err := errors.Join(cur, d.closeTrace(), d.srv.Close())
+	d.mu.Unlock()
+	// Imported memory is given back to its owners last, outside the lock: an owner's
+	// release may call back into the Device (a buffer's Release, which is a no-op now).
+	d.srv.Streams().WaitImports()
+	return err
 }
 
 // enter starts a call: it locks the goroutine to its OS thread and makes the device

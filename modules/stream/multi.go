@@ -80,6 +80,7 @@ type MultiStream struct {
 	cfg       config
 	onFailure func(ID, error)
 	rel       *releaser
+	imports   importReleases
 	mu        sync.Mutex // stream creation, the layout for later streams
 	closed    atomic.Bool
 }
@@ -254,6 +255,7 @@ func (m *MultiStream) Close() error {
 		if s == nil {
 			continue
 		}
+		m.closeImports(s)
 		s.GPUStorage.FreeAll()
 		s.pinnedStorage.FreeAll()
 		errs = append(errs, m.p.StreamDestroy(s.Sys))

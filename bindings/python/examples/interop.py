@@ -1,6 +1,7 @@
-"""Device arrays handed to other libraries without a copy: DLPack everywhere (numpy takes the
-cpu device's arrays, whose memory is host memory), CuPy and PyTorch on nvidia (through DLPack
-and __cuda_array_interface__). Skips politely where a library or its GPU is absent.
+"""Device arrays handed to other libraries without a copy, and their arrays taken in without
+one: DLPack everywhere (numpy takes the cpu device's arrays, whose memory is host memory, and
+cubehip.asarray takes numpy's there), CuPy and PyTorch on nvidia (through DLPack and
+__cuda_array_interface__). Skips politely where a library or its GPU is absent.
 
 The rule both sides follow: cubehip's queued writes are waited for before the memory is
 handed over (the export does it), and the other library's writes are finished (its stream
@@ -10,7 +11,14 @@ import numpy as np
 
 import cubehip
 
+INC = r"""
+extern "C" __global__ void inc(float* x, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1.0f;
+}"""
+
 with cubehip.Device() as dev:
+    inc = cubehip.Kernel(INC, "inc", block=64)
     d = dev.array(np.arange(8, dtype=np.float32))
     print(f"{dev.platform}: device array at {d.data_ptr():#x}, DLPack device {d.__dlpack_device__()}")
     if dev.platform == "cpu":
@@ -18,6 +26,13 @@ with cubehip.Device() as dev:
         assert view.__array_interface__["data"][0] == d.data_ptr()
         print("numpy:", view)
         del view
+        h = np.zeros(8, np.float32)
+        a = cubehip.asarray(h)  # the other way: a kernel runs on numpy's memory in place
+        inc(1, a, 8)
+        a.sync()
+        assert (h == 1).all()
+        print("cubehip.asarray(numpy) after a launch:", h)
+        del a
     try:
         import cupy as cp
     except ImportError:
@@ -30,6 +45,13 @@ with cubehip.Device() as dev:
         assert (d.get() == np.arange(8) * 2).all()
         print("cupy:", d.get())
         del c
+        x = cp.zeros(8, cp.float32)
+        a = cubehip.from_dlpack(x)  # CuPy's memory as a cubehip array, kept alive by it
+        inc(1, a, 8)
+        a.sync()
+        assert (x == 1).all()
+        print("cubehip.from_dlpack(cupy) after a launch:", x)
+        del a
     try:
         import torch
     except ImportError:
@@ -42,3 +64,10 @@ with cubehip.Device() as dev:
         assert t.data_ptr() == d.data_ptr()
         print("torch:", d.get())
         del t
+        x = torch.zeros(8, device=f"cuda:{dev.index}")
+        a = cubehip.asarray(x)
+        inc(1, a, 8)
+        a.sync()
+        assert bool((x == 1).all())
+        print("cubehip.asarray(torch) after a launch:", x)
+        del a

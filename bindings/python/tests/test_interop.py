@@ -6,6 +6,7 @@ place and every rule is checked here; on nvidia the same arrays go to CuPy and P
 
 import ctypes
 import gc
+import sys
 
 import numpy as np
 import pytest
@@ -290,3 +291,318 @@ def test_freed_while_an_exception_is_in_flight(dev):
         take_then_fail()
     assert settle() == base
     a.release()
+
+
+# --- Import: other libraries' arrays as cubehip arrays, without copying ----------------------
+
+import threading  # noqa: E402
+import time  # noqa: E402
+import weakref  # noqa: E402
+
+
+def eventually(cond, what, timeout=5.0):
+    """The release runs on a thread of libcubehip's once the device is done: wait for it."""
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            pytest.fail(f"not after {timeout}s: {what}")
+        gc.collect()
+        time.sleep(0.002)
+
+
+class Owner(np.ndarray):
+    """A numpy array a weak reference can follow: its death is the DLPack deleter's work."""
+
+
+def owned(a):
+    return np.ascontiguousarray(a).view(Owner)
+
+
+def test_numpy_import_round_trip(dev):
+    on(dev, "cpu")
+    x = owned(np.arange(12, dtype=np.float32).reshape(3, 4))
+    a = cubehip.from_dlpack(x, device=dev)
+    assert a.shape == (3, 4) and a.dtype == np.float32
+    assert a.data_ptr() == x.ctypes.data, "the array is the producer's memory, not a copy"
+    np.testing.assert_array_equal(a.get(), x)
+    # And back out: numpy reads the same memory through cubehip's export.
+    np.testing.assert_array_equal(np.from_dlpack(a), x)
+    assert cubehip.asarray(a, device=dev) is a
+    assert cubehip.from_dlpack(a, device=dev) is a
+    a.release()
+
+
+def test_numpy_import_shared_writes(dev):
+    on(dev, "cpu")
+    k = cubehip.Kernel(INC, "inc", block=64, device=dev)
+    x = owned(np.zeros(100, np.float32))
+    a = cubehip.asarray(x, device=dev)
+    k(2, a, 100)
+    a.sync()
+    np.testing.assert_array_equal(x, 1, err_msg="a launch through cubehip writes the producer's array")
+    x[7] = 50
+    assert a.get()[7] == 50, "the producer's write shows through cubehip"
+    a.set(np.full(100, 3, np.float32))
+    a.sync()
+    np.testing.assert_array_equal(x, 3)
+    a.release()
+
+
+def test_numpy_import_keeps_producer_alive(dev):
+    on(dev, "cpu")
+    x = owned(np.arange(64, dtype=np.int32))
+    alive = weakref.ref(x)
+    a = cubehip.asarray(x, device=dev)
+    del x
+    gc.collect()
+    assert alive() is not None, "the producer went while cubehip uses its memory"
+    np.testing.assert_array_equal(a.get(), np.arange(64))
+    del a
+    eventually(lambda: alive() is None, "the producer is freed once the cubehip array is gone")
+
+
+def test_numpy_import_released_after_graph(dev):
+    on(dev, "cpu")
+    k = cubehip.Kernel(INC, "inc", block=64, device=dev)
+    x = owned(np.zeros(64, np.float32))
+    alive = weakref.ref(x)
+    s = dev.stream(3)
+    a = cubehip.from_dlpack(x, device=dev, stream=s)
+    with s.capture() as g:
+        k(1, a, 64, stream=s)
+    a.release()
+    g.replay()
+    s.sync()
+    np.testing.assert_array_equal(x, 1, err_msg="the replay wrote the producer's memory")
+    del x
+    time.sleep(0.02)
+    gc.collect()
+    assert alive() is not None, "the graph still uses the memory"
+    g.destroy()
+    eventually(lambda: alive() is None, "the producer is freed once the graph is destroyed")
+
+
+def test_numpy_import_deleter_once(dev):
+    """A capsule the import took is renamed, so its destructor leaves the deleter to cubehip,
+    which calls it once; a refused one is not, so the capsule's destructor calls it."""
+    on(dev, "cpu")
+    x = owned(np.ones(16, np.float64))
+    base = sys.getrefcount(x)
+    a = cubehip.from_dlpack(x, device=dev)
+    assert sys.getrefcount(x) == base + 1, "the tensor holds one reference to the producer"
+    a.release()
+    eventually(lambda: sys.getrefcount(x) == base, "the deleter gave the reference back")
+    time.sleep(0.02)
+    assert sys.getrefcount(x) == base, "the deleter ran once"
+
+    y = owned(np.ones((4, 4), np.float32))[:, ::2]
+    base = sys.getrefcount(y)
+    try:
+        cubehip.from_dlpack(y, device=dev)
+    except BufferError as e:  # not pytest.raises: its traceback would keep the capsule
+        assert "not C-contiguous" in str(e)
+    else:
+        pytest.fail("a strided array was imported")
+    gc.collect()
+    assert sys.getrefcount(y) == base, "a refused capsule is freed by its own destructor"
+
+
+def test_import_errors(dev):
+    on(dev, "cpu")
+    with pytest.raises(BufferError, match="not C-contiguous"):
+        cubehip.asarray(np.zeros((4, 4), np.float32).T, device=dev)
+    with pytest.raises(TypeError, match="shares no memory"):
+        cubehip.asarray([1, 2, 3], device=dev)
+    with pytest.raises(TypeError, match="not a DLPack producer"):
+        cubehip.from_dlpack(object(), device=dev)
+    with pytest.raises(TypeError, match="cubehip.Device"):
+        cubehip.from_dlpack(np.zeros(4), device="cpu")
+    with pytest.raises(BufferError, match="copy=True refused"):
+        cubehip.from_dlpack(np.zeros(4), device=dev, copy=True)
+    # Empty tensors share no memory: an empty array of cubehip's own.
+    e = cubehip.asarray(np.zeros((0, 3), np.float32), device=dev)
+    assert e.shape == (0, 3) and e.get().shape == (0, 3)
+
+
+class Fake:
+    """A DLPack producer of any device type and data type, over a numpy buffer. As DLPack
+    requires of a producer, the tensor (and its memory) lives until its deleter is called:
+    every Fake is kept in _fakes, and the deleter counts its calls in deleted."""
+
+    def __init__(self, dev_type=1, dev_id=0, code=2, bits=32, lanes=1, n=4):
+        self.mem = np.zeros(n * 8, np.uint8)
+        self.dl = (dev_type, dev_id)
+        self.shape = (ctypes.c_int64 * 1)(n)
+        self.deleted = 0
+        self.deleter = _dlpack._Deleter(self._delete)
+        self.t = _dlpack.DLManagedTensor(
+            _dlpack.DLTensor(self.mem.ctypes.data, _dlpack.DLDevice(dev_type, dev_id), 1, _dlpack.DLDataType(code, bits, lanes), self.shape, None, 0),
+            None,
+            self.deleter,
+        )
+        _fakes.append(self)
+
+    def _delete(self, _):
+        self.deleted += 1
+
+    def __dlpack_device__(self):
+        return self.dl
+
+    def __dlpack__(self, stream=None, max_version=None):
+        return _api.PyCapsule_New(ctypes.addressof(self.t), b"dltensor", None)
+
+
+_fakes = []
+_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_api.PyCapsule_New.restype = ctypes.py_object
+
+
+def test_import_wrong_device_and_dtype(dev):
+    want = {"cpu": 1, "nvidia": 2, "amd": 10}[dev.platform]
+    other = 2 if want != 2 else 10
+    with pytest.raises(BufferError, match="needs"):
+        cubehip.from_dlpack(Fake(dev_type=other), device=dev)
+    if dev.platform != "cpu":
+        with pytest.raises(BufferError, match="needs"):
+            cubehip.from_dlpack(Fake(dev_type=want, dev_id=dev.index + 1), device=dev)
+    for code, bits, lanes in [(4, 16, 1), (2, 32, 4), (2, 12, 1), (9, 8, 1)]:
+        with pytest.raises(BufferError, match="data type"):
+            cubehip.from_dlpack(Fake(dev_type=want, dev_id=0 if dev.platform == "cpu" else dev.index, code=code, bits=bits, lanes=lanes), device=dev)
+    if dev.platform == "cpu":
+        f = Fake(code=1, bits=16)
+        a = cubehip.from_dlpack(f, device=dev)
+        assert a.dtype == np.uint16 and a.shape == (4,)
+        assert f.deleted == 0
+        a.release()
+        eventually(lambda: f.deleted == 1, "the producer's deleter is called")
+        time.sleep(0.01)
+        assert f.deleted == 1, "once"
+
+
+def test_numpy_import_on_gpu_refused(dev):
+    if dev.platform == "cpu":
+        pytest.skip("the cpu device's memory is host memory: numpy arrays are imported there")
+    with pytest.raises(BufferError, match="Device.array"):
+        cubehip.asarray(np.zeros(4, np.float32), device=dev)
+
+
+def test_import_gc_storm(dev):
+    """Many imports, launches and drops, from two threads: every producer is freed and the
+    device's memory usage is back at its baseline."""
+    on(dev, "cpu")
+    k = cubehip.Kernel(INC, "inc", block=64, device=dev)
+    k(1, dev.zeros(64, np.float32), 64)
+    dev.sync()
+    gc.collect()
+    base = dev.memory_usage()
+    refs = []
+
+    def storm(sid):
+        for i in range(150):
+            x = owned(np.zeros(64 + i, np.float32))
+            refs.append(weakref.ref(x))
+            a = cubehip.asarray(x, device=dev, stream=sid)
+            k(2, a, 64 + i, stream=sid)
+            if i % 3 == 0:
+                a.get(stream=sid)
+            del a, x
+
+    threads = [threading.Thread(target=storm, args=(sid,)) for sid in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    dev.sync(0)
+    dev.sync(1)
+    dev.memory_cleanup()
+    eventually(lambda: all(r() is None for r in refs), "every producer freed")
+    assert dev.memory_usage().bytes_in_use == base.bytes_in_use
+    assert dev.memory_usage().number_allocs == base.number_allocs
+
+
+def test_import_device_close_releases(dev):
+    on(dev, "cpu")
+    d = cubehip.Device("cpu")
+    x = owned(np.ones(8, np.float32))
+    alive = weakref.ref(x)
+    a = cubehip.asarray(x, device=d)
+    del x
+    d.close()
+    gc.collect()
+    assert alive() is None, "close released the import before returning"
+    with pytest.raises(Exception):
+        a.get()
+
+
+def test_cupy_import(dev):
+    on(dev, "nvidia", "amd")
+    cp = pytest.importorskip("cupy")
+    k = cubehip.Kernel(INC, "inc", block=64, device=dev)
+    x = cp.arange(256, dtype=cp.float32)
+    alive = weakref.ref(x)
+    a = cubehip.from_dlpack(x, device=dev)
+    assert a.data_ptr() == x.data.ptr
+    k(4, a, 256)
+    a.sync()
+    cp.testing.assert_array_equal(x, cp.arange(256, dtype=cp.float32) + 1)
+    x[0] = 99
+    cp.cuda.get_current_stream().synchronize()
+    assert a.get()[0] == 99
+    del x
+    gc.collect()
+    assert alive() is not None
+    a.release()
+    eventually(lambda: alive() is None, "the CuPy array is freed once cubehip lets go")
+    with pytest.raises(BufferError, match="not C-contiguous"):
+        cubehip.from_dlpack(cp.zeros((8, 8), cp.float32)[:, ::2], device=dev)
+
+
+def test_torch_import(dev):
+    on(dev, "nvidia", "amd")
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no GPU here")
+    k = cubehip.Kernel(INC, "inc", block=64, device=dev)
+    x = torch.zeros(256, dtype=torch.float32, device=f"cuda:{dev.index}")
+    x += 5  # pending work of torch's stream, ordered before cubehip's by __dlpack__'s stream
+    a = cubehip.asarray(x, device=dev)
+    assert a.data_ptr() == x.data_ptr()
+    k(4, a, 256)
+    a.sync()
+    assert torch.all(x == 6).item()
+    a.release()
+    with pytest.raises(BufferError, match="not C-contiguous"):
+        cubehip.from_dlpack(torch.zeros(8, 8, device=f"cuda:{dev.index}").t(), device=dev)
+    with pytest.raises(BufferError, match="needs"):
+        cubehip.from_dlpack(torch.zeros(4), device=dev)
+
+
+class CAIOnly:
+    """A producer that speaks __cuda_array_interface__ only (as Numba's arrays do)."""
+
+    def __init__(self, iface):
+        self.__cuda_array_interface__ = iface
+
+
+def test_cuda_array_interface_import(dev):
+    on(dev, "nvidia")
+    k = cubehip.Kernel(INC, "inc", block=64, device=dev)
+    owner = dev.zeros(64, np.float32)
+    x = CAIOnly(owner.__cuda_array_interface__)
+    alive = weakref.ref(x)
+    a = cubehip.asarray(x, device=dev)
+    assert a.data_ptr() == owner.data_ptr()
+    k(1, a, 64)
+    a.sync()
+    np.testing.assert_array_equal(owner.get(), 1)
+    del x
+    gc.collect()
+    assert alive() is not None, "the producer is kept while cubehip uses its memory"
+    a.release()
+    eventually(lambda: alive() is None, "the producer is given back once cubehip lets go")
+    waiting = dict(owner.__cuda_array_interface__, stream=1)
+    with pytest.raises(BufferError, match="cannot wait on"):
+        cubehip.asarray(CAIOnly(waiting), device=dev)
+    strided = dict(owner.__cuda_array_interface__, shape=(8, 4), strides=(32, 8))
+    with pytest.raises(BufferError, match="not C-contiguous"):
+        cubehip.asarray(CAIOnly(strided), device=dev)

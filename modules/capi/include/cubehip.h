@@ -411,6 +411,48 @@ cubehip_status cubehip_kernel_global_read(cubehip_kernel kernel, uint64_t stream
  * A buffer whose last write failed returns that failure, and *ptr is 0. */
 cubehip_status cubehip_buffer_device_pointer(cubehip_buffer buffer, uint64_t* ptr);
 
+/* What cubehip_buffer_import calls once the device no longer uses imported memory. */
+typedef void (*cubehip_release_fn)(void* user_data);
+
+/* Makes nbytes of device memory at device_pointer, which another library allocated and
+ * owns (a CuPy array's, a PyTorch tensor's, a raw cuMemAlloc or hipMalloc of the host's;
+ * on the cpu platform, whose device memory is host memory, any host memory the process
+ * has mapped), a buffer homed on the stream, without copying it. *out is the buffer, or
+ * {0} on failure.
+ *
+ * The platform checks the range first: 0 for device_pointer or nbytes, a range running
+ * past the end of the address space or of its allocation (CUBEHIP_ERROR_INVALID_ARGUMENT
+ * or hipErrorInvalidValue), memory of another device (hipErrorInvalidDevice) and memory
+ * that is not the platform's device memory (host memory on a GPU, an unmapped address on
+ * the cpu device: hipErrorInvalidValue) are refused, cubehip_last_error saying which.
+ *
+ * The buffer works everywhere an allocated one does (launch arguments, views, reads,
+ * writes, peer copies, capture and replay, carried failures). Writes through it are
+ * writes to the owner's memory, and the owner's show through it: the host orders the two
+ * sides, the owner's pending work on the memory done (or ordered before the stream, see
+ * cubehip_stream_native_handle) before this device's work starts.
+ *
+ * Lifetime: the device never frees the memory and never gives it to another allocation.
+ * It calls release(user_data) exactly once, when the memory is no longer used: after
+ * cubehip_buffer_release, once every graph that recorded work on the buffer is destroyed,
+ * and after the stream's work queued until then is done; cubehip_device_close calls the
+ * release of every import still held and returns after they returned. The release is
+ * called from a thread the host does not choose (one of the library's), possibly while
+ * another thread of the host is inside a cubehip call: it must not wait for that thread.
+ * It may call cubehip functions. A NULL release is allowed: nothing is called. On
+ * failure release is not called; the memory stays the host's alone.
+ *
+ * Imported memory is not counted in cubehip_memory_usage or the memory report. */
+cubehip_status cubehip_buffer_import(cubehip_device device, uint64_t stream, uint64_t device_pointer, uint64_t nbytes, cubehip_release_fn release, void* user_data, cubehip_buffer* out);
+
+/* The platform's own handle of the stream's device stream, created if it was not yet: a
+ * CUstream on nvidia, a hipStream_t on amd, which another library of the process may wait
+ * on or make wait. It is what a DLPack producer (CuPy, PyTorch) takes as the stream
+ * argument of __dlpack__, ordering its pending work on a tensor before the stream's later
+ * work. On the cpu platform it is the platform's number for the stream, meaningless
+ * outside cubehip. Valid until cubehip_device_close; the host must not destroy it. */
+cubehip_status cubehip_stream_native_handle(cubehip_device device, uint64_t stream, uint64_t* handle);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

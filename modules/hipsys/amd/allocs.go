@@ -17,8 +17,14 @@ type allocs struct {
 	rs  []span // sorted by base, disjoint
 	any string // what the memory is, for messages: "device", "pinned host"
 	// also is a second set a range may lie in instead (the device set's is the module
-	// variables handed out by ModuleGetGlobal, which are device memory too); nil for none.
-	also *allocs
+	// variables handed out by ModuleGetGlobal, which are device memory too, and theirs
+	// the imported ranges); nil for none.
+	also checker
+}
+
+// checker is a set of ranges a copy's range may lie in: nil when [p, p+n) does.
+type checker interface {
+	check(p uintptr, n uint64) error
 }
 
 type span struct{ base, end uintptr }

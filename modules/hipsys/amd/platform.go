@@ -25,6 +25,7 @@ type Platform struct {
 	programs                            *programs
 	device, host                        *allocs
 	vars                                *moduleVars  // module variables handed out, which device checks also accept
+	imports                             *importSpans // ImportMemory's ranges, which device checks accept too
 	params                              *paramTables // FuncGetParams' answers, from each module's metadata
 
 	propsMu sync.Mutex
@@ -58,6 +59,8 @@ func newPlatform(lib *library) *Platform {
 		vars:  newModuleVars(),
 		props: map[int]hipsys.DeviceProps{},
 	}
+	p.imports = &importSpans{}
+	p.vars.spans.also = p.imports
 	p.device = &allocs{any: "device", also: p.vars.spans}
 	return p
 }

@@ -31,6 +31,9 @@ type syms struct {
 
 	deviceCanAccessPeer, deviceEnablePeerAccess, memcpyPeerAsync unsafe.Pointer
 
+	// Optional: ImportMemory checks what the runtime says of a pointer where it can.
+	pointerGetAttributes, memGetAddressRange unsafe.Pointer
+
 	propsLayout layout
 }
 
@@ -85,6 +88,8 @@ func (s *syms) resolve(lib *dl.Library) error {
 		return err
 	}
 	s.graphUpload = lib.Lookup("hipGraphUpload")
+	s.pointerGetAttributes = lib.Lookup("hipPointerGetAttributes")
+	s.memGetAddressRange = lib.Lookup("hipMemGetAddressRange")
 	s.propsLayout = propsR0000
 	if lib.Lookup("hipGetDevicePropertiesR0600") != nil {
 		s.propsLayout = propsR0600

@@ -30,6 +30,22 @@ int amdt_attr(void* f, int* out, int attr, int dev) { return ((int (*)(int*, int
 int amdt_devname(void* f, char* buf, int len, int dev) { return ((int (*)(char*, int, int))f)(buf, len, dev); }
 int amdt_size_i(void* f, size_t* out, int dev) { return ((int (*)(size_t*, int))f)(out, dev); }
 int amdt_two_sizes(void* f, size_t* a, size_t* b) { return ((int (*)(size_t*, size_t*))f)(a, b); }
+/* hipPointerAttribute_t starts with the memory type (a 4-byte enum) and the device (an
+ * int) in every ROCm from 5.2; the rest (pointers, flags) is not read, and the buffer is
+ * larger than any version's struct. */
+int amdt_pointer_attrs(void* f, uintptr_t p, int* type, int* device) {
+	int attrs[32] = {0};
+	int r = ((int (*)(void*, void*))f)(attrs, (void*)p);
+	*type = attrs[0];
+	*device = attrs[1];
+	return r;
+}
+int amdt_address_range(void* f, uintptr_t p, uintptr_t* base, size_t* size) {
+	void* b = NULL;
+	int r = ((int (*)(void**, size_t*, void*))f)(&b, size, (void*)p);
+	*base = (uintptr_t)b;
+	return r;
+}
 int amdt_props(void* f, void* props, int dev) { return ((int (*)(void*, int))f)(props, dev); }
 int amdt_alloc(void* f, uintptr_t* out, size_t n) { return ((int (*)(void**, size_t))f)((void**)out, n); }
 int amdt_hostalloc(void* f, uintptr_t* out, size_t n, unsigned flags) {

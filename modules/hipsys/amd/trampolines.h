@@ -18,6 +18,8 @@ int amdt_attr(void* f, int* out, int attr, int dev);
 int amdt_devname(void* f, char* buf, int len, int dev);
 int amdt_size_i(void* f, size_t* out, int dev);
 int amdt_two_sizes(void* f, size_t* a, size_t* b);
+int amdt_pointer_attrs(void* f, uintptr_t p, int* type, int* device);
+int amdt_address_range(void* f, uintptr_t p, uintptr_t* base, size_t* size);
 int amdt_props(void* f, void* props, int dev);
 int amdt_alloc(void* f, uintptr_t* out, size_t n);
 int amdt_hostalloc(void* f, uintptr_t* out, size_t n, unsigned flags);

@@ -28,6 +28,7 @@ func Run(t *testing.T, p hipsys.Platform) {
 
 	t.Run("device", s.device)
 	t.Run("memory", s.memory)
+	t.Run("imports", s.imports)
 	t.Run("memory2d", s.memory2D)
 	t.Run("streams", s.streams)
 	t.Run("events", s.events)

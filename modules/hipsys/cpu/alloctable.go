@@ -137,3 +137,10 @@ func (t *allocTable) live() (n int, bytes uint64) {
 	}
 	return len(t.blocks), bytes
 }
+
+// find1 reports whether addr lies inside a live block.
+func (t *allocTable) find1(addr uintptr) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.find(addr) >= 0
+}

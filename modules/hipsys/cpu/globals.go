@@ -99,11 +99,14 @@ func (p *Platform) dropGlobals(m *module) {
 
 // deviceRange reports whether [addr, addr+size) is device memory a copy may use: inside
 // one live hipMalloc'ed block, or inside one module variable handed out by
-// ModuleGetGlobal (writable ones only when write).
+// ModuleGetGlobal (writable ones only when write), or inside one imported range.
 func (p *Platform) deviceRange(addr uintptr, size uint64, write bool) bool {
 	if p.device.contains(addr, size) {
 		return true
 	}
 	inside, writable := p.globals.contains(addr, size)
-	return inside && (writable || !write)
+	if inside && (writable || !write) {
+		return true
+	}
+	return p.imports.deviceOf(addr, size) >= 0
 }

@@ -17,6 +17,7 @@ func (p *Platform) Live() hipsys.LiveCounts {
 		Graphs:     p.graphs.len(),
 		GraphExecs: p.execs.len(),
 		Programs:   p.programs.len(),
+		Imports:    p.imports.live(),
 	}
 	c.DeviceAllocs, c.DeviceBytes = p.device.live()
 	c.HostAllocs, c.HostBytes = p.host.live()

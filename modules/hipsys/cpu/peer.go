@@ -71,7 +71,11 @@ func (p *Platform) checkOwner(call, field string, addr uintptr, size uint64, dev
 	if err := p.checkSide(call, field, false, addr, size); err != nil {
 		return err
 	}
-	if owner := p.device.deviceOf(addr, size); owner != dev {
+	owner := p.device.deviceOf(addr, size)
+	if owner < 0 {
+		owner = p.imports.deviceOf(addr, size)
+	}
+	if owner != dev {
 		return errorf(call, hipsys.ErrorInvalidValue, fmt.Sprintf("%s %#x is memory of device %d, not %d", field, addr, owner, dev))
 	}
 	return nil

@@ -24,6 +24,8 @@ type Platform struct {
 	host    allocTable // hipHostMalloc'ed blocks
 	// module variables handed out by ModuleGetGlobal, which copies take as device memory
 	globals globalTable
+	// host ranges ImportMemory made device memory
+	imports importTable
 
 	compiler *jit.Compiler
 

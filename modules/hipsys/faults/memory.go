@@ -146,3 +146,17 @@ func (w *Platform) Memcpy2DAsync(c hipsys.Copy2D, stream hipsys.Stream) error {
 	}
 	return w.inner.Memcpy2DAsync(c, stream)
 }
+
+func (w *Platform) ImportMemory(ptr hipsys.DevicePtr, size uint64) error {
+	if err := w.check(cImportMemory); err != nil {
+		return err
+	}
+	return w.inner.ImportMemory(ptr, size)
+}
+
+func (w *Platform) ReleaseImportedMemory(ptr hipsys.DevicePtr, size uint64) error {
+	if err := w.check(cReleaseImportedMemory); err != nil {
+		return err
+	}
+	return w.inner.ReleaseImportedMemory(ptr, size)
+}

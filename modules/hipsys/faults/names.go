@@ -26,6 +26,8 @@ const (
 	cMemcpyDtoDAsync
 	cMemcpy2D
 	cMemcpy2DAsync
+	cImportMemory
+	cReleaseImportedMemory
 
 	cStreamCreateWithFlags
 	cStreamQuery
@@ -85,6 +87,7 @@ var methods = map[string]call{
 	"MemcpyHtoD": cMemcpyHtoD, "MemcpyDtoH": cMemcpyDtoH, "MemcpyDtoD": cMemcpyDtoD,
 	"MemcpyHtoDAsync": cMemcpyHtoDAsync, "MemcpyDtoHAsync": cMemcpyDtoHAsync,
 	"MemcpyDtoDAsync": cMemcpyDtoDAsync, "Memcpy2D": cMemcpy2D, "Memcpy2DAsync": cMemcpy2DAsync,
+	"ImportMemory": cImportMemory, "ReleaseImportedMemory": cReleaseImportedMemory,
 
 	"StreamCreateWithFlags": cStreamCreateWithFlags, "StreamQuery": cStreamQuery,
 	"StreamSynchronize": cStreamSynchronize, "StreamWaitEvent": cStreamWaitEvent,

@@ -100,6 +100,7 @@ typedef CUresult (*cu_graph_fn)(CUgraph);
 typedef CUresult (*cu_can_access_peer_fn)(int*, CUdevice, CUdevice);
 typedef CUresult (*cu_ctx_enable_peer_fn)(CUcontext, unsigned);
 typedef CUresult (*cu_memcpy_peer_async_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
+typedef CUresult (*cu_pointer_attr_fn)(void*, int, CUdeviceptr);
 
 // The resolved entry points, filled once by Open before any call (platform.go's
 // driverSymbols names each one's library symbol). funcGetParamInfo is optional (CUDA
@@ -156,6 +157,7 @@ struct cubehip_cu {
 	cu_can_access_peer_fn deviceCanAccessPeer;
 	cu_ctx_enable_peer_fn ctxEnablePeerAccess;
 	cu_memcpy_peer_async_fn memcpyPeerAsync;
+	cu_pointer_attr_fn pointerGetAttribute;
 };
 extern struct cubehip_cu cubehip_cu;
 

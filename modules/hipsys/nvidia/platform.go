@@ -39,6 +39,9 @@ type Platform struct {
 	programs  handles[*program]
 	hosts     ranges
 
+	importsMu sync.Mutex
+	imports   map[[2]uint64]int // ImportMemory's ranges (ptr, size), each with its count
+
 	// Functions opted in to more than 48 KiB of dynamic shared memory, with the limit
 	// each got (sharedoptin.go); a function leaves with its module.
 	optedIn sync.Map // uintptr -> uint32
@@ -157,6 +160,7 @@ func driverSymbols() []dl.Entry {
 		entry(&f.graphLaunch, "cuGraphLaunch"),
 		entry(&f.graphExecDestroy, "cuGraphExecDestroy"),
 		entry(&f.graphDestroy, "cuGraphDestroy"),
+		entry(&f.pointerGetAttribute, "cuPointerGetAttribute"),
 	}
 }
 

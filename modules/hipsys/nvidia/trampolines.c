@@ -81,6 +81,20 @@ CUresult cu_mem_info(size_t* free, size_t* total) {
 
 // Memory.
 
+// cu_pointer_info asks the driver what p is: its memory type, the ordinal of the device
+// it belongs to, and the allocation holding it (its start and size).
+CUresult cu_pointer_info(CUdeviceptr p, unsigned* type, int* ordinal, CUdeviceptr* start, size_t* size) {
+	enum { MEMORY_TYPE = 2, DEVICE_ORDINAL = 9, RANGE_START_ADDR = 11, RANGE_SIZE = 12 };
+	ENSURE();
+	CUresult r = cubehip_cu.pointerGetAttribute(type, MEMORY_TYPE, p);
+	if (r) return r;
+	r = cubehip_cu.pointerGetAttribute(ordinal, DEVICE_ORDINAL, p);
+	if (r) return r;
+	r = cubehip_cu.pointerGetAttribute(start, RANGE_START_ADDR, p);
+	if (r) return r;
+	return cubehip_cu.pointerGetAttribute(size, RANGE_SIZE, p);
+}
+
 CUresult cu_mem_alloc(CUdeviceptr* p, size_t n) {
 	ENSURE();
 	return cubehip_cu.memAlloc(p, n);

@@ -34,6 +34,7 @@ CUresult cu_device_name(char* buf, int len, int ordinal);
 CUresult cu_device_total_mem(size_t* v, int ordinal);
 CUresult cu_ctx_sync(void);
 CUresult cu_mem_info(size_t* free, size_t* total);
+CUresult cu_pointer_info(CUdeviceptr p, unsigned* type, int* ordinal, CUdeviceptr* start, size_t* size);
 
 // Memory.
 CUresult cu_mem_alloc(CUdeviceptr* p, size_t n);

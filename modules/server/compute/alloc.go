@@ -99,7 +99,9 @@ func (s *Server) MemoryCleanup(id StreamID) error {
 		return err
 	}
 	defer r.Close()
-	return r.Stream().Cleanup()
+	err = r.Stream().Cleanup()
+	s.reclaimImports()
+	return err
 }
 
 // AllocationMode opens (memory.ModePersistent) or closes (memory.ModeAuto) a persistent
@@ -140,7 +142,10 @@ func (s *Server) InstallMemoryPools(l memory.Layout, id StreamID) error {
 // Free releases h, the owning reference a caller was handed, once the launch queue is
 // settled: a refusal of a queued launch that wrote h lands on h while it is still live,
 // so that anything still holding the allocation (a graph, a queued command) sees it.
+// The release of an imported buffer's last reference starts its release (Import).
 func (s *Server) Free(h *Handle) error {
 	s.settleQueue()
-	return h.Release()
+	err := h.Release()
+	s.reclaimImports()
+	return err
 }

@@ -108,4 +108,5 @@ func (s *Server) GraphDestroy(graph GraphID, id StreamID) {
 	if synced != nil {
 		s.streams.FailedWriting(id, written, synced)
 	}
+	s.reclaimImports()
 }

@@ -24,6 +24,7 @@ func (s *Server) Flush(id StreamID) error {
 	if err := r.Stream().Flush(); err != nil {
 		s.log.Warn("server: flush: drop queue", "stream", id, "err", err)
 	}
+	s.reclaimImports()
 	return nil
 }
 

@@ -78,6 +78,7 @@ type Server struct {
 	props   hipsys.DeviceProps
 	graphs  stream.Captures
 	owners  map[GraphID]StreamID // the stream each live graph was captured on
+	imports int                  // imports (Import) their streams have not reclaimed yet
 	prof    *profiler
 	staging *ring // the staging ring; its chunks are allocated on first use
 	points  confirmations

@@ -38,6 +38,7 @@ from ._errors import (
     last_error,
     status_name,
 )
+from ._import import asarray, from_dlpack
 from ._kernel import Kernel, Module, Param, parse_params
 
 __version__ = "0.1.0"
@@ -74,9 +75,11 @@ __all__ = [
     "RawKernel",
     "RawModule",
     "Stream",
+    "asarray",
     "can_access_peer",
     "device_count",
     "devices",
+    "from_dlpack",
     "get_device",
     "last_error",
     "library_path",

@@ -168,6 +168,8 @@ _PROTOTYPES = {
     "cubehip_buffer_check": ([handle], _status),
     "cubehip_buffer_sync": ([handle], _status),
     "cubehip_buffer_device_pointer": ([handle, _u64p], _status),
+    "cubehip_buffer_import": ([handle, c_uint64, c_uint64, c_uint64, c_void_p, c_void_p, _u64p], _status),
+    "cubehip_stream_native_handle": ([handle, c_uint64, _u64p], _status),
     "cubehip_kernel_create": ([handle, POINTER(KernelDesc), _u64p], _status),
     "cubehip_kernel_compile": ([handle], _status),
     "cubehip_kernel_log": ([handle, c_void_p, c_size_t, POINTER(c_size_t)], _status),

@@ -85,6 +85,7 @@ fi
 # a C host's loops through libcubehip paired with the raw driver's in one process.
 if [ -x "$here/capi-abi_test" ]; then
 	CUBEHIP_PLATFORM=nvidia "$here/capi-abi_test" >"$logs/capi.log" 2>&1 || rc=1
+	CUBEHIP_PLATFORM=nvidia "$here/capi-import_test" >>"$logs/capi.log" 2>&1 || rc=1
 	CUBEHIP_PLATFORM=nvidia "$here/capi-saxpy" >>"$logs/capi.log" 2>&1 || rc=1
 	CUBEHIP_PLATFORM=nvidia "$here/capi-globals_test" >>"$logs/capi.log" 2>&1 || rc=1
 	CUBEHIP_PLATFORM=nvidia "$here/capi-interop_test" >>"$logs/capi.log" 2>&1 || rc=1

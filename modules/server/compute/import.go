@@ -1,0 +1,66 @@
+package compute
+
+import (
+	"fmt"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// Import makes size bytes at ptr, device memory another library allocated (CuPy's,
+// PyTorch's; on the cpu platform any host memory), a buffer homed on stream id without
+// copying it: the platform checks that the range is memory of this device first. The
+// handle works everywhere an allocation's does. The server never frees the memory and
+// never gives it to another allocation: release is called exactly once, from a
+// goroutine of its own, when the last handle and binding are gone (a graph that
+// recorded work on it, and queued commands, hold bindings) and the stream's work queued
+// until then is done; or at Close. On failure release is not called.
+func (s *Server) Import(ptr hipsys.DevicePtr, size uint64, release func(), id StreamID) (Handle, error) {
+	s.settleQueue()
+	s.reclaimImports()
+	r, err := s.streams.Resolve(id, nil)
+	if err != nil {
+		return Handle{}, err
+	}
+	defer r.Close()
+	h, err := r.Stream().Import(ptr, size, release)
+	if err != nil {
+		return Handle{}, fmt.Errorf("server: import of %d bytes at %#x: %w", size, uint64(ptr), err)
+	}
+	s.imports++
+	return Handle{Handle: h, Stream: id}, nil
+}
+
+// reclaimImports hands the imports nothing references any more to their releases (see
+// stream.Stream.ReclaimImports). The calls that drop references (Free, GraphDestroy) run
+// it, and so do Flush, MemoryCleanup and Import, for references a release worker gave
+// back in between. With no import held it costs one comparison: Free is on the
+// allocation path's budget.
+func (s *Server) reclaimImports() {
+	if s.imports == 0 {
+		return
+	}
+	for _, id := range s.streams.StreamIDs() {
+		st := s.streams.TryStream(id)
+		if st == nil {
+			continue
+		}
+		n, err := st.ReclaimImports()
+		s.imports -= n
+		if err != nil {
+			s.log.Warn("server: reclaim imported memory", "stream", id, "err", err)
+		}
+	}
+}
+
+// NativeStream is the platform's handle of stream id's device stream (a CUstream on
+// nvidia, a hipStream_t on amd), created if needed: what another library orders its work
+// against before this server uses memory it handed over (DLPack's stream argument).
+func (s *Server) NativeStream(id StreamID) (hipsys.Stream, error) {
+	s.settleQueue()
+	r, err := s.streams.Resolve(id, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return r.Stream().Sys, nil
+}

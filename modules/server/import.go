@@ -1,0 +1,80 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// Import makes size bytes at ptr, device memory that another library allocated and
+// owns (a CuPy array's, a PyTorch tensor's; on the cpu platform, whose device memory is
+// host memory, any host memory such as a numpy array's), a Buffer homed on the stream,
+// without copying it. The platform checks the range first: a null ptr, a size of 0, a
+// range running past the end of the address space or of its allocation, memory of
+// another device and memory that is not this platform's device memory (host memory on
+// a GPU, an unmapped address on the cpu device) are errors saying which.
+//
+// The buffer works everywhere an allocated one does: launch arguments, views, Read,
+// Write, CopyFrom, capture and replay, and a failed write leaves it carrying the failure.
+// Writes through it are writes to the owner's memory, and the owner's writes show
+// through it: the caller orders the two sides as for DevicePointer (the owner's pending
+// work on the memory done before the Device's starts).
+//
+// The Device never frees the memory and never hands it to another allocation. It calls
+// release exactly once, on a goroutine of its own (never the caller's), when the memory
+// is no longer used: after Release, once no graph that recorded work on the buffer is
+// left (Graph.Destroy) and the stream's work queued until then is done. The release
+// starts at the call that drops the last use (Release, Graph.Destroy) or, where that
+// was work of another stream (whose release worker gives the buffer back shortly after
+// the work is done), at a Release, Flush, MemoryCleanup or Import made after that; Close
+// releases every import still held and returns after their releases have. When
+// Import fails, release is not called: the memory is still the caller's alone.
+//
+// Imported memory is not counted in MemoryUsage or MemoryReport: the pools neither
+// allocated it nor can free it.
+func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (*Buffer, error) {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.leave()
+	if ptr == 0 || size == 0 {
+		return nil, fmt.Errorf("import: %w: %d bytes at %#x (a null pointer or no bytes)", ErrInvalidArgument, size, uint64(ptr))
+	}
+	h, err := d.srv.Import(ptr, size, release, s.id)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	b, err := h.Binding()
+	if err != nil {
+		_ = h.Release()
+		return nil, err
+	}
+	view := b
+	_ = b.Release() // the handle keeps the allocation; the view is lent to calls
+	return &Buffer{d: d, h: h, b: view, size: size, stream: s.id}, nil
+}
+
+// NativeHandle is the platform's own handle of the stream's device stream: a CUstream on
+// nvidia and a hipStream_t on amd, which another library in the process may wait on or
+// make wait (CuPy's and PyTorch's DLPack export take it as their stream argument, and
+// order their pending work on a tensor before it). The device stream is created if it
+// was not yet. Launches of the Device are issued to it in order, after anything the
+// other library queued on it first. On the cpu platform the handle is the platform's
+// own number for the stream, meaningless outside cubehip.
+//
+// The handle stays valid until Close. The other library must not destroy it, and work it
+// queues on it runs in the Device's order: a failure of that work is not the Device's to
+// report.
+func (s Stream) NativeHandle() (uint64, error) {
+	d := s.d
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.leave()
+	h, err := d.srv.NativeStream(s.id)
+	if err != nil {
+		return 0, fmt.Errorf("native stream handle: %w", err)
+	}
+	return uint64(h), nil
+}

@@ -1,0 +1,134 @@
+package stream
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/memory"
+)
+
+// imported is one import: the range the platform was asked to accept and the importer's
+// release, called once the memory is no longer used.
+type imported struct {
+	ptr     hipsys.DevicePtr
+	size    uint64
+	release func()
+}
+
+// importReleases runs the releases of imports whose last reference is gone, each batch
+// on a goroutine of its own once the fence after the last work that used them is done.
+// A goroutine per batch, never a bounded queue: a release may wait for a lock its
+// importer holds while calling into the Device (a Python deleter takes the interpreter's
+// lock), so nothing on the Device's side may ever wait for a release to finish, except
+// Close.
+type importReleases struct{ wg sync.WaitGroup }
+
+// Import makes size bytes at ptr, device memory another library allocated, a buffer of
+// the stream's device pools, without copying: the platform checks the range
+// (hipsys.MemoryAPI.ImportMemory) and the returned handle works as a reservation's does.
+// release is called exactly once, on a goroutine of the stream module's, after the last
+// handle and binding of the import are gone (graphs and queued commands hold bindings)
+// and the stream's work queued before that is done (ReclaimImports), or at Close. The
+// memory is never freed by the stream; it is not counted in the pools' usage.
+func (s *Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (memory.Handle, error) {
+	if err := s.m.p.ImportMemory(ptr, size); err != nil {
+		return memory.Handle{}, stepError("import device memory", err)
+	}
+	h, err := s.GPU.Import(uintptr(ptr), size, &imported{ptr: ptr, size: size, release: release})
+	if err != nil {
+		_ = s.m.p.ReleaseImportedMemory(ptr, size)
+		return memory.Handle{}, err
+	}
+	return h, nil
+}
+
+// ReclaimImports hands the imports of the stream that nothing references any more to
+// their releases, after a fence recorded now: the work queued on the stream before it
+// may still use the memory. Work of other streams is covered by their pins, which the
+// release worker gives back only after that work is done. While the stream records a
+// capture nothing is reclaimed (a fence would be recorded into the graph), and the next
+// call after the capture does it. The error is only that no fence could be recorded and
+// the stream could not be synchronized: the imports are then leaked rather than released
+// under work that may still use them.
+//
+// It returns how many imports it took out of the pools (released now or leaked).
+func (s *Stream) ReclaimImports() (int, error) {
+	if s.GPU.Imports() == 0 || s.Capture.IsRecording() {
+		return 0, nil
+	}
+	r := &s.m.imports
+	owners := s.GPU.ReclaimImports(nil)
+	if len(owners) == 0 {
+		return 0, nil
+	}
+	batch := make([]*imported, len(owners))
+	for i, o := range owners {
+		batch[i] = o.(*imported)
+	}
+	f, err := NewFence(s.m.p, s.Sys)
+	if err != nil {
+		if err := s.m.p.StreamSynchronize(s.Sys); err != nil {
+			s.m.cfg.log.Warn("stream: imported memory leaked: no fence and no stream sync", "err", err, "imports", len(batch))
+			return len(batch), stepError("reclaim imports: synchronize the stream", err)
+		}
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		if err := f.Wait(); err != nil {
+			// The device faulted with the work still queued: the memory may still be
+			// in use, so its owner is not told it is free.
+			s.m.cfg.log.Warn("stream: imported memory leaked: the fence after its last use failed", "err", err, "imports", len(batch))
+			return
+		}
+		s.m.releaseImports(batch)
+	}()
+	return len(batch), nil
+}
+
+// releaseImports ends the platform's import of each range, then calls its release.
+func (m *MultiStream) releaseImports(batch []*imported) {
+	for _, im := range batch {
+		if err := m.p.ReleaseImportedMemory(im.ptr, im.size); err != nil {
+			m.cfg.log.Warn("stream: release of an imported range", "err", err)
+		}
+		callRelease(m, im)
+	}
+}
+
+// callRelease calls an import's release, keeping a panic in it from taking the process
+// down from a goroutine its importer never saw.
+func callRelease(m *MultiStream, im *imported) {
+	defer func() {
+		if p := recover(); p != nil {
+			m.cfg.log.Error("stream: the release of imported memory panicked", "panic", fmt.Sprint(p))
+		}
+	}()
+	if im.release != nil {
+		im.release()
+	}
+}
+
+// closeImports, at Close with every stream synchronized, starts the release of every
+// import the stream still holds: nothing can use the memory once the streams are gone.
+// It does not wait for them; WaitImports does.
+func (m *MultiStream) closeImports(s *Stream) {
+	var batch []*imported
+	for _, o := range s.GPU.DropImports(nil) {
+		batch = append(batch, o.(*imported))
+	}
+	if len(batch) == 0 {
+		return
+	}
+	m.imports.wg.Add(1)
+	go func() {
+		defer m.imports.wg.Done()
+		m.releaseImports(batch)
+	}()
+}
+
+// WaitImports waits until every release of imported memory started so far has
+// returned. After Close it is how the closer knows every import was given back. The
+// caller must hold no lock a release may take: a release is the importer's code.
+func (m *MultiStream) WaitImports() { m.imports.wg.Wait() }
