@@ -98,8 +98,6 @@ typedef struct capi_dlmanaged_versioned {
 	capi_dltensor dl_tensor;
 } capi_dlmanaged_versioned;
 
-static int (*py_gil_ensure)(void);
-static void (*py_gil_release)(int);
 static int (*py_is_initialized)(void);
 static int (*py_is_finalizing)(void);
 static void (*py_decref)(void*);
