@@ -72,6 +72,12 @@ func (s Stream) Alloc(size uint64) (*Buffer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("alloc of %d bytes: %w", size, err)
 	}
+	return s.buffer(h, size)
+}
+
+// buffer is the Buffer that owns h, a fresh handle of size bytes on stream s. The caller
+// holds the device's lock.
+func (s Stream) buffer(h compute.Handle, size uint64) (*Buffer, error) {
 	b, err := h.Binding()
 	if err != nil {
 		_ = h.Release()
@@ -79,7 +85,7 @@ func (s Stream) Alloc(size uint64) (*Buffer, error) {
 	}
 	view := b
 	_ = b.Release() // the handle keeps the allocation; the view is lent to calls
-	return &Buffer{d: d, h: h, b: view, size: size, stream: s.id}, nil
+	return &Buffer{d: s.d, h: h, b: view, size: size, stream: s.id}, nil
 }
 
 // own checks, under d.mu, that b can be used in a call of d: what names the call and the

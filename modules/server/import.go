@@ -45,14 +45,7 @@ func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (*Buff
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	b, err := h.Binding()
-	if err != nil {
-		_ = h.Release()
-		return nil, err
-	}
-	view := b
-	_ = b.Release() // the handle keeps the allocation; the view is lent to calls
-	return &Buffer{d: d, h: h, b: view, size: size, stream: s.id}, nil
+	return s.buffer(h, size)
 }
 
 // NativeHandle is the platform's own handle of the stream's device stream: a CUstream on

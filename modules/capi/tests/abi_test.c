@@ -34,16 +34,6 @@ static cubehip_kernel make_kernel(cubehip_device dev, const char* src, const cha
 	return k;
 }
 
-static cubehip_arg buf_arg(cubehip_buffer b) {
-	cubehip_arg a = {.kind = CUBEHIP_ARG_BUFFER};
-	a.v.buffer.buffer = b;
-	return a;
-}
-static cubehip_arg u32_arg(uint32_t v) {
-	cubehip_arg a = {.kind = CUBEHIP_ARG_U32};
-	a.v.u64 = v;
-	return a;
-}
 
 static void test_statuses(void) {
 	EXPECT(cubehip_version() == CUBEHIP_VERSION_MAJOR * 10000 + CUBEHIP_VERSION_MINOR * 100 + CUBEHIP_VERSION_PATCH,

@@ -1,10 +1,12 @@
-/* check.h: the checks the C tests of the ABI share. EXPECT counts a check and, when it
+/* check.h: what the C tests of the ABI share: the checks and two argument builders.
+ * EXPECT counts a check and, when it
  * fails, prints where, what and the calling thread's last error, then exits non-zero:
  * the first failure ends the test, so the output names it alone. Include it after
  * <cubehip.h>; each test prints `checks` when it passes. */
 #ifndef CUBEHIP_TESTS_CHECK_H
 #define CUBEHIP_TESTS_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -31,5 +33,17 @@ static int checks;
 			cubehip_status_string(got_), (int)got_, cubehip_status_string(want));             \
 	} while (0)
 #define OK(call) STATUS(call, CUBEHIP_SUCCESS)
+
+/* Launch arguments the tests pass often: a whole buffer, an unsigned scalar. */
+static inline cubehip_arg buf_arg(cubehip_buffer b) {
+	cubehip_arg a = {.kind = CUBEHIP_ARG_BUFFER};
+	a.v.buffer.buffer = b;
+	return a;
+}
+static inline cubehip_arg u32_arg(uint32_t v) {
+	cubehip_arg a = {.kind = CUBEHIP_ARG_U32};
+	a.v.u64 = v;
+	return a;
+}
 
 #endif

@@ -24,11 +24,6 @@ static const char* src =
 	"  if (keep) atomicAdd(&kept, 1u);\n"
 	"}\n";
 
-static cubehip_arg buf_arg(cubehip_buffer b) {
-	cubehip_arg a = {.kind = CUBEHIP_ARG_BUFFER};
-	a.v.buffer.buffer = b;
-	return a;
-}
 
 int main(void) {
 	enum { N = 500 };

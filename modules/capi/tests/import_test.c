@@ -41,16 +41,6 @@ static void expect_released(int i, int want) {
 	EXPECT(atomic_load(&released[i]) == want, "release %d called %d times, want %d", i, atomic_load(&released[i]), want);
 }
 
-static cubehip_arg buf_arg(cubehip_buffer b) {
-	cubehip_arg a = {.kind = CUBEHIP_ARG_BUFFER};
-	a.v.buffer.buffer = b;
-	return a;
-}
-static cubehip_arg u32_arg(uint32_t v) {
-	cubehip_arg a = {.kind = CUBEHIP_ARG_U32};
-	a.v.u64 = v;
-	return a;
-}
 
 int main(void) {
 	const char* platform = getenv("CUBEHIP_PLATFORM");
