@@ -1,8 +1,7 @@
 /* check.h: what the C tests of the ABI share: the checks and two argument builders.
- * EXPECT counts a check and, when it
- * fails, prints where, what and the calling thread's last error, then exits non-zero:
- * the first failure ends the test, so the output names it alone. Include it after
- * <cubehip.h>; each test prints `checks` when it passes. */
+ * EXPECT counts a check and, when it fails, prints where, what and the calling thread's
+ * last error, then exits non-zero: the first failure ends the test, so the output names
+ * it alone. Each test prints `checks` when it passes. */
 #ifndef CUBEHIP_TESTS_CHECK_H
 #define CUBEHIP_TESTS_CHECK_H
 
