@@ -63,19 +63,7 @@ func (p *directPool) alloc(size uint64, d *descriptor, _ bool) error {
 		return err
 	}
 	pg := page{storage: h, mapped: true, slices: []slice{{}}}
-	pi := -1
-	for i := range p.list {
-		if p.list[i].dead {
-			pi = i
-			break
-		}
-	}
-	if pi < 0 {
-		p.list = append(p.list, pg)
-		pi = len(p.list) - 1
-	} else {
-		p.list[pi] = pg
-	}
+	pi, _ := p.slot(pg)
 	p.peak = max(p.peak, p.count())
 	p.place(pi, size, eff, d)
 	return nil

@@ -40,20 +40,10 @@ func (m *Manager) Import(base uintptr, size uint64, owner any) (Handle, error) {
 	p := m.imported
 	d := m.rec.get(poolHold + oneHandle)
 	pg := page{storage: StorageHandle{Size: size}, slices: []slice{{foot: size}}}
-	pi := -1
-	for i := range p.list {
-		if p.list[i].dead {
-			pi = i
-			break
-		}
-	}
-	if pi < 0 {
-		p.list = append(p.list, pg)
+	pi, appended := p.slot(pg)
+	if appended {
 		p.owners = append(p.owners, nil)
 		p.bases = append(p.bases, 0)
-		pi = len(p.list) - 1
-	} else {
-		p.list[pi] = pg
 	}
 	p.owners[pi], p.bases[pi] = owner, base
 	p.live++

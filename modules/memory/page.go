@@ -70,6 +70,19 @@ func (p *pages) newPage(size uint64, lazy bool) (int, error) {
 	return len(p.list) - 1, nil
 }
 
+// slot puts pg in the first dead page's slot, else at the end (appended), and returns
+// its index: slots are reused so that page indexes, which handles name, stay small.
+func (p *pages) slot(pg page) (i int, appended bool) {
+	for i := range p.list {
+		if p.list[i].dead {
+			p.list[i] = pg
+			return i, false
+		}
+	}
+	p.list = append(p.list, pg)
+	return len(p.list) - 1, true
+}
+
 // count is the number of live pages.
 func (p *pages) count() int {
 	n := 0
