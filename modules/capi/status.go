@@ -96,6 +96,8 @@ func statusOf(err error) C.cubehip_status {
 		return statusCompile
 	case errors.Is(err, server.ErrClosed):
 		return statusClosed
+	case errors.Is(err, server.ErrTooBig):
+		return C.cubehip_status(hipsys.ErrorOutOfMemory)
 	}
 	if s := hipsys.StatusOf(err); s != hipsys.ErrorUnknown || hasStatus(err) {
 		return C.cubehip_status(s)

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 
+	"github.com/cubehip/cubehip/modules/memory"
 	"github.com/cubehip/cubehip/modules/server/compute"
 	"github.com/cubehip/cubehip/modules/stream"
 )
@@ -42,6 +43,9 @@ var (
 	// it would write are not there yet. After the capture ends, the buffer holds what
 	// the capture's warm-up run wrote.
 	ErrRecorded = stream.ErrRecorded
+	// ErrTooBig is an allocation larger than the largest the device's pools can make:
+	// what a driver reports as out of memory for a size no device has.
+	ErrTooBig = memory.ErrBufferTooBig
 )
 
 // CompileError is a kernel that failed to compile: the compiler's log and the source.

@@ -111,6 +111,10 @@ static void test_buffers(cubehip_device dev) {
 	EXPECT(size == N * 4, "size %llu", (unsigned long long)size);
 	STATUS(cubehip_buffer_size(b, NULL), CUBEHIP_ERROR_INVALID_ARGUMENT);
 	STATUS(cubehip_buffer_alloc(dev, 0, 16, NULL), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	/* Larger than any device's memory: out of memory, as a driver says, and nothing made. */
+	cubehip_buffer huge = {0};
+	STATUS(cubehip_buffer_alloc(dev, 0, UINT64_C(1) << 62, &huge), CUBEHIP_HIP_ERROR_OUT_OF_MEMORY);
+	EXPECT(huge.id == 0, "a failed allocation wrote handle %llx", (unsigned long long)huge.id);
 
 	uint32_t in[N], out[N];
 	for (int i = 0; i < N; i++) in[i] = 3u * i + 7u;

@@ -15,9 +15,9 @@ from ._errors import DeviceClosed, check, check_carried
 if TYPE_CHECKING:
     from ._device import Device, Stream
 
-_release = _ffi.lib.cubehip_buffer_release
-_read = _ffi.lib.cubehip_buffer_read
-_alloc = _ffi.lib.cubehip_buffer_alloc
+_release = _ffi.fast_buffer_release
+_read = _ffi.fast_buffer_read
+_alloc = _ffi.fast_buffer_alloc
 # The address of a writeable numpy array's first byte: a ctypes view of its buffer costs a
 # third of what __array_interface__ (a new dict) or .ctypes.data does, and a 4-byte read is
 # as much this as it is copy.
@@ -96,13 +96,12 @@ class DeviceArray:
         self.dtype = check_dtype(dtype)
         self.nbytes = math.prod(self.shape) * self.dtype.itemsize
         self.stream = stream_id(stream)
-        out = ctypes.c_uint64()
         # An empty array still owns a one-byte buffer, so that it is a valid kernel argument;
-        # its reads and writes move nothing.
-        st = _alloc(device._live(), self.stream, self.nbytes or 1, ctypes.byref(out))
-        if st:
-            check(st, "cubehip_buffer_alloc")
-        self._h = out.value
+        # its reads and writes move nothing. The handle, or minus the status.
+        h = _alloc(device._live(), self.stream, self.nbytes or 1)
+        if h < 0:
+            check(-h, "cubehip_buffer_alloc")
+        self._h = h
 
     # --- numpy-like attributes -----------------------------------------------------------
 
@@ -194,7 +193,7 @@ class DeviceArray:
                 raise ValueError("out must be C-contiguous and writeable")
         if self.nbytes:
             check_carried(
-                _ffi.lib.cubehip_buffer_read(h, stream_id(stream), 0, _addressof(_as_bytes(out)), self.nbytes),
+                _read(h, stream_id(stream), 0, _addressof(_as_bytes(out)), self.nbytes),
                 "cubehip_buffer_read",
             )
         return out

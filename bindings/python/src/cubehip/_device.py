@@ -237,7 +237,9 @@ class Device:
 
     def sync(self, stream: "Stream | int | None" = None) -> None:
         """Waits for the stream's work; raises CarriedFailure if work it ran failed."""
-        check_carried(_ffi.lib.cubehip_device_sync(self._live(), stream_id(stream)), "cubehip_device_sync")
+        st = _ffi.fast_device_sync(self._live(), stream_id(stream))
+        if st:
+            check_carried(st, "cubehip_device_sync")
 
     # --- arrays --------------------------------------------------------------------------
 
@@ -320,14 +322,13 @@ def _string(fn: Any, h: int, call: str) -> str:
 class Stream:
     """One of a device's streams, by id: work queued on it runs in order."""
 
-    __slots__ = ("device", "id", "_cid")
+    __slots__ = ("device", "id")
 
     def __init__(self, device: Device, id: int = 0) -> None:
         if not isinstance(id, int) or isinstance(id, bool) or not 0 <= id < 2**64:
             raise ValueError(f"stream id must be an int in [0, 2**64), not {id!r}")
         self.device = device
         self.id = id
-        self._cid = ctypes.c_uint64(id)
 
     def __repr__(self) -> str:
         return f"<cubehip.Stream {self.id} of {self.device!r}>"
@@ -382,7 +383,9 @@ class Graph:
         """Runs the recorded work again, on the stream it was recorded on."""
         if self._h == 0:
             raise ValueError("the graph was not recorded (or was destroyed)")
-        check(_ffi.lib.cubehip_graph_replay(self._h), "cubehip_graph_replay")
+        st = _ffi.fast_graph_replay(self._h)
+        if st:
+            check(st, "cubehip_graph_replay")
 
     def destroy(self) -> None:
         h, self._h = self._h, 0

@@ -27,8 +27,9 @@ from ctypes import (
     c_void_p,
 )
 from pathlib import Path
+from typing import Any
 
-__all__ = ["lib", "launch_fn", "library_path", "find_library"]
+__all__ = ["lib", "library_path", "find_library"]
 
 # Statuses (cubehip.h).
 SUCCESS = 0
@@ -248,15 +249,30 @@ for _name, (_args, _res) in _PROTOTYPES.items():
     _f.argtypes = _args
     _f.restype = _res
 
-# The launch entry point without argtypes: the launch path hands it ready ctypes objects
-# (c_uint64 handles, pre-built arrays by address), so ctypes has nothing to convert or check.
-# PyDLL keeps the GIL across the call: a launch only queues work and never waits on Python,
-# and giving the GIL up and taking it back would cost more than the call itself.
+# PyDLL keeps the GIL across the call, for the calls that must hold it (the DLPack support).
 _pylib = ctypes.PyDLL(library_path)
-pylib = _pylib  # for the calls that must keep the GIL (the DLPack support)
-launch_fn = _pylib.cubehip_launch
-launch_fn.restype = c_int32
-launch_fn.argtypes = None  # type: ignore[assignment]
+pylib = _pylib
+
+
+def _fast_functions() -> tuple[Any, ...]:
+    """The hot calls as built-in functions that the library makes (its pyfast.c): Python
+    calls them as it calls len(), each argument a plain int, where a ctypes call of the same
+    export pays libffi and a conversion object per argument, 0.3-0.45 µs a call before the
+    library is entered. Each calls the exported function a C host calls, so its checks and
+    statuses are the C ABI's; each gives the GIL up around the call, as ctypes does."""
+    get = _pylib.capi_python_fast_functions
+    get.argtypes = []
+    get.restype = ctypes.py_object
+    return tuple(get())
+
+
+# launch(kernel, stream, grid_address, args_address, count) -> status
+# device_sync(device, stream) -> status
+# buffer_alloc(device, stream, size) -> handle, or minus the status
+# buffer_release(buffer) -> status
+# buffer_read(buffer, stream, offset, dst_address, size) -> status
+# graph_replay(graph) -> status
+fast_launch, fast_device_sync, fast_buffer_alloc, fast_buffer_release, fast_buffer_read, fast_graph_replay = _fast_functions()
 
 if sys.byteorder != "little":  # pragma: no cover - every platform cubehip runs on is little-endian
     raise ImportError("cubehip: the launch path packs arguments little-endian")

@@ -21,7 +21,7 @@ from . import _ffi
 from ._array import DeviceArray
 from ._errors import CompileError, InvalidArgument, check, error
 
-_launch = _ffi.launch_fn
+_launch = _ffi.fast_launch
 
 # C parameter types, after qualifiers are dropped, and the argument kind each is passed as.
 _C_TYPES: dict[str, str] = {}
@@ -286,7 +286,6 @@ class Kernel:
         out = ctypes.c_uint64()
         check(_ffi.lib.cubehip_kernel_create(self.device._live(), ctypes.byref(d), ctypes.byref(out)), "cubehip_kernel_create")
         self._h = out.value
-        self._ch = ctypes.c_uint64(self._h)
         self._plan()
         if compile:
             self.compile()
@@ -319,8 +318,6 @@ class Kernel:
         self._grid = (ctypes.c_uint32 * 3)(1, 1, 1)
         self._lock = threading.Lock()
         self._last_grid: Any = (1, 1, 1)
-        self._cn = ctypes.c_size_t(n)
-        self._streams: dict[int, ctypes.c_uint64] = {0: ctypes.c_uint64(0)}
         if self.params is not None and all(p.kind is not None for p in self.params):
             # A class of its own, so that k(...) finds the generated __call__ in one lookup.
             call = self._specialise()
@@ -338,7 +335,7 @@ class Kernel:
         n = self._n
         names = [f"a{i}" for i in range(n)]
         body = [
-            "def make(L, ch, gr, words, i64, f64, f32, cn, s0, DA, buffer, as_int, as_float, dim3, stream_of, fail, bad_count,",
+            "def make(L, gr, gaddr, words, waddr, i64, f64, f32, DA, buffer, as_int, as_float, dim3, stream_of, fail, bad_count,",
             "         acquire, release):",
             "    last = None",
             "    def __call__(self, grid, *args, stream=None):",
@@ -381,7 +378,7 @@ class Kernel:
                         f"            {view}[{w}] = a{i} if type(a{i}) is int and {lo} <= a{i} <= {hi} else as_int(self, {i}, a{i}, {kind!r})"
                     )
         body += [
-            "            st = L(ch, s0 if stream is None else stream_of(self, stream), gr, words, cn)",
+            f"            st = L(self._h, 0 if stream is None else stream_of(self, stream), gaddr, waddr, {n})",
             "        finally:",
             "            release()",
             "        if st:",
@@ -391,8 +388,8 @@ class Kernel:
         env: dict[str, Any] = {}
         exec(compile("\n".join(body), f"<cubehip kernel {self.entry}: launch>", "exec"), env)
         return env["make"](
-            _launch, self._ch, self._grid, self._words, self._i64, self._f64, self._f32, self._cn,
-            self._streams[0], DeviceArray, _buffer, _as_int, _as_float, _dim3, Kernel._stream, Kernel._fail,
+            _launch, self._grid, ctypes.addressof(self._grid), self._words, ctypes.addressof(self._words),
+            self._i64, self._f64, self._f32, DeviceArray, _buffer, _as_int, _as_float, _dim3, Kernel._stream, Kernel._fail,
             Kernel._bad_count, self._lock.acquire, self._lock.release,
         )
 
@@ -457,8 +454,8 @@ class Kernel:
             if type(grid) not in (int, tuple) or grid != self._last_grid:
                 self._set_grid(grid)
             self._fill_dynamic(args)
-            cs = self._streams[0] if stream is None else self._stream(stream)
-            st = _launch(self._ch, cs, self._grid, self._words, ctypes.c_size_t(len(args)))
+            cs = 0 if stream is None else self._stream(stream)
+            st = _launch(self._h, cs, ctypes.addressof(self._grid), ctypes.addressof(self._words), len(args))
         if st:
             raise self._fail(st)
 
@@ -485,7 +482,7 @@ class Kernel:
             buf = np.frombuffer(value, dtype=np.uint8)
         else:
             buf = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
-        cs = self._streams[0] if stream is None else self._stream(stream)
+        cs = 0 if stream is None else self._stream(stream)
         check(_ffi.lib.cubehip_kernel_global_write(self._live(), cs, _symbol(name), buf.ctypes.data, buf.nbytes),
               "cubehip_kernel_global_write")
 
@@ -497,31 +494,27 @@ class Kernel:
         if size % dt.itemsize:
             raise ValueError(f"module variable {name!r} is {size} bytes, not a whole number of {dt} ({dt.itemsize} bytes)")
         out = np.empty(size // dt.itemsize, dtype=dt)
-        cs = self._streams[0] if stream is None else self._stream(stream)
+        cs = 0 if stream is None else self._stream(stream)
         check(_ffi.lib.cubehip_kernel_global_read(self._live(), cs, _symbol(name), out.ctypes.data, out.nbytes),
               "cubehip_kernel_global_read")
         return out
 
 
-    def _stream(self, stream: Any) -> ctypes.c_uint64:
-        cs = self._streams.get(stream) if type(stream) is int else None
-        if cs is not None:
-            return cs
+    def _stream(self, stream: Any) -> int:
+        if type(stream) is int and 0 <= stream < 2**64:
+            return stream
         from ._array import stream_id
         from ._device import Stream
 
         if isinstance(stream, Stream):
             if stream.device is not self.device:
                 raise ValueError(f"{self.entry}: the stream is one of {stream.device!r}, the kernel is on {self.device!r}")
-            return stream._cid
+            return stream.id
 
         sid = stream_id(stream)
         if not 0 <= sid < 2**64:
             raise ValueError(f"stream id {sid} is out of range")
-        cs = ctypes.c_uint64(sid)
-        if len(self._streams) < 64:
-            self._streams[sid] = cs
-        return cs
+        return sid
 
     def _set_grid(self, grid: Any) -> None:
         g = _dim3(grid, "grid")
@@ -543,8 +536,6 @@ class Kernel:
         """Destroys the kernel (launches already queued are unaffected). Harmless twice."""
         h, self._h = self._h, 0
         if h:
-            # A zero handle makes later launches fail as an invalid handle, never a crash.
-            self._ch.value = 0
             if self.device._h:
                 check(_ffi.lib.cubehip_kernel_destroy(h), "cubehip_kernel_destroy")
 
