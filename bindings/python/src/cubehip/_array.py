@@ -92,10 +92,16 @@ class DeviceArray:
         self._exports = 0  # DLPack tensors of this memory a consumer still holds
         self._pending = 0  # the handle a release left to the last of them
         self.device = device
-        self.shape = normalize_shape(shape)
-        self.dtype = check_dtype(dtype)
-        self.nbytes = math.prod(self.shape) * self.dtype.itemsize
-        self.stream = stream_id(stream)
+        if type(shape) is int and shape >= 0:
+            # A 1-D array, the common case, without the general shape and size walk.
+            self.shape = (shape,)
+            self.dtype = dt = check_dtype(dtype)
+            self.nbytes = shape * dt.itemsize
+        else:
+            self.shape = normalize_shape(shape)
+            self.dtype = check_dtype(dtype)
+            self.nbytes = math.prod(self.shape) * self.dtype.itemsize
+        self.stream = 0 if stream is None else stream_id(stream)
         # An empty array still owns a one-byte buffer, so that it is a valid kernel argument;
         # its reads and writes move nothing. The handle, or minus the status.
         h = _alloc(device._live(), self.stream, self.nbytes or 1)
@@ -261,7 +267,9 @@ class DeviceArray:
                 # buffer goes back when the last of them lets go (see _unexport).
                 self._pending = h
                 return
-            check(_release(h), "cubehip_buffer_release")
+            st = _release(h)
+            if st:
+                check(st, "cubehip_buffer_release")
 
     free = release
 

@@ -1,0 +1,84 @@
+"""The library's built-in hot calls (_ffi.fast_*): the package's launch, sync, alloc, release,
+read and replay go through them, so every other test drives them too; these check what only
+they add: their argument handling, their results, and that the package really uses them."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import cubehip
+from cubehip import _ffi
+
+FAST = ("launch", "device_sync", "buffer_alloc", "buffer_release", "buffer_read", "graph_replay")
+ARITY = {"launch": 5, "device_sync": 2, "buffer_alloc": 3, "buffer_release": 1, "buffer_read": 5, "graph_replay": 1}
+
+
+def test_they_are_builtin_functions():
+    for name in FAST:
+        f = getattr(_ffi, "fast_" + name)
+        assert type(f).__name__ == "builtin_function_or_method", name
+        assert f.__name__ == name
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_a_wrong_argument_raises_and_calls_nothing(name):
+    f = getattr(_ffi, "fast_" + name)
+    n = ARITY[name]
+    with pytest.raises(TypeError, match=f"{name} takes {n} arguments"):
+        f(*([0] * (n + 1)))
+    with pytest.raises(TypeError):
+        f(*(["0"] + [0] * (n - 1)))
+    with pytest.raises(TypeError):
+        f(*([1.5] + [0] * (n - 1)))
+    with pytest.raises(OverflowError):
+        f(*([-1] + [0] * (n - 1)))
+    with pytest.raises(OverflowError):
+        f(*([2**64] + [0] * (n - 1)))
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_a_made_up_handle_is_an_invalid_handle_status(name):
+    f = getattr(_ffi, "fast_" + name)
+    st = f(*([0x0100_0000_dead_beef] + [0] * (ARITY[name] - 1)))
+    if name == "buffer_alloc":
+        assert st == -_ffi.ERROR_INVALID_HANDLE
+    else:
+        assert st == _ffi.ERROR_INVALID_HANDLE
+
+
+def test_alloc_returns_a_handle_or_minus_the_status(dev):
+    h = _ffi.fast_buffer_alloc(dev.handle, 0, 64)
+    assert h > 0
+    size = ctypes.c_uint64()
+    assert _ffi.lib.cubehip_buffer_size(h, ctypes.byref(size)) == 0 and size.value == 64
+    assert _ffi.fast_buffer_release(h) == 0
+    assert _ffi.fast_buffer_release(h) == _ffi.ERROR_INVALID_HANDLE
+    # Larger than any device: out of memory, as a driver says, named in the exception.
+    assert _ffi.fast_buffer_alloc(dev.handle, 0, 1 << 62) == -2
+    with pytest.raises(cubehip.CubehipError, match="hipErrorOutOfMemory") as e:
+        dev.alloc(1 << 62)
+    assert e.value.status == 2
+
+
+def test_read_and_launch_through_them(dev, saxpy):
+    x = dev.array(np.arange(64, dtype=np.float32))
+    y = dev.array(np.ones(64, dtype=np.float32))
+    saxpy(1, x, y, 2.0, 64)
+    out = np.empty(64, np.float32)
+    assert _ffi.fast_buffer_read(y.handle, 0, 0, out.ctypes.data, out.nbytes) == 0
+    np.testing.assert_array_equal(out, 2.0 * np.arange(64, dtype=np.float32) + 1)
+    # A read past the end is refused, and nothing is written.
+    out[:] = 7
+    assert _ffi.fast_buffer_read(y.handle, 0, 8, out.ctypes.data, out.nbytes) == _ffi.ERROR_INVALID_ARGUMENT
+    assert (out == 7).all()
+    assert _ffi.fast_device_sync(dev.handle, 0) == 0
+
+
+def test_a_destroyed_kernel_launch_raises(dev):
+    k = cubehip.Kernel('extern "C" __global__ void nothing(float* p) {}', "nothing", device=dev)
+    a = dev.empty(4)
+    k(1, a)
+    k.destroy()
+    with pytest.raises((cubehip.InvalidHandle, ValueError), match="destroyed|invalid"):
+        k(1, a)
