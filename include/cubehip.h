@@ -188,6 +188,17 @@ cubehip_status cubehip_buffer_alloc(cubehip_device device, uint64_t stream, uint
  * invalid after. */
 cubehip_status cubehip_buffer_release(cubehip_buffer buffer);
 
+/* cubehip_buffer_release for a host that keeps released buffers to hand out again, as a
+ * pool does. A buffer that is idle is kept: *kept is 1, and the handle stays valid, the
+ * caller's to use as a fresh allocation of its size on its stream (its bytes undefined).
+ * Idle: nothing but the handle refers to its memory (no queued work, no graph that
+ * recorded work on it), it carries no failure, and a wait (a sync of its stream or the
+ * device) confirmed every write of it since, so no failure of its past can reach its next
+ * use. Any other buffer, and an imported one, is released as by cubehip_buffer_release:
+ * *kept is 0 and the handle is invalid after. A NULL kept is
+ * CUBEHIP_ERROR_INVALID_ARGUMENT and changes nothing. */
+cubehip_status cubehip_buffer_recycle(cubehip_buffer buffer, int32_t* kept);
+
 /* The buffer's size in bytes. */
 cubehip_status cubehip_buffer_size(cubehip_buffer buffer, uint64_t* size);
 

@@ -18,7 +18,7 @@ func abiCall(op byte, h1, h2 uint64, n1, n2 uint64, data []byte, words []uint64,
 		ptr = unsafe.Pointer(unsafe.SliceData(data))
 	}
 	dev, buf, ker := C.cubehip_device{id: C.uint64_t(h1)}, C.cubehip_buffer{id: C.uint64_t(h1)}, C.cubehip_kernel{id: C.uint64_t(h1)}
-	switch op % 24 {
+	switch op % 25 {
 	case 0:
 		var out C.cubehip_buffer
 		return cubehip_buffer_alloc(dev, C.uint64_t(stream), C.uint64_t(n1), &out)
@@ -82,7 +82,7 @@ func abiCall(op byte, h1, h2 uint64, n1, n2 uint64, data []byte, words []uint64,
 				argp = nil
 			}
 		}
-		if op%24 == 12 {
+		if op%25 == 12 {
 			return cubehip_launch_dynamic(ker, C.uint64_t(stream), C.cubehip_buffer{id: C.uint64_t(h2)}, argp, count)
 		}
 		grid := [3]C.uint32_t{C.uint32_t(n1), C.uint32_t(n1 >> 32), C.uint32_t(n2)}
@@ -115,6 +115,12 @@ func abiCall(op byte, h1, h2 uint64, n1, n2 uint64, data []byte, words []uint64,
 		return cubehip_memory_report(dev, (*C.char)(ptr), C.size_t(min(n1, uint64(len(data)))), nil)
 	case 22:
 		return cubehip_memory_set_allocation_mode(dev, C.uint64_t(stream), C.int32_t(n1))
+	case 24:
+		if n1%2 == 0 {
+			return cubehip_buffer_recycle(buf, nil)
+		}
+		var kept C.int32_t
+		return cubehip_buffer_recycle(buf, &kept)
 	default:
 		var props C.cubehip_device_props
 		props.size = C.size_t(n1 % 1024)

@@ -39,6 +39,30 @@ func cubehip_buffer_release(h C.cubehip_buffer) C.cubehip_status {
 	return result(obj.(*buffer).b.Release())
 }
 
+//export cubehip_buffer_recycle
+func cubehip_buffer_recycle(h C.cubehip_buffer, kept *C.int32_t) C.cubehip_status {
+	if kept == nil {
+		return fail(argError("cubehip_buffer_recycle: kept is NULL"))
+	}
+	*kept = 0
+	b, err := lookup[*buffer](uint64(h.id), kindBuffer)
+	if err != nil {
+		return fail(err)
+	}
+	k, err := b.b.Recycle()
+	if err != nil {
+		return fail(err)
+	}
+	if k {
+		*kept = 1
+		return statusSuccess
+	}
+	// Released: the handle goes, as cubehip_buffer_release's does. A release racing this
+	// call on another thread removed it already and returned the buffer's ErrReleased.
+	handles.remove(uint64(h.id), kindBuffer)
+	return statusSuccess
+}
+
 //export cubehip_buffer_size
 func cubehip_buffer_size(h C.cubehip_buffer, size *C.uint64_t) C.cubehip_status {
 	if size == nil {

@@ -121,6 +121,18 @@ static py_object* fast_buffer_release(py_object* self, py_object* const* args, s
 	return status_of(st);
 }
 
+/* buffer_recycle(buffer) -> 1 kept, 0 released, or minus the status */
+static py_object* fast_buffer_recycle(py_object* self, py_object* const* args, ssize_t nargs) {
+	(void)self;
+	uint64_t v[1];
+	if (!u64_args("buffer_recycle", args, nargs, 1, v)) return NULL;
+	int32_t kept = 0;
+	void* ts = py_save_thread();
+	cubehip_status st = cubehip_buffer_recycle((cubehip_buffer){v[0]}, &kept);
+	py_restore_thread(ts);
+	return py_from_long(st != 0 ? -(long)st : (long)kept);
+}
+
 /* buffer_read(buffer, stream, offset, dst_address, size) -> status */
 static py_object* fast_buffer_read(py_object* self, py_object* const* args, ssize_t nargs) {
 	(void)self;
@@ -149,6 +161,7 @@ static py_method_def fast_defs[] = {
 	{"device_sync", (void*)fast_device_sync, PY_METH_FASTCALL, "device_sync(device, stream) -> status"},
 	{"buffer_alloc", (void*)fast_buffer_alloc, PY_METH_FASTCALL, "buffer_alloc(device, stream, size) -> handle, or -status"},
 	{"buffer_release", (void*)fast_buffer_release, PY_METH_FASTCALL, "buffer_release(buffer) -> status"},
+	{"buffer_recycle", (void*)fast_buffer_recycle, PY_METH_FASTCALL, "buffer_recycle(buffer) -> 1 kept, 0 released, or -status"},
 	{"buffer_read", (void*)fast_buffer_read, PY_METH_FASTCALL, "buffer_read(buffer, stream, offset, dst_address, size) -> status"},
 	{"graph_replay", (void*)fast_graph_replay, PY_METH_FASTCALL, "graph_replay(graph) -> status"},
 };

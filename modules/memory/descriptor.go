@@ -38,6 +38,13 @@ func (d *descriptor) free() bool { return d == nil || refsOf(d.state.Load()) <= 
 // handle.
 func (d *descriptor) canMut() bool { return handlesOf(d.state.Load()) <= 2 }
 
+// sole reports whether a pool slice holds the family and one user handle is
+// its only other reference: no second handle, no binding.
+func (d *descriptor) sole() bool {
+	v := d.state.Load()
+	return v&pooledBit != 0 && refsOf(v) == 2 && handlesOf(v) == 2
+}
+
 // releasable reports whether a user reference may be given up: the family
 // is live and more than the pool's own reference remains. A release that
 // would leave only the pool's hold is a stale copy released twice, and is

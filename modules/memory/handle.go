@@ -67,6 +67,11 @@ func (h Handle) CanMut() bool {
 	return h.d.canMut()
 }
 
+// Sole reports whether h is the only user reference to its pooled
+// allocation: no other handle, and no binding, so no queued command, graph or
+// view holds it. A released handle is not sole.
+func (h Handle) Sole() bool { return h.Valid() && h.d.sole() }
+
 // Narrow trims start bytes from the front and end bytes from the back of
 // the view, in place. It fails with [ErrOutOfRange], changing nothing, if
 // the view would go negative.

@@ -16,25 +16,38 @@ func TestRefCounts(t *testing.T) {
 	m, _ := newManager(t)
 	h := reserve(t, m, kib)
 	assert.True(t, h.CanMut(), "one user handle")
+	assert.True(t, h.Sole(), "one user handle")
 
 	b, err := h.Binding()
 	require.NoError(t, err)
 	assert.True(t, h.CanMut(), "bindings do not count against can_mut")
+	assert.False(t, h.Sole(), "a binding holds the allocation too")
 
 	c, err := h.Clone()
 	require.NoError(t, err)
 	assert.False(t, h.CanMut(), "two owners")
+	assert.False(t, h.Sole(), "two owners")
 	assert.Equal(t, h.ID(), c.ID())
 
 	require.NoError(t, c.Release())
 	assert.True(t, h.CanMut())
 	assert.False(t, c.Valid())
+	assert.False(t, c.Sole(), "a released handle")
 	assert.ErrorIs(t, c.Release(), memory.ErrReleased)
 
 	require.NoError(t, h.Release())
+	assert.False(t, h.Sole(), "a released handle")
 	assert.Equal(t, uint64(1), m.Usage().NumberAllocs, "the binding keeps the slice busy")
 	require.NoError(t, b.Release())
 	assert.Equal(t, uint64(0), m.Usage().NumberAllocs)
+
+	// Bindings given back: the handle is alone again.
+	h = reserve(t, m, kib)
+	b, err = h.Binding()
+	require.NoError(t, err)
+	require.NoError(t, b.Release())
+	assert.True(t, h.Sole())
+	require.NoError(t, h.Release())
 }
 
 func TestNarrowAccumulates(t *testing.T) {

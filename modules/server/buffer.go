@@ -26,6 +26,7 @@ type Buffer struct {
 	stream StreamID
 
 	released bool // guarded by d.mu
+	imported bool // another library's memory (Stream.Import): never kept by Recycle
 }
 
 // Size is the buffer's size in bytes.
@@ -57,6 +58,34 @@ func (b *Buffer) Release() error {
 		return nil
 	}
 	return d.srv.Free(&b.h)
+}
+
+// Recycle is Release for a caller that keeps released buffers to hand out again (the
+// Python package keeps its released arrays so, as CuPy's pool does, sparing a call into
+// the library per allocation). A buffer that is idle is kept, and Recycle reports true:
+// b stays the caller's, as good as a fresh allocation of its size on its stream, its
+// bytes undefined. Idle means nothing but b refers to its memory (no queued work, graph
+// or view), it carries no failure, and a wait confirmed every write of it, so nothing
+// from its past can reach its next use. Any other buffer, and an imported one, is
+// released as by Release, and Recycle reports false. Errors are Release's.
+func (b *Buffer) Recycle() (kept bool, err error) {
+	if b == nil || b.d == nil {
+		return false, fmt.Errorf("%w: not a buffer a Device allocated", ErrInvalidArgument)
+	}
+	d := b.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b.released {
+		return false, fmt.Errorf("%w: %v", ErrReleased, b)
+	}
+	if !d.closed && !b.imported && d.srv.Idle(b.h, b.b) {
+		return true, nil
+	}
+	b.released = true
+	if d.closed {
+		return false, nil
+	}
+	return false, d.srv.Free(&b.h)
 }
 
 // Alloc allocates size bytes of device memory from the stream's pools; their contents

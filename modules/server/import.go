@@ -45,7 +45,11 @@ func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (*Buff
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	return s.buffer(h, size)
+	b, err := s.buffer(h, size)
+	if b != nil {
+		b.imported = true
+	}
+	return b, err
 }
 
 // NativeHandle is the platform's own handle of the stream's device stream: a CUstream on

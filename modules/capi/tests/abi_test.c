@@ -150,6 +150,39 @@ static void test_buffers(cubehip_device dev) {
 	OK(cubehip_buffer_size(again, &size));
 	EXPECT(size == 8, "the new buffer's size %llu", (unsigned long long)size);
 	OK(cubehip_buffer_release(again));
+
+	/* Recycle keeps an idle buffer (usable as a fresh one) and releases any other. */
+	cubehip_buffer r;
+	int32_t kept = -1;
+	OK(cubehip_buffer_alloc(dev, 0, 16, &r));
+	STATUS(cubehip_buffer_recycle(r, NULL), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	OK(cubehip_buffer_size(r, &size));
+	OK(cubehip_buffer_recycle(r, &kept));
+	EXPECT(kept == 1, "a fresh buffer is idle: kept %d", (int)kept);
+	OK(cubehip_buffer_write(r, 0, 0, in, 16));
+	kept = -1;
+	OK(cubehip_buffer_recycle(r, &kept));
+	EXPECT(kept == 0, "a write no wait confirmed: released, kept %d", (int)kept);
+	STATUS(cubehip_buffer_size(r, &size), CUBEHIP_ERROR_INVALID_HANDLE);
+	STATUS(cubehip_buffer_recycle(r, &kept), CUBEHIP_ERROR_INVALID_HANDLE);
+	EXPECT(kept == 0, "an invalid handle leaves kept 0, not %d", (int)kept);
+	OK(cubehip_buffer_alloc(dev, 0, 16, &r));
+	OK(cubehip_buffer_write(r, 0, 0, in, 16));
+	OK(cubehip_device_sync(dev, 0));
+	/* Confirmed; kept unless the stream still holds the copy's references (a GPU's drop
+	 * queue lets them go at its next fence): either way the handle says which. */
+	OK(cubehip_buffer_recycle(r, &kept));
+	EXPECT(kept == 0 || kept == 1, "kept %d", (int)kept);
+	if (kept) {
+		memset(out, 0, 16);
+		OK(cubehip_buffer_write(r, 0, 0, in + 4, 16));
+		OK(cubehip_buffer_read(r, 0, 0, out, 16));
+		EXPECT(memcmp(in + 4, out, 16) == 0, "a kept buffer round-trips");
+		OK(cubehip_buffer_release(r));
+	} else {
+		STATUS(cubehip_buffer_release(r), CUBEHIP_ERROR_INVALID_HANDLE);
+	}
+
 	/* A device handle is not a buffer handle, whatever its bits. */
 	cubehip_buffer wrong = {dev.id};
 	STATUS(cubehip_buffer_check(wrong), CUBEHIP_ERROR_INVALID_HANDLE);

@@ -186,6 +186,28 @@ func (c *confirmations) fail(id StreamID, point uint64, into []Binding) []Bindin
 	return into
 }
 
+// pending reports whether a write of allocation id waits for a confirmation on some
+// stream, or was taken by a failed wait and not yet marked (late).
+func (c *confirmations) pending(id memory.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range c.streams {
+		for i := range u.writes {
+			if u.writes[i].b.ID() == id {
+				return true
+			}
+		}
+	}
+	for _, l := range c.late {
+		for i := range l.bs {
+			if l.bs[i].ID() == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // streamWaitFailed is the queue watch's report that a stream-wide wait on sys, made
 // inside a server call, failed. The device reports an asynchronous failure at such a
 // wait, and the cpu device forgets it once a stream-wide wait has reported it: unless

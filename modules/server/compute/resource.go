@@ -9,6 +9,26 @@ func (s *Server) Check(handles []Binding, _ StreamID) error {
 	return s.streams.EnsureWritten(handles...)
 }
 
+// Idle reports whether h, a handle of the caller's with b a view of it, is as good as a
+// fresh allocation of its size on its stream, so that a caller that keeps released
+// buffers for reuse may keep this one rather than release it (the Python package's cache
+// of released arrays). Its bytes are undefined, as a fresh allocation's are; what must
+// hold is that nothing about its past can reach its next use:
+//
+//   - nothing but h refers to the memory (memory.Handle.Sole): no queued command, graph,
+//     clone or view, which would go on reading or writing it;
+//   - it carries no failure and no claim (a read or launch input would report it);
+//   - no write of it is unconfirmed: a later failed stream-wide wait marks every
+//     unconfirmed write of its stream, and would mark this buffer in its next life
+//     with the failure of work from its last.
+//
+// No device work and no wait: a buffer whose last write no wait confirmed is not idle,
+// however long ago the write ran. Not part of CubeCL, whose handles are freed by Drop.
+func (s *Server) Idle(h Handle, b Binding) bool {
+	s.settleQueue()
+	return h.Sole() && s.streams.EnsureWritten(b) == nil && !s.points.pending(b.ID())
+}
+
 // Flush is CubeCL's flush on stream id: a drop-queue flush and the deferred frees of
 // the device pools, both skipped while the stream records a capture. It blocks on the
 // drop queue's previous fence. It returns nil, always, as in CubeCL: failures live on

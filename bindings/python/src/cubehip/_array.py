@@ -24,6 +24,7 @@ _alloc = _ffi.fast_buffer_alloc
 _as_bytes = ctypes.c_char.from_buffer
 _addressof = ctypes.addressof
 _dtypes: dict[Any, np.dtype] = {}
+_OUT_OF_MEMORY = 2  # hipErrorOutOfMemory
 
 
 def stream_id(stream: "Stream | int | None") -> int:
@@ -103,10 +104,27 @@ class DeviceArray:
             self.nbytes = math.prod(self.shape) * self.dtype.itemsize
         self.stream = 0 if stream is None else stream_id(stream)
         # An empty array still owns a one-byte buffer, so that it is a valid kernel argument;
-        # its reads and writes move nothing. The handle, or minus the status.
-        h = _alloc(device._live(), self.stream, self.nbytes or 1)
-        if h < 0:
-            check(-h, "cubehip_buffer_alloc")
+        # its reads and writes move nothing.
+        n = self.nbytes or 1
+        dh = device._live()
+        h = 0
+        kept = device._kept
+        if kept.lists:
+            # A released array's idle buffer of this size and stream, if one is kept: no
+            # call into the library (see KeptBuffers).
+            lst = kept.lists.get((self.stream, n))
+            if lst:
+                try:
+                    h = lst.pop()
+                    kept.nbytes -= n
+                except IndexError:  # another thread took the last one
+                    pass
+        if not h:
+            h = _alloc(dh, self.stream, n)  # the handle, or minus the status
+            if h == -_OUT_OF_MEMORY and device._kept.drain():
+                h = _alloc(dh, self.stream, n)  # with the kept buffers back in the pools
+            if h < 0:
+                check(-h, "cubehip_buffer_alloc")
         self._h = h
 
     # --- numpy-like attributes -----------------------------------------------------------
@@ -267,9 +285,7 @@ class DeviceArray:
                 # buffer goes back when the last of them lets go (see _unexport).
                 self._pending = h
                 return
-            st = _release(h)
-            if st:
-                check(st, "cubehip_buffer_release")
+            self.device._kept.give(h, self.stream, self.nbytes or 1)
 
     free = release
 
@@ -358,7 +374,7 @@ class DeviceArray:
         # module may be half torn down: neither is worth an exception nobody can catch.
         try:
             if self._base is None and self._h and self.device._h:
-                _release(self._h)
-                self._h = 0
+                h, self._h = self._h, 0
+                self.device._kept.give(h, self.stream, self.nbytes or 1)
         except Exception:
             pass

@@ -14,6 +14,7 @@ import numpy as np
 from . import _ffi
 from ._array import DeviceArray, stream_id
 from ._errors import DeviceClosed, check, check_carried
+from ._kept import KeptBuffers
 
 _PLATFORMS = ("auto", "cpu", "nvidia", "amd")
 _U8 = np.dtype(np.uint8)
@@ -161,6 +162,7 @@ class Device:
         direct_launch: bool = False,
     ) -> None:
         self._h = 0
+        self._kept = KeptBuffers()  # released arrays' idle buffers, for reuse
         o = _ffi.DeviceOptions()
         o.size = ctypes.sizeof(o)
         o.max_streams = max_streams
@@ -206,6 +208,7 @@ class Device:
         becomes unusable (using one raises an exception). Closing twice is harmless."""
         h, self._h = self._h, 0
         if h:
+            self._kept.forget()  # the close frees them
             check(_ffi.lib.cubehip_device_close(h), "cubehip_device_close")
 
     def __enter__(self) -> "Device":
@@ -283,6 +286,9 @@ class Device:
     # --- memory --------------------------------------------------------------------------
 
     def memory_usage(self) -> MemoryUsage:
+        """The library's count of what the device's arrays use. Released arrays' buffers
+        kept for reuse are given back first, so they are not counted."""
+        self._kept.drain()
         u = _ffi.MemoryUsage()
         u.size = ctypes.sizeof(u)
         check(_ffi.lib.cubehip_memory_usage_get(self._live(), ctypes.byref(u)), "cubehip_memory_usage_get")
@@ -290,10 +296,12 @@ class Device:
 
     def memory_report(self) -> list[dict[str, Any]]:
         """Every stream's memory pools, as the library reports them (parsed JSON)."""
+        self._kept.drain()
         return json.loads(_string(_ffi.lib.cubehip_memory_report, self._live(), "cubehip_memory_report"))
 
     def memory_cleanup(self) -> None:
         """Frees pool pages no array uses."""
+        self._kept.drain()
         check(_ffi.lib.cubehip_memory_cleanup(self._live()), "cubehip_memory_cleanup")
 
     def set_allocation_mode(self, mode: str, stream: "Stream | int | None" = None) -> None:
@@ -301,6 +309,7 @@ class Device:
         modes = {"auto": 0, "persistent": 1}
         if mode not in modes:
             raise ValueError(f"allocation mode must be 'auto' or 'persistent', not {mode!r}")
+        self._kept.drain()  # a buffer kept from one mode would serve an array of the other
         check(
             _ffi.lib.cubehip_memory_set_allocation_mode(self._live(), stream_id(stream), modes[mode]),
             "cubehip_memory_set_allocation_mode",

@@ -270,9 +270,18 @@ def _fast_functions() -> tuple[Any, ...]:
 # device_sync(device, stream) -> status
 # buffer_alloc(device, stream, size) -> handle, or minus the status
 # buffer_release(buffer) -> status
+# buffer_recycle(buffer) -> 1 kept, 0 released, or minus the status
 # buffer_read(buffer, stream, offset, dst_address, size) -> status
 # graph_replay(graph) -> status
-fast_launch, fast_device_sync, fast_buffer_alloc, fast_buffer_release, fast_buffer_read, fast_graph_replay = _fast_functions()
+(
+    fast_launch,
+    fast_device_sync,
+    fast_buffer_alloc,
+    fast_buffer_release,
+    fast_buffer_recycle,
+    fast_buffer_read,
+    fast_graph_replay,
+) = _fast_functions()
 
 if sys.byteorder != "little":  # pragma: no cover - every platform cubehip runs on is little-endian
     raise ImportError("cubehip: the launch path packs arguments little-endian")
