@@ -10,6 +10,7 @@
 #   server.test       the server module's tests and Device benchmarks (CUBEHIP_PLATFORM
 #                     picks the platform: nvidia or amd there)
 #   cubehip           the command: `cubehip bench` runs the Device budgets beside the anchor
+#   crossing/         the Go runtime's own cost to a C host (modules/capi/bench/crossing)
 #   run.sh            runs all of them there (ROUNDS rounds of benchmarks, default 3)
 #                     and prints the tables: logs in the folder given
 #
@@ -38,6 +39,13 @@ done
 ${CXX:-c++} -std=c++17 -O2 -Wall -Iinclude modules/capi/tests/globals_test.cpp -L"$out/lib" -lcubehip '-Wl,-rpath,$ORIGIN/lib' \
   -o "$out/capi-globals_test_cpp"
 go test -c -o "$out/capi.test" ./modules/capi
+# What the Go runtime alone costs a C host's driver-bound loop, the floor under the ABI's
+# figures (modules/capi/bench/crossing).
+mkdir -p "$out/crossing"
+go build -buildmode=c-shared -o "$out/crossing/libcrossing.so" ./modules/capi/bench/crossing
+rm -f "$out/crossing/libcrossing.h"
+${CC:-cc} -std=c11 -O2 -Wall modules/capi/bench/crossing/host/host.c -L"$out/crossing" -lcrossing '-Wl,-rpath,$ORIGIN' \
+  -o "$out/crossing/crossing"
 cp modules/hipsys/nvidia/bench/run.sh "$out/"
 chmod +x "$out/run.sh"
 echo "built $out: $(cd "$out" && echo *)"

@@ -14,7 +14,8 @@
 #   cubehip-bench.txt  `cubehip bench` against the anchor
 #   capi.log           the C ABI's C test and saxpy host on the nvidia platform
 #   capi-bench.log     a C host's loops through libcubehip beside the raw driver's, and
-#                      every ABI call beside the same Device call from Go
+#                      every ABI call beside the same Device call from Go, and the
+#                      Go runtime's own cost to a C host (crossing/)
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 logs="${1:-./gpu-logs}"
@@ -96,6 +97,9 @@ if [ -x "$here/capi-abi_test" ]; then
 		CUBEHIP_PLATFORM=nvidia "$here/capi.test" -test.run '^$' -test.bench '^BenchmarkABIvsDriver$' -test.benchtime=1x >>"$logs/capi-bench.log" 2>&1 || rc=1
 	done
 	CUBEHIP_PLATFORM=nvidia "$here/capi.test" -test.run '^$' -test.bench '^BenchmarkABI$' -test.benchtime=1x >>"$logs/capi-bench.log" 2>&1 || rc=1
+	if [ -x "$here/crossing/crossing" ]; then
+		"$here/crossing/crossing" >>"$logs/capi-bench.log" 2>&1 || rc=1
+	fi
 	grep '^Benchmark' "$logs/capi-bench.log"
 fi
 exit $rc
