@@ -16,6 +16,8 @@ from ._array import DeviceArray, stream_id
 from ._errors import DeviceClosed, check, check_carried
 from ._kept import KeptBuffers
 
+_sync = _ffi.fast_device_sync
+
 _PLATFORMS = ("auto", "cpu", "nvidia", "amd")
 _U8 = np.dtype(np.uint8)
 
@@ -240,7 +242,11 @@ class Device:
 
     def sync(self, stream: "Stream | int | None" = None) -> None:
         """Waits for the stream's work; raises CarriedFailure if work it ran failed."""
-        st = _ffi.fast_device_sync(self._live(), stream_id(stream))
+        h = self._h
+        if stream is None and h:
+            st = _sync(h, 0)  # the common call, without the general checks
+        else:
+            st = _sync(self._live(), stream_id(stream))
         if st:
             check_carried(st, "cubehip_device_sync")
 
