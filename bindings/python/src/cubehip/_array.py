@@ -24,7 +24,6 @@ _alloc = _ffi.fast_buffer_alloc
 _as_bytes = ctypes.c_char.from_buffer
 _addressof = ctypes.addressof
 _dtypes: dict[Any, np.dtype] = {}
-_OUT_OF_MEMORY = 2  # hipErrorOutOfMemory
 
 
 def stream_id(stream: "Stream | int | None") -> int:
@@ -121,7 +120,7 @@ class DeviceArray:
                     pass
         if not h:
             h = _alloc(dh, self.stream, n)  # the handle, or minus the status
-            if h == -_OUT_OF_MEMORY and device._kept.drain():
+            if h == -_ffi.HIP_ERROR_OUT_OF_MEMORY and device._kept.drain():
                 h = _alloc(dh, self.stream, n)  # with the kept buffers back in the pools
             if h < 0:
                 check(-h, "cubehip_buffer_alloc")

@@ -34,6 +34,7 @@ __all__ = ["lib", "library_path", "find_library"]
 # Statuses (cubehip.h).
 SUCCESS = 0
 HIP_ERROR_INVALID_VALUE = 1
+HIP_ERROR_OUT_OF_MEMORY = 2
 HIP_ERROR_INVALID_HANDLE = 400
 ERROR_INVALID_HANDLE = 10001
 ERROR_INVALID_ARGUMENT = 10002
