@@ -11,9 +11,9 @@
  * in the process, as pydlpack.c's is, so the library does not link against Python, and
  * only the stable ABI is used (METH_FASTCALL is in it from Python 3.10).
  *
- * Every function gives the GIL up around the library call, as ctypes did: a call may wait
- * (a sync, a read, a launch behind a full queue, an allocation that grows a pool) and other
- * Python threads must run meanwhile. A wrong argument (not an int, out of range, a wrong
+ * Every function but the launch gives the GIL up around the library call, as ctypes does:
+ * a call may wait (a sync, a read, an allocation that grows a pool) and other Python
+ * threads must run meanwhile. A wrong argument (not an int, out of range, a wrong
  * count) raises TypeError or OverflowError and calls nothing. Addresses are trusted as
  * ctypes' are: the package passes only those of its own arrays. */
 #define _GNU_SOURCE
@@ -77,10 +77,11 @@ static py_object* fast_launch(py_object* self, py_object* const* args, ssize_t n
 	(void)self;
 	uint64_t v[5];
 	if (!u64_args("launch", args, nargs, 5, v)) return NULL;
-	void* ts = py_save_thread();
+	/* The GIL is kept: a launch hands the work to the launch queue and returns, in less
+	 * time than giving the lock up and taking it back costs; it waits only while the
+	 * queue is full, for the driver, never for Python. */
 	cubehip_status st = cubehip_launch((cubehip_kernel){v[0]}, v[1], (const uint32_t*)(uintptr_t)v[2],
 		(const cubehip_arg*)(uintptr_t)v[3], (size_t)v[4]);
-	py_restore_thread(ts);
 	return status_of(st);
 }
 

@@ -260,7 +260,8 @@ def _fast_functions() -> tuple[Any, ...]:
     calls them as it calls len(), each argument a plain int, where a ctypes call of the same
     export pays libffi and a conversion object per argument, 0.3-0.45 µs a call before the
     library is entered. Each calls the exported function a C host calls, so its checks and
-    statuses are the C ABI's; each gives the GIL up around the call, as ctypes does."""
+    statuses are the C ABI's; each but the launch gives the GIL up around the call, as
+    ctypes does (a launch only queues work: pyfast.c says why it keeps the GIL)."""
     get = _pylib.capi_python_fast_functions
     get.argtypes = []
     get.restype = ctypes.py_object
