@@ -35,8 +35,6 @@ typedef struct {
 } py_method_def;
 #define PY_METH_FASTCALL 0x0080
 
-typedef py_object* (*py_fastcall)(py_object* self, py_object* const* args, ssize_t nargs);
-
 static py_object* (*py_cfunction_new)(py_method_def*, py_object*, py_object*);
 static unsigned long long (*py_as_u64)(py_object*);
 static py_object* (*py_from_u64)(unsigned long long);
