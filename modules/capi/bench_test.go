@@ -33,8 +33,10 @@ func BenchmarkABI(b *testing.B) {
 				side := func(f func(benchOp, uint64, uint64, uint64, int) (float64, error)) paired.Side {
 					return func() (float64, error) { return f(op, dev, buf, k, n) }
 				}
-				res, err := paired.Run(rounds, side(benchC), side(benchGo))
+				var res paired.Result
+				cpu := pinned(func() { res, err = paired.Run(rounds, side(benchC), side(benchGo)) })
 				require.NoError(b, err)
+				b.ReportMetric(float64(cpu), "core")
 				diffs := make([]float64, len(res.A))
 				for i := range diffs {
 					diffs[i] = res.A[i] - res.B[i]

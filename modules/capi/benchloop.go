@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -35,7 +36,8 @@ var benchNames = [...]string{"buffer_size", "buffer_check", "launch", "launch+sy
 
 func (o benchOp) String() string { return benchNames[o] }
 
-// benchC runs n calls of op from a C thread the Go runtime never saw, through the ABI,
+// benchC runs n calls of op on the bench thread (a C thread the Go runtime never started,
+// one for the process), through the ABI,
 // and returns the nanoseconds per call (a float: a cheap call takes under one).
 func benchC(op benchOp, dev, buf, kern uint64, n int) (float64, error) {
 	return benchCGraph(op, dev, buf, kern, 0, n)
@@ -49,6 +51,19 @@ func benchCGraph(op benchOp, dev, buf, kern, graph uint64, n int) (float64, erro
 		return 0, fmt.Errorf("%s from C: %s: %s", op, abiStatusName(st), lastError())
 	}
 	return float64(ns), nil
+}
+
+// pinned runs f with the calling goroutine on one OS thread, and that thread and the C
+// thread that runs benchC's loops pinned to the core it is on: a pair's sides then differ
+// by what they call, not by where they run. It returns the core, or -1 when the
+// platform would not pin (f runs all the same).
+func pinned(f func()) int {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu := int(C.capi_bench_pin())
+	defer C.capi_bench_unpin()
+	f()
+	return cpu
 }
 
 // benchGo runs n of the same calls on the Device itself, from Go: the side without the ABI.

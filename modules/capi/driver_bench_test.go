@@ -104,8 +104,10 @@ func BenchmarkABIvsDriver(b *testing.B) {
 				side := func(f func(n int) (float64, error)) paired.Side {
 					return func() (float64, error) { return f(pr.n) }
 				}
-				res, err := paired.Run(51, side(pr.abi), side(pr.driver))
+				var res paired.Result
+				cpu := pinned(func() { res, err = paired.Run(51, side(pr.abi), side(pr.driver)) })
 				require.NoError(b, err)
+				b.ReportMetric(float64(cpu), "core")
 				b.ReportMetric(res.Ratio().Median, "x")
 				b.ReportMetric(paired.Of(res.A).Median/1e3, "abi-µs")
 				b.ReportMetric(paired.Of(res.B).Median/1e3, "driver-µs")

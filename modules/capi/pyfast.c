@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #include "capi.h"
@@ -47,6 +48,36 @@ static void (*py_restore_thread)(void*);
 static py_object* (*py_tuple_new)(ssize_t);
 static int (*py_tuple_set)(py_object*, ssize_t, py_object*);
 static void (*py_decref)(py_object*);
+static void (*py_incref)(py_object*);
+static void (*py_err_clear)(void);
+static long long (*py_as_i64_overflow)(py_object*, int*);
+static double (*py_float_as_double)(py_object*);
+static ssize_t (*py_tuple_size)(py_object*);
+static py_object* (*py_tuple_get)(py_object*, ssize_t);
+static py_object* (*py_getattr)(py_object*, py_object*);
+static py_object* (*py_intern)(const char*);
+static int (*py_unicode_eq_ascii)(py_object*, const char*);
+static py_object* (*py_capsule_new)(void*, const char*, void (*)(py_object*));
+static void* (*py_capsule_pointer)(py_object*, const char*);
+static char* (*py_bytes_data)(py_object*);
+static ssize_t (*py_bytes_size)(py_object*);
+static py_object* (*py_vectorcall)(py_object*, py_object* const*, size_t, py_object*);
+static py_object* (*py_call_one)(py_object*, py_object*);
+static py_object* py_none;
+static py_object* py_long_type;
+static py_object* py_float_type;
+static py_object* py_tuple_type;
+static py_object* name_h; /* "_h", interned */
+
+/* The type of o. The stable ABI fixes PyObject's head (a reference count, then the type)
+ * for every build it covers (not the free-threaded one, which does not take stable-ABI
+ * extensions either). */
+static py_object* type_of(py_object* o) { return ((py_object* const*)o)[1]; }
+
+static py_object* none(void) {
+	py_incref(py_none);
+	return py_none;
+}
 
 /* args[i] as a uint64, or 0 with an exception set: callers test py_err_occurred only when
  * the value reads as all ones, as PyLong_AsUnsignedLongLong's contract asks. */
@@ -154,6 +185,262 @@ static py_object* fast_graph_replay(py_object* self, py_object* const* args, ssi
 	return status_of(st);
 }
 
+/* ---- a kernel's call and a device's sync, as built-in functions of their own ---------
+ *
+ * The functions above still leave a Python frame on the path of `k(grid, x, y)` and of
+ * `dev.sync()`: the package's own code that checks and packs the arguments, which costs
+ * about a microsecond a launch-and-sync on a slow interpreter, as much as the library's
+ * whole work. kernel_launcher and device_syncer make, for one kernel or one device, a
+ * built-in function that is that call: the package installs it where Python finds
+ * `k(...)` and `dev.sync` (a built-in function is not a descriptor, so it is called
+ * without the kernel or device, which its plan names). It takes the common case itself:
+ * a grid of ints, each argument exactly of its parameter's type (a DeviceArray for a
+ * buffer, an int in range, a float), the default stream or an int stream id; everything
+ * else, and every call the library refuses, goes to the package's own Python function
+ * (`slow`), which makes its checks and raises its errors as before. So a malformed call
+ * costs what it did, and its error is the same. */
+
+#define LAUNCH_PLAN "cubehip.launch_plan"
+#define SYNC_PLAN "cubehip.sync_plan"
+#define LAUNCH_MAX_ARGS 64 /* more than this, and the package keeps its own path */
+
+typedef struct {
+	uint64_t kernel;
+	py_object* array_type; /* a buffer argument's exact type: DeviceArray */
+	py_object* slow;       /* the package's launch: slow(grid, *args, stream=...) */
+	size_t n;
+	uint8_t kinds[LAUNCH_MAX_ARGS]; /* cubehip_arg_kind per parameter */
+} launch_plan;
+
+typedef struct {
+	uint64_t device;
+	py_object* slow;   /* the package's sync: slow(*args, **kwargs) */
+	py_object* failed; /* failed(status): raises the status's error */
+} sync_plan;
+
+static void launch_plan_free(py_object* capsule) {
+	launch_plan* p = py_capsule_pointer(capsule, LAUNCH_PLAN);
+	if (p == NULL) return;
+	py_decref(p->array_type);
+	py_decref(p->slow);
+	free(p);
+}
+
+static void sync_plan_free(py_object* capsule) {
+	sync_plan* p = py_capsule_pointer(capsule, SYNC_PLAN);
+	if (p == NULL) return;
+	py_decref(p->slow);
+	py_decref(p->failed);
+	free(p);
+}
+
+/* An exact int in [lo, hi] into *out; 0 for anything else, with no exception left set. */
+static int int_in(py_object* o, long long lo, long long hi, long long* out) {
+	if (type_of(o) != py_long_type) return 0;
+	int overflow = 0;
+	long long v = py_as_i64_overflow(o, &overflow);
+	if (overflow || (v == -1 && py_err_occurred())) {
+		py_err_clear();
+		return 0;
+	}
+	if (v < lo || v > hi) return 0;
+	*out = v;
+	return 1;
+}
+
+/* An exact int in [0, 2**64) into *out; 0 for anything else, with no exception left set. */
+static int u64_in(py_object* o, uint64_t* out) {
+	if (type_of(o) != py_long_type) return 0;
+	unsigned long long v = py_as_u64(o);
+	if (v == (unsigned long long)-1 && py_err_occurred()) {
+		py_err_clear();
+		return 0;
+	}
+	*out = (uint64_t)v;
+	return 1;
+}
+
+/* The grid as the package's _dim3 takes it, for an int or a tuple of one to three ints
+ * each in [1, 2**32); 0 for anything else (lists, numpy ints, out of range: the package
+ * checks those, and raises for the bad ones). */
+static int grid_of(py_object* g, uint32_t grid[3]) {
+	long long v;
+	grid[0] = grid[1] = grid[2] = 1;
+	if (type_of(g) == py_long_type) {
+		if (!int_in(g, 1, 0xffffffffLL, &v)) return 0;
+		grid[0] = (uint32_t)v;
+		return 1;
+	}
+	if (type_of(g) != py_tuple_type) return 0;
+	ssize_t n = py_tuple_size(g);
+	if (n < 1 || n > 3) return 0;
+	for (ssize_t i = 0; i < n; i++) {
+		if (!int_in(py_tuple_get(g, i), 1, 0xffffffffLL, &v)) return 0;
+		grid[i] = (uint32_t)v;
+	}
+	return 1;
+}
+
+/* One argument of parameter kind into a; 0 when the value is not exactly its type. */
+static int pack(const launch_plan* p, uint8_t kind, py_object* o, cubehip_arg* a) {
+	long long v;
+	a->kind = kind;
+	a->access = 0;
+	switch (kind) {
+	case CUBEHIP_ARG_BUFFER: {
+		if (type_of(o) != p->array_type) return 0;
+		py_object* h = py_getattr(o, name_h);
+		if (h == NULL) {
+			py_err_clear();
+			return 0;
+		}
+		uint64_t id = 0;
+		int ok = u64_in(h, &id);
+		py_decref(h);
+		if (!ok || id == 0) return 0; /* a released array: the package raises */
+		a->v.buffer.buffer.id = id;
+		a->v.buffer.offset = 0;
+		return 1;
+	}
+	case CUBEHIP_ARG_I8: if (!int_in(o, INT8_MIN, INT8_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case CUBEHIP_ARG_U8: if (!int_in(o, 0, UINT8_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case CUBEHIP_ARG_I16: if (!int_in(o, INT16_MIN, INT16_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case CUBEHIP_ARG_U16: if (!int_in(o, 0, UINT16_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case CUBEHIP_ARG_I32: if (!int_in(o, INT32_MIN, INT32_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case CUBEHIP_ARG_U32: if (!int_in(o, 0, UINT32_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case CUBEHIP_ARG_I64: if (!int_in(o, INT64_MIN, INT64_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case CUBEHIP_ARG_U64: return u64_in(o, &a->v.u64);
+	case CUBEHIP_ARG_F32:
+		if (type_of(o) != py_float_type) return 0;
+		a->v.u64 = 0;
+		a->v.f32 = (float)py_float_as_double(o);
+		return 1;
+	case CUBEHIP_ARG_F64:
+		if (type_of(o) != py_float_type) return 0;
+		a->v.f64 = py_float_as_double(o);
+		return 1;
+	}
+	return 0;
+}
+
+/* The kernel's call: k(grid, *args, stream=None). */
+static py_object* kernel_call(py_object* self, py_object* const* args, ssize_t nargs, py_object* kwnames) {
+	const launch_plan* p = py_capsule_pointer(self, LAUNCH_PLAN);
+	if (p == NULL) return NULL;
+	uint64_t stream = 0;
+	if (kwnames != NULL) {
+		py_object* v = args[nargs];
+		if (py_tuple_size(kwnames) != 1 || py_unicode_eq_ascii(py_tuple_get(kwnames, 0), "stream") != 0 ||
+		    (v != py_none && !u64_in(v, &stream)))
+			goto slow;
+	}
+	if ((size_t)nargs != p->n + 1) goto slow;
+	uint32_t grid[3];
+	if (!grid_of(args[0], grid)) goto slow;
+	cubehip_arg packed[LAUNCH_MAX_ARGS];
+	for (size_t i = 0; i < p->n; i++)
+		if (!pack(p, p->kinds[i], args[1 + i], &packed[i])) goto slow;
+	/* The GIL is kept, as fast_launch says why. */
+	if (cubehip_launch((cubehip_kernel){p->kernel}, stream, grid, packed, p->n) == CUBEHIP_SUCCESS) return none();
+	/* Refused, so nothing was queued: the package's call makes it again, and raises. */
+slow:
+	return py_vectorcall(p->slow, args, (size_t)nargs, kwnames);
+}
+
+/* The device's sync: dev.sync(), the default stream. */
+static py_object* device_sync_call(py_object* self, py_object* const* args, ssize_t nargs, py_object* kwnames) {
+	const sync_plan* p = py_capsule_pointer(self, SYNC_PLAN);
+	if (p == NULL) return NULL;
+	if (nargs != 0 || kwnames != NULL) return py_vectorcall(p->slow, args, (size_t)nargs, kwnames);
+	void* ts = py_save_thread();
+	cubehip_status st = cubehip_device_sync((cubehip_device){p->device}, 0);
+	py_restore_thread(ts);
+	if (st == CUBEHIP_SUCCESS) return none();
+	/* Not made again: a failed wait reports its failure once. */
+	py_object* code = py_from_long((long)st);
+	if (code == NULL) return NULL;
+	py_object* r = py_call_one(p->failed, code);
+	py_decref(code);
+	return r;
+}
+
+#define PY_METH_KEYWORDS 0x0002
+static py_method_def kernel_call_def = {"launch", (void*)kernel_call, PY_METH_FASTCALL | PY_METH_KEYWORDS,
+	"k(grid, *args, stream=None): the kernel's launch (cubehip's built-in fast path)"};
+static py_method_def device_sync_def = {"sync", (void*)device_sync_call, PY_METH_FASTCALL | PY_METH_KEYWORDS,
+	"sync(stream=None): waits for the stream's work (cubehip's built-in fast path)"};
+
+/* kernel_launcher(kernel, kinds, array_type, slow) -> the kernel's call; kinds is bytes,
+ * one cubehip_arg_kind per parameter (BUFFER and I8..F64 only). */
+static py_object* make_kernel_launcher(py_object* self, py_object* const* args, ssize_t nargs) {
+	(void)self;
+	uint64_t kernel;
+	if (nargs != 4) {
+		py_err_format(py_type_error, "kernel_launcher takes 4 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	if (!u64_arg(args, 0, &kernel)) return NULL;
+	char* kinds = py_bytes_data(args[1]);
+	if (kinds == NULL) return NULL;
+	ssize_t n = py_bytes_size(args[1]);
+	if (n < 0 || n > LAUNCH_MAX_ARGS) {
+		py_err_format(py_type_error, "kernel_launcher: %d parameters, at most %d", (int)n, LAUNCH_MAX_ARGS);
+		return NULL;
+	}
+	for (ssize_t i = 0; i < n; i++)
+		if ((uint8_t)kinds[i] < CUBEHIP_ARG_BUFFER || (uint8_t)kinds[i] > CUBEHIP_ARG_F64) {
+			py_err_format(py_type_error, "kernel_launcher: parameter %d has kind %d", (int)i, (int)(uint8_t)kinds[i]);
+			return NULL;
+		}
+	launch_plan* p = calloc(1, sizeof *p);
+	if (p == NULL) return NULL;
+	p->kernel = kernel;
+	p->n = (size_t)n;
+	for (ssize_t i = 0; i < n; i++) p->kinds[i] = (uint8_t)kinds[i];
+	py_incref(args[2]);
+	py_incref(args[3]);
+	p->array_type = args[2];
+	p->slow = args[3];
+	py_object* capsule = py_capsule_new(p, LAUNCH_PLAN, launch_plan_free);
+	if (capsule == NULL) {
+		py_decref(args[2]);
+		py_decref(args[3]);
+		free(p);
+		return NULL;
+	}
+	py_object* f = py_cfunction_new(&kernel_call_def, capsule, NULL);
+	py_decref(capsule); /* the function holds it */
+	return f;
+}
+
+/* device_syncer(device, slow, failed) -> the device's sync. */
+static py_object* make_device_syncer(py_object* self, py_object* const* args, ssize_t nargs) {
+	(void)self;
+	uint64_t device;
+	if (nargs != 3) {
+		py_err_format(py_type_error, "device_syncer takes 3 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	if (!u64_arg(args, 0, &device)) return NULL;
+	sync_plan* p = calloc(1, sizeof *p);
+	if (p == NULL) return NULL;
+	p->device = device;
+	py_incref(args[1]);
+	py_incref(args[2]);
+	p->slow = args[1];
+	p->failed = args[2];
+	py_object* capsule = py_capsule_new(p, SYNC_PLAN, sync_plan_free);
+	if (capsule == NULL) {
+		py_decref(args[1]);
+		py_decref(args[2]);
+		free(p);
+		return NULL;
+	}
+	py_object* f = py_cfunction_new(&device_sync_def, capsule, NULL);
+	py_decref(capsule);
+	return f;
+}
+
 /* Static: a built-in function keeps a pointer to its definition for as long as it lives. */
 static py_method_def fast_defs[] = {
 	{"launch", (void*)fast_launch, PY_METH_FASTCALL, "launch(kernel, stream, grid_address, args_address, count) -> status"},
@@ -163,6 +450,8 @@ static py_method_def fast_defs[] = {
 	{"buffer_recycle", (void*)fast_buffer_recycle, PY_METH_FASTCALL, "buffer_recycle(buffer) -> 1 kept, 0 released, or -status"},
 	{"buffer_read", (void*)fast_buffer_read, PY_METH_FASTCALL, "buffer_read(buffer, stream, offset, dst_address, size) -> status"},
 	{"graph_replay", (void*)fast_graph_replay, PY_METH_FASTCALL, "graph_replay(graph) -> status"},
+	{"kernel_launcher", (void*)make_kernel_launcher, PY_METH_FASTCALL, "kernel_launcher(kernel, kinds, array_type, slow) -> the kernel's call"},
+	{"device_syncer", (void*)make_device_syncer, PY_METH_FASTCALL, "device_syncer(device, slow, failed) -> the device's sync"},
 };
 #define FAST_COUNT (sizeof fast_defs / sizeof fast_defs[0])
 
@@ -177,12 +466,21 @@ py_object* capi_python_fast_functions(void) {
 	    !LOOK(py_err_occurred, "PyErr_Occurred") || !LOOK(py_err_format, "PyErr_Format") ||
 	    !LOOK(py_save_thread, "PyEval_SaveThread") || !LOOK(py_restore_thread, "PyEval_RestoreThread") ||
 	    !LOOK(py_tuple_new, "PyTuple_New") || !LOOK(py_tuple_set, "PyTuple_SetItem") ||
-	    !LOOK(py_decref, "Py_DecRef"))
+	    !LOOK(py_decref, "Py_DecRef") || !LOOK(py_incref, "Py_IncRef") || !LOOK(py_err_clear, "PyErr_Clear") ||
+	    !LOOK(py_as_i64_overflow, "PyLong_AsLongLongAndOverflow") || !LOOK(py_float_as_double, "PyFloat_AsDouble") ||
+	    !LOOK(py_tuple_size, "PyTuple_Size") || !LOOK(py_tuple_get, "PyTuple_GetItem") ||
+	    !LOOK(py_getattr, "PyObject_GetAttr") || !LOOK(py_intern, "PyUnicode_InternFromString") ||
+	    !LOOK(py_unicode_eq_ascii, "PyUnicode_CompareWithASCIIString") || !LOOK(py_capsule_new, "PyCapsule_New") ||
+	    !LOOK(py_capsule_pointer, "PyCapsule_GetPointer") || !LOOK(py_bytes_data, "PyBytes_AsString") ||
+	    !LOOK(py_bytes_size, "PyBytes_Size") || !LOOK(py_vectorcall, "PyObject_Vectorcall") ||
+	    !LOOK(py_call_one, "PyObject_CallOneArg") || !LOOK(py_none, "_Py_NoneStruct") ||
+	    !LOOK(py_long_type, "PyLong_Type") || !LOOK(py_float_type, "PyFloat_Type") || !LOOK(py_tuple_type, "PyTuple_Type"))
 		return NULL;
 #undef LOOK
 	py_object** type_error = (py_object**)dlsym(RTLD_DEFAULT, "PyExc_TypeError");
 	if (type_error == NULL) return NULL;
 	py_type_error = *type_error;
+	if (name_h == NULL && (name_h = py_intern("_h")) == NULL) return NULL;
 	py_object* t = py_tuple_new((ssize_t)FAST_COUNT);
 	if (t == NULL) return NULL;
 	for (size_t i = 0; i < FAST_COUNT; i++) {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import json
 import threading
+import weakref
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -184,6 +185,29 @@ class Device:
         check(_ffi.lib.cubehip_device_get_properties(self._h, ctypes.byref(p)), "cubehip_device_get_properties")
         self.properties = DeviceProperties._from(index, p)
         self.platform = self.properties.platform
+        self.sync = self._builtin_sync()
+
+    def _builtin_sync(self) -> Any:
+        """dev.sync as a built-in function the library makes (pyfast.c's device_syncer): a
+        call without arguments waits for the default stream in C, without a Python frame;
+        a call with arguments goes to Device.sync. An instance attribute, so dev.sync finds
+        it before the method; close() removes it. Weak references only: the device is
+        freed as soon as it is unused."""
+        ref = weakref.ref(self)
+
+        def slow(*args: Any, **kwargs: Any) -> None:
+            d = ref()
+            if d is None:  # pragma: no cover - the device is alive while it is called
+                raise DeviceClosed(_ffi.ERROR_CLOSED, "the device was freed", "Device")
+            Device.sync(d, *args, **kwargs)
+
+        def failed(st: int) -> None:
+            d = ref()
+            if d is None or d._h == 0:
+                raise DeviceClosed(_ffi.ERROR_CLOSED, "the device was closed", "Device")
+            check_carried(st, "cubehip_device_sync")
+
+        return _ffi.fast_device_syncer(self._h, slow, failed)
 
     def _live(self) -> int:
         if self._h == 0:
@@ -209,6 +233,7 @@ class Device:
         """Waits for the device's work and closes it; every array, kernel and graph made on it
         becomes unusable (using one raises an exception). Closing twice is harmless."""
         h, self._h = self._h, 0
+        self.__dict__.pop("sync", None)  # the built-in sync: Device.sync says the device is closed
         if h:
             self._kept.forget()  # the close frees them
             check(_ffi.lib.cubehip_device_close(h), "cubehip_device_close")

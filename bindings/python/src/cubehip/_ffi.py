@@ -275,6 +275,8 @@ def _fast_functions() -> tuple[Any, ...]:
 # buffer_recycle(buffer) -> 1 kept, 0 released, or minus the status
 # buffer_read(buffer, stream, offset, dst_address, size) -> status
 # graph_replay(graph) -> status
+# kernel_launcher(kernel, kinds, array_type, slow) -> a kernel's call (see Kernel._builtin_call)
+# device_syncer(device, slow, failed) -> a device's sync (see Device.__init__)
 (
     fast_launch,
     fast_device_sync,
@@ -283,7 +285,10 @@ def _fast_functions() -> tuple[Any, ...]:
     fast_buffer_recycle,
     fast_buffer_read,
     fast_graph_replay,
+    fast_kernel_launcher,
+    fast_device_syncer,
 ) = _fast_functions()
+FAST_LAUNCH_MAX_ARGS = 64  # pyfast.c's LAUNCH_MAX_ARGS: a kernel with more keeps the Python call
 
 if sys.byteorder != "little":  # pragma: no cover - every platform cubehip runs on is little-endian
     raise ImportError("cubehip: the launch path packs arguments little-endian")

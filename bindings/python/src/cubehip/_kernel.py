@@ -13,6 +13,7 @@ import ctypes
 import operator
 import re
 import threading
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -320,8 +321,31 @@ class Kernel:
         self._last_grid: Any = (1, 1, 1)
         if self.params is not None and all(p.kind is not None for p in self.params):
             # A class of its own, so that k(...) finds the generated __call__ in one lookup.
-            call = self._specialise()
+            call: Any = self._specialise()
+            if n <= _ffi.FAST_LAUNCH_MAX_ARGS:
+                call = self._builtin_call(call)
             self.__class__ = type("Kernel", (Kernel,), {"__call__": call, "__doc__": Kernel.__doc__})
+
+    def _builtin_call(self, call: Any) -> Any:
+        """The kernel's call as a built-in function the library makes (pyfast.c's
+        kernel_launcher): k(grid, *args) with a grid of ints and arguments exactly of their
+        parameters' types (a DeviceArray, an int in range, a float) packs and launches in C,
+        without a Python frame; any other call, and any call the library refuses, goes to
+        the generated __call__, which checks, converts and raises as it always has. A
+        built-in function is not a descriptor: it is called without the kernel, which it
+        reaches through a weak reference only on that path, so the kernel is freed as
+        soon as it is unused."""
+        assert self.params is not None
+        kinds = bytes(_ffi.ARG_BUFFER if p.kind == "buffer" else _KIND_CODE[p.kind] for p in self.params)
+        ref = weakref.ref(self)
+
+        def slow(grid: Any, *args: Any, stream: Any = None) -> None:
+            k = ref()
+            if k is None:  # pragma: no cover - the kernel is alive while it is called
+                raise ValueError("the kernel was freed")
+            call(k, grid, *args, stream=stream)
+
+        return _ffi.fast_kernel_launcher(self._h, kinds, DeviceArray, slow)
 
     def _specialise(self) -> Any:
         """The kernel's own __call__, generated from its parameter list.
@@ -335,9 +359,9 @@ class Kernel:
         n = self._n
         names = [f"a{i}" for i in range(n)]
         body = [
-            "def make(L, gr, gaddr, words, waddr, i64, f64, f32, DA, buffer, as_int, as_float, dim3, stream_of, fail, bad_count,",
-            "         acquire, release):",
-            "    last = None",
+            "def make(L, gr, gaddr, words, waddr, i64, f64, f32, DA, buffer, as_int, as_float, dim3, plain, nothing, stream_of,",
+            "         fail, bad_count, acquire, release):",
+            "    last = nothing",
             "    def __call__(self, grid, *args, stream=None):",
             "        nonlocal last",
             f"        if len(args) != {n}:",
@@ -352,9 +376,9 @@ class Kernel:
             "        acquire()",
             "        try:",
             "            if grid is not last:",
-            "                if type(grid) is not int and type(grid) is not tuple or grid != last:",
+            "                if not (type(grid) is int and type(last) is int and grid == last):",
             "                    gr[0], gr[1], gr[2] = dim3(grid, 'grid')",
-            "                last = grid",
+            "                last = grid if plain(grid) else nothing",
         ]
         for i, p in enumerate(self.params):
             kind = p.kind
@@ -389,7 +413,7 @@ class Kernel:
         exec(compile("\n".join(body), f"<cubehip kernel {self.entry}: launch>", "exec"), env)
         return env["make"](
             _launch, self._grid, ctypes.addressof(self._grid), self._words, ctypes.addressof(self._words),
-            self._i64, self._f64, self._f32, DeviceArray, _buffer, _as_int, _as_float, _dim3, Kernel._stream, Kernel._fail,
+            self._i64, self._f64, self._f32, DeviceArray, _buffer, _as_int, _as_float, _dim3, _plain_grid, _NO_GRID, Kernel._stream, Kernel._fail,
             Kernel._bad_count, self._lock.acquire, self._lock.release,
         )
 
@@ -451,7 +475,7 @@ class Kernel:
         if self.params is not None and len(args) != len(self.params):
             raise self._bad_count(args)
         with self._lock:  # the arrays are shared: see _specialise
-            if type(grid) not in (int, tuple) or grid != self._last_grid:
+            if grid is not self._last_grid and not (type(grid) is int and type(self._last_grid) is int and grid == self._last_grid):
                 self._set_grid(grid)
             self._fill_dynamic(args)
             cs = 0 if stream is None else self._stream(stream)
@@ -519,7 +543,7 @@ class Kernel:
     def _set_grid(self, grid: Any) -> None:
         g = _dim3(grid, "grid")
         self._grid[0], self._grid[1], self._grid[2] = g
-        self._last_grid = grid if isinstance(grid, (int, tuple)) else g
+        self._last_grid = grid if _plain_grid(grid) else _NO_GRID
 
     def _signature(self) -> str:
         return ", ".join(p.text or f"{p.kind} {p.name}" for p in self.params or [])
@@ -557,6 +581,16 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<cubehip.Kernel {self.entry}({self._signature()}) block={self.block}>"
+
+
+_NO_GRID = object()  # no grid remembered: every grid, None included, is checked
+
+
+def _plain_grid(grid: Any) -> bool:
+    """Whether a launch may remember grid to skip checking it again: an int or a tuple of
+    ints, which cannot change. A list or a numpy value may change in place, or compare
+    with another grid element by element, so it is checked on every launch."""
+    return type(grid) is int or type(grid) is tuple and all(type(x) is int for x in grid)
 
 
 def _dim3(v: Any, what: str) -> tuple[int, int, int]:
