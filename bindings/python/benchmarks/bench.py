@@ -30,6 +30,7 @@ import ctypes
 import json
 import os
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))  # the in-tree package, when not installed
 
 import cubehip  # noqa: E402
+from cubehip import _ffi  # noqa: E402
 
 SRC = r"""
 extern "C" __global__ void empty() {}
@@ -81,6 +83,26 @@ def timed(fn, n: int) -> float:
     t0 = time.perf_counter()
     fn(n)
     return (time.perf_counter() - t0) / n
+
+
+def c_args(k: cubehip.Kernel, *values: object) -> ctypes.Array:
+    """values as the C loop's cubehip_arg array (three words each: kind, value, offset),
+    packed here from the kernel's parameter kinds, as a C host would."""
+    from cubehip._kernel import _KIND_CODE
+
+    words = (ctypes.c_uint64 * max(3 * len(values), 3))()
+    for i, (p, v) in enumerate(zip(k.params or (), values)):
+        if p.kind == "buffer":
+            words[3 * i], words[3 * i + 1] = _ffi.ARG_BUFFER, v.handle
+            continue
+        words[3 * i] = _KIND_CODE[p.kind]
+        if p.kind == "f32":
+            words[3 * i + 1] = struct.unpack("<I", struct.pack("<f", v))[0]
+        elif p.kind == "f64":
+            words[3 * i + 1] = struct.unpack("<Q", struct.pack("<d", v))[0]
+        else:
+            words[3 * i + 1] = int(v) & (2**64 - 1)
+    return words
 
 
 def cubehip_cases(dev: cubehip.Device, n: int, cloop: ctypes.CDLL) -> dict[str, dict[str, object]]:
@@ -138,11 +160,12 @@ def cubehip_cases(dev: cubehip.Device, n: int, cloop: ctypes.CDLL) -> dict[str, 
             del t
 
     d, k0, k4 = dev.handle, empty._h, args4._h
-    args4(1, x, y, 2.0, 32)  # leaves args4's planned array holding these arguments for the C loop
+    grid = (ctypes.c_uint32 * 3)(1, 1, 1)
+    no_args, four = c_args(empty), c_args(args4, x, y, 2.0, 32)
     cases = {
-        "launch": (py_launch(empty), lambda m: c_time(cloop.cloop_launch(d, k0, 0, ctypes.addressof(empty._grid), ctypes.addressof(empty._words), 0, m, 0), m), n),
-        "launch 4 args": (py_args4, lambda m: c_time(cloop.cloop_launch(d, k4, 0, ctypes.addressof(args4._grid), ctypes.addressof(args4._words), 4, m, 0), m), n),
-        "launch+sync": (py_launch_sync, lambda m: c_time(cloop.cloop_launch(d, k0, 0, ctypes.addressof(empty._grid), ctypes.addressof(empty._words), 0, m, 1), m), n // 4),
+        "launch": (py_launch(empty), lambda m: c_time(cloop.cloop_launch(d, k0, 0, ctypes.addressof(grid), ctypes.addressof(no_args), 0, m, 0), m), n),
+        "launch 4 args": (py_args4, lambda m: c_time(cloop.cloop_launch(d, k4, 0, ctypes.addressof(grid), ctypes.addressof(four), 4, m, 0), m), n),
+        "launch+sync": (py_launch_sync, lambda m: c_time(cloop.cloop_launch(d, k0, 0, ctypes.addressof(grid), ctypes.addressof(no_args), 0, m, 1), m), n // 4),
         "read 4 B": (py_read, lambda m: c_time(cloop.cloop_read(small.handle, out.ctypes.data, 4, m), m), n // 4),
         "alloc+free 1 MiB": (py_alloc, lambda m: c_time(cloop.cloop_alloc(d, 1 << 20, m), m), n // 4),
         "replay 10": (py_replay, lambda m: c_time(cloop.cloop_replay(d, g._h, 0, m), m), n // 10),
