@@ -34,9 +34,14 @@ func (p *Platform) beginSync(call string) error {
 	if err := p.checkUnsafe(call); err != nil {
 		return err
 	}
-	for _, s := range p.streams.all() {
-		if s.kind == streamBlocking {
-			s.drain()
+	// Only blocking streams are waited for, and most programs have none (the server's
+	// streams are all non-blocking): the count spares every small copy a walk over the
+	// stream table and the snapshot it would allocate.
+	if p.blocking.Load() > 0 {
+		for _, s := range p.streams.all() {
+			if s.kind == streamBlocking {
+				s.drain()
+			}
 		}
 	}
 	p.nullStream().drain()
