@@ -188,3 +188,10 @@ func abiLaunchNone(kernel uint64, stream uint64) C.cubehip_status {
 	grid := [3]C.uint32_t{1, 1, 1}
 	return cubehip_launch(C.cubehip_kernel{id: C.uint64_t(kernel)}, C.uint64_t(stream), (*C.capi_cu32)(unsafe.Pointer(&grid[0])), nil, 0)
 }
+
+// abiNativeStream is the platform's handle of device stream id (a CUstream on nvidia).
+func abiNativeStream(dev, stream uint64) (uint64, C.cubehip_status) {
+	var h C.uint64_t
+	s := cubehip_stream_native_handle(C.cubehip_device{id: C.uint64_t(dev)}, C.uint64_t(stream), &h)
+	return uint64(h), s
+}
