@@ -86,11 +86,20 @@ func BenchmarkABIvsDriver(b *testing.B) {
 	}
 	pairs := []pair{
 		{"launch", 2000, func(n int) (float64, error) { return benchC(benchLaunch, dev, 0, k, n) },
-			func(n int, st hipsys.Stream) (float64, error) { d, err := drv.LaunchLoop(fn, st, n); return perOp(d, err, n) }},
+			func(n int, st hipsys.Stream) (float64, error) {
+				d, err := drv.LaunchLoop(fn, st, n)
+				return perOp(d, err, n)
+			}},
 		{"launch+sync", 500, func(n int) (float64, error) { return benchC(benchLaunchSync, dev, 0, k, n) },
-			func(n int, st hipsys.Stream) (float64, error) { d, err := drv.LaunchSyncLoop(fn, st, n); return perOp(d, err, n) }},
+			func(n int, st hipsys.Stream) (float64, error) {
+				d, err := drv.LaunchSyncLoop(fn, st, n)
+				return perOp(d, err, n)
+			}},
 		{"replay10", 500, func(n int) (float64, error) { return benchCGraph(benchReplay, dev, 0, k, graph, n) },
-			func(n int, st hipsys.Stream) (float64, error) { d, err := drv.GraphLoop(exec, st, n); return perOp(d, err, n) }},
+			func(n int, st hipsys.Stream) (float64, error) {
+				d, err := drv.GraphLoop(exec, st, n)
+				return perOp(d, err, n)
+			}},
 		// A blocking copy takes no stream.
 		{"read4", 500, func(n int) (float64, error) { return benchC(benchRead4, dev, buf, k, n) },
 			func(n int, _ hipsys.Stream) (float64, error) { d, err := drv.ReadLoop(ptr, n); return perOp(d, err, n) }},

@@ -59,6 +59,8 @@ static py_object* (*py_intern)(const char*);
 static int (*py_unicode_eq_ascii)(py_object*, const char*);
 static py_object* (*py_capsule_new)(void*, const char*, void (*)(py_object*));
 static void* (*py_capsule_pointer)(py_object*, const char*);
+static const char* (*py_capsule_name)(py_object*);
+static py_object* (*py_no_memory)(void);
 static char* (*py_bytes_data)(py_object*);
 static ssize_t (*py_bytes_size)(py_object*);
 static py_object* (*py_vectorcall)(py_object*, py_object* const*, size_t, py_object*);
@@ -204,34 +206,48 @@ static py_object* fast_graph_replay(py_object* self, py_object* const* args, ssi
 #define SYNC_PLAN "cubehip.sync_plan"
 #define LAUNCH_MAX_ARGS 64 /* more than this, and the package keeps its own path */
 
+/* Every plan starts with the two references it holds, which it drops when freed. */
 typedef struct {
-	uint64_t kernel;
 	py_object* array_type; /* a buffer argument's exact type: DeviceArray */
 	py_object* slow;       /* the package's launch: slow(grid, *args, stream=...) */
+	uint64_t kernel;
 	size_t n;
 	uint8_t kinds[LAUNCH_MAX_ARGS]; /* cubehip_arg_kind per parameter */
 } launch_plan;
 
 typedef struct {
-	uint64_t device;
 	py_object* slow;   /* the package's sync: slow(*args, **kwargs) */
 	py_object* failed; /* failed(status): raises the status's error */
+	uint64_t device;
 } sync_plan;
 
-static void launch_plan_free(py_object* capsule) {
-	launch_plan* p = py_capsule_pointer(capsule, LAUNCH_PLAN);
-	if (p == NULL) return;
-	py_decref(p->array_type);
-	py_decref(p->slow);
-	free(p);
+static void plan_free(py_object* capsule) {
+	py_object** held = py_capsule_pointer(capsule, py_capsule_name(capsule));
+	if (held == NULL) return;
+	py_decref(held[0]);
+	py_decref(held[1]);
+	free(held);
 }
 
-static void sync_plan_free(py_object* capsule) {
-	sync_plan* p = py_capsule_pointer(capsule, SYNC_PLAN);
-	if (p == NULL) return;
-	py_decref(p->slow);
-	py_decref(p->failed);
-	free(p);
+/* with_plan makes a built-in function of def whose self is a capsule named name holding
+ * plan, which it fills with its two references (a and b, each taken). NULL with an
+ * exception set when it cannot; plan is freed then. */
+static py_object* with_plan(py_method_def* def, const char* name, void* plan, py_object* a, py_object* b) {
+	py_object** held = plan;
+	py_incref(a);
+	py_incref(b);
+	held[0] = a;
+	held[1] = b;
+	py_object* capsule = py_capsule_new(plan, name, plan_free);
+	if (capsule == NULL) {
+		py_decref(a);
+		py_decref(b);
+		free(plan);
+		return NULL;
+	}
+	py_object* f = py_cfunction_new(def, capsule, NULL);
+	py_decref(capsule); /* the function holds it, or is NULL and it goes */
+	return f;
 }
 
 /* An exact int in [lo, hi] into *out; 0 for anything else, with no exception left set. */
@@ -393,24 +409,11 @@ static py_object* make_kernel_launcher(py_object* self, py_object* const* args, 
 			return NULL;
 		}
 	launch_plan* p = calloc(1, sizeof *p);
-	if (p == NULL) return NULL;
+	if (p == NULL) return py_no_memory();
 	p->kernel = kernel;
 	p->n = (size_t)n;
 	for (ssize_t i = 0; i < n; i++) p->kinds[i] = (uint8_t)kinds[i];
-	py_incref(args[2]);
-	py_incref(args[3]);
-	p->array_type = args[2];
-	p->slow = args[3];
-	py_object* capsule = py_capsule_new(p, LAUNCH_PLAN, launch_plan_free);
-	if (capsule == NULL) {
-		py_decref(args[2]);
-		py_decref(args[3]);
-		free(p);
-		return NULL;
-	}
-	py_object* f = py_cfunction_new(&kernel_call_def, capsule, NULL);
-	py_decref(capsule); /* the function holds it */
-	return f;
+	return with_plan(&kernel_call_def, LAUNCH_PLAN, p, args[2], args[3]);
 }
 
 /* device_syncer(device, slow, failed) -> the device's sync. */
@@ -423,22 +426,9 @@ static py_object* make_device_syncer(py_object* self, py_object* const* args, ss
 	}
 	if (!u64_arg(args, 0, &device)) return NULL;
 	sync_plan* p = calloc(1, sizeof *p);
-	if (p == NULL) return NULL;
+	if (p == NULL) return py_no_memory();
 	p->device = device;
-	py_incref(args[1]);
-	py_incref(args[2]);
-	p->slow = args[1];
-	p->failed = args[2];
-	py_object* capsule = py_capsule_new(p, SYNC_PLAN, sync_plan_free);
-	if (capsule == NULL) {
-		py_decref(args[1]);
-		py_decref(args[2]);
-		free(p);
-		return NULL;
-	}
-	py_object* f = py_cfunction_new(&device_sync_def, capsule, NULL);
-	py_decref(capsule);
-	return f;
+	return with_plan(&device_sync_def, SYNC_PLAN, p, args[1], args[2]);
 }
 
 /* Static: a built-in function keeps a pointer to its definition for as long as it lives. */
@@ -471,7 +461,8 @@ py_object* capi_python_fast_functions(void) {
 	    !LOOK(py_tuple_size, "PyTuple_Size") || !LOOK(py_tuple_get, "PyTuple_GetItem") ||
 	    !LOOK(py_getattr, "PyObject_GetAttr") || !LOOK(py_intern, "PyUnicode_InternFromString") ||
 	    !LOOK(py_unicode_eq_ascii, "PyUnicode_CompareWithASCIIString") || !LOOK(py_capsule_new, "PyCapsule_New") ||
-	    !LOOK(py_capsule_pointer, "PyCapsule_GetPointer") || !LOOK(py_bytes_data, "PyBytes_AsString") ||
+	    !LOOK(py_capsule_pointer, "PyCapsule_GetPointer") ||
+	    !LOOK(py_capsule_name, "PyCapsule_GetName") || !LOOK(py_no_memory, "PyErr_NoMemory") || !LOOK(py_bytes_data, "PyBytes_AsString") ||
 	    !LOOK(py_bytes_size, "PyBytes_Size") || !LOOK(py_vectorcall, "PyObject_Vectorcall") ||
 	    !LOOK(py_call_one, "PyObject_CallOneArg") || !LOOK(py_none, "_Py_NoneStruct") ||
 	    !LOOK(py_long_type, "PyLong_Type") || !LOOK(py_float_type, "PyFloat_Type") || !LOOK(py_tuple_type, "PyTuple_Type"))
