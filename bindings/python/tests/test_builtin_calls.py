@@ -100,8 +100,10 @@ def test_a_bad_argument_raises_as_before(dev, scalars):
         scalars(1, *good[:-1], "x", out, fout)
     with pytest.raises((TypeError, ValueError)):
         scalars(1, *good, np.zeros(8), fout)  # a host array where a device array goes
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="strem"):
         scalars(1, *good, out, fout, strem=0)  # a misspelt keyword
+    with pytest.raises(TypeError, match="grid"):
+        scalars()
     assert (out.get() == 0).all()
 
 

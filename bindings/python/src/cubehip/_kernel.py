@@ -339,11 +339,11 @@ class Kernel:
         kinds = bytes(_ffi.ARG_BUFFER if p.kind == "buffer" else _KIND_CODE[p.kind] for p in self.params)
         ref = weakref.ref(self)
 
-        def slow(grid: Any, *args: Any, stream: Any = None) -> None:
+        def slow(*args: Any, **kwargs: Any) -> None:
             k = ref()
             if k is None:  # pragma: no cover - the kernel is alive while it is called
                 raise ValueError("the kernel was freed")
-            call(k, grid, *args, stream=stream)
+            call(k, *args, **kwargs)  # its own errors for a missing grid or a bad keyword
 
         return _ffi.fast_kernel_launcher(self._h, kinds, DeviceArray, slow)
 
