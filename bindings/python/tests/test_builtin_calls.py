@@ -8,6 +8,7 @@ import weakref
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import cubehip
 from cubehip import _ffi
@@ -280,3 +281,42 @@ def test_a_grid_is_read_again_unless_it_cannot_change(dev, where, typed):
         blocks((np.array([1, 2]),))
     assert blocks(6) == 6
     assert blocks(6) == 6
+
+
+ONE = r"""
+extern "C" __global__ void one_%(k)s(%(t)s v, long long* out, double* fout) { out[0] = (long long)v; fout[0] = (double)v; }
+"""
+C_TYPE = {"i8": "signed char", "u8": "unsigned char", "i16": "short", "u16": "unsigned short", "i32": "int",
+          "u32": "unsigned int", "i64": "long long", "u64": "unsigned long long", "f32": "float", "f64": "double"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def one_kernels(dev):
+    return {k: cubehip.Kernel(ONE % {"k": k, "t": t}, f"one_{k}", block=1, device=dev) for k, t in C_TYPE.items()}
+
+
+def outcome(launch, dev, value):
+    """What a launch with value does: the exception's type, or the bits the kernel got."""
+    out, fout = dev.zeros(1, np.int64), dev.zeros(1, np.float64)
+    try:
+        launch(1, value, out, fout)
+    except Exception as e:  # noqa: BLE001 - the type is the outcome
+        return type(e)
+    return int(out.get()[0]), float(fout.get()[0])
+
+
+ANY_SCALAR = st.one_of(
+    st.integers(min_value=-(2**65), max_value=2**65),
+    st.integers(min_value=-300, max_value=300),
+    st.floats(allow_nan=False, width=64),
+    st.booleans(),
+    st.sampled_from([0, -1, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 0.5, -0.0]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(sorted(C_TYPE)), value=ANY_SCALAR)
+def test_the_built_in_call_does_what_the_python_call_does(dev, one_kernels, kind, value):
+    k = one_kernels[kind]
+    assert type(type(k).__call__).__name__ == "builtin_function_or_method"
+    assert outcome(k, dev, value) == outcome(lambda *a: type(k)._generated(k, *a), dev, value)
