@@ -64,7 +64,7 @@ static py_object* (*py_no_memory)(void);
 static char* (*py_bytes_data)(py_object*);
 static ssize_t (*py_bytes_size)(py_object*);
 static py_object* (*py_vectorcall)(py_object*, py_object* const*, size_t, py_object*);
-static py_object* (*py_call_one)(py_object*, py_object*);
+static py_object* (*py_call_args)(py_object*, ...);
 static py_object* py_none;
 static py_object* py_long_type;
 static py_object* py_float_type;
@@ -375,7 +375,7 @@ static py_object* device_sync_call(py_object* self, py_object* const* args, ssiz
 	/* Not made again: a failed wait reports its failure once. */
 	py_object* code = py_from_long((long)st);
 	if (code == NULL) return NULL;
-	py_object* r = py_call_one(p->failed, code);
+	py_object* r = py_call_args(p->failed, code, NULL);
 	py_decref(code);
 	return r;
 }
@@ -444,11 +444,13 @@ static py_method_def fast_defs[] = {
 	{"device_syncer", (void*)make_device_syncer, PY_METH_FASTCALL, "device_syncer(device, slow, failed) -> the device's sync"},
 };
 #define FAST_COUNT (sizeof fast_defs / sizeof fast_defs[0])
+#define FAST_HANDING_ON 7 /* fast_defs from here on make functions that hand calls on */
 
 /* capi_python_fast_functions returns a new tuple of the functions above, in fast_defs'
- * order, or NULL with an exception set; NULL without one when the process has no Python C
- * API (the caller then keeps ctypes). Called with the GIL, through ctypes.PyDLL with a
- * py_object result. */
+ * order (the last two None where Python has no PyObject_Vectorcall), or NULL with an
+ * exception set; NULL without one when the library cannot find the process's Python C API
+ * (an interpreter embedded with its symbols kept local): the package then makes the same
+ * calls through ctypes. Called with the GIL, through ctypes.PyDLL with a py_object result. */
 py_object* capi_python_fast_functions(void) {
 #define LOOK(var, name) (var = (__typeof__(var))dlsym(RTLD_DEFAULT, name))
 	if (!LOOK(py_cfunction_new, "PyCFunction_NewEx") || !LOOK(py_as_u64, "PyLong_AsUnsignedLongLong") ||
@@ -463,10 +465,14 @@ py_object* capi_python_fast_functions(void) {
 	    !LOOK(py_unicode_eq_ascii, "PyUnicode_CompareWithASCIIString") || !LOOK(py_capsule_new, "PyCapsule_New") ||
 	    !LOOK(py_capsule_pointer, "PyCapsule_GetPointer") ||
 	    !LOOK(py_capsule_name, "PyCapsule_GetName") || !LOOK(py_no_memory, "PyErr_NoMemory") || !LOOK(py_bytes_data, "PyBytes_AsString") ||
-	    !LOOK(py_bytes_size, "PyBytes_Size") || !LOOK(py_vectorcall, "PyObject_Vectorcall") ||
-	    !LOOK(py_call_one, "PyObject_CallOneArg") || !LOOK(py_none, "_Py_NoneStruct") ||
+	    !LOOK(py_bytes_size, "PyBytes_Size") || !LOOK(py_call_args, "PyObject_CallFunctionObjArgs") ||
+	    !LOOK(py_none, "_Py_NoneStruct") ||
 	    !LOOK(py_long_type, "PyLong_Type") || !LOOK(py_float_type, "PyFloat_Type") || !LOOK(py_tuple_type, "PyTuple_Type"))
 		return NULL;
+	/* The kernel's and the device's own functions hand calls on with the caller's
+	 * arguments as they are: they need vectorcall, which not every Python exports (3.9
+	 * defines it in its headers only). Without it the package keeps its Python calls. */
+	int can_hand_on = LOOK(py_vectorcall, "PyObject_Vectorcall") != NULL;
 #undef LOOK
 	py_object** type_error = (py_object**)dlsym(RTLD_DEFAULT, "PyExc_TypeError");
 	if (type_error == NULL) return NULL;
@@ -475,7 +481,13 @@ py_object* capi_python_fast_functions(void) {
 	py_object* t = py_tuple_new((ssize_t)FAST_COUNT);
 	if (t == NULL) return NULL;
 	for (size_t i = 0; i < FAST_COUNT; i++) {
-		py_object* f = py_cfunction_new(&fast_defs[i], NULL, NULL);
+		py_object* f;
+		if (i >= FAST_HANDING_ON && !can_hand_on) {
+			py_incref(py_none);
+			f = py_none;
+		} else {
+			f = py_cfunction_new(&fast_defs[i], NULL, NULL);
+		}
 		/* PyTuple_SetItem steals f, and drops it on failure. */
 		if (f == NULL || py_tuple_set(t, (ssize_t)i, f) != 0) {
 			py_decref(t);

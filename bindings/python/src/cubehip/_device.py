@@ -185,7 +185,8 @@ class Device:
         check(_ffi.lib.cubehip_device_get_properties(self._h, ctypes.byref(p)), "cubehip_device_get_properties")
         self.properties = DeviceProperties._from(index, p)
         self.platform = self.properties.platform
-        self.sync = self._builtin_sync()
+        if _ffi.fast_device_syncer is not None:
+            self.sync = self._builtin_sync()
 
     def _builtin_sync(self) -> Any:
         """dev.sync as a built-in function the library makes (pyfast.c's device_syncer): a

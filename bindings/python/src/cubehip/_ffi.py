@@ -164,6 +164,7 @@ _PROTOTYPES = {
     "cubehip_device_sync": ([handle, c_uint64], _status),
     "cubehip_buffer_alloc": ([handle, c_uint64, c_uint64, _u64p], _status),
     "cubehip_buffer_release": ([handle], _status),
+    "cubehip_buffer_recycle": ([handle, POINTER(c_int32)], _status),
     "cubehip_buffer_size": ([handle, _u64p], _status),
     "cubehip_buffer_write": ([handle, c_uint64, c_uint64, c_void_p, c_uint64], _status),
     "cubehip_buffer_read": ([handle, c_uint64, c_uint64, c_void_p, c_uint64], _status),
@@ -262,10 +263,38 @@ def _fast_functions() -> tuple[Any, ...]:
     library is entered. Each calls the exported function a C host calls, so its checks and
     statuses are the C ABI's; each but the launch gives the GIL up around the call, as
     ctypes does (a launch only queues work: pyfast.c says why it keeps the GIL)."""
+    if os.environ.get("CUBEHIP_PYTHON_BUILTINS", "1") == "0":
+        return _ctypes_functions()
     get = _pylib.capi_python_fast_functions
     get.argtypes = []
     get.restype = ctypes.py_object
-    return tuple(get())
+    try:
+        return tuple(get())
+    except ValueError:  # NULL, no exception: the library found no Python C API to call
+        return _ctypes_functions()
+
+
+def _ctypes_functions() -> tuple[Any, ...]:
+    """The same calls through ctypes, with the same arguments and results, where the library
+    cannot make them as built-in functions (it finds no Python C API in the process: an
+    interpreter embedded with its symbols kept local) or CUBEHIP_PYTHON_BUILTINS=0 asks for
+    them: each costs 0.2-0.45 µs more. The launch keeps the GIL, as the built-in one does;
+    the kernel's and device's own functions are then not made (None)."""
+    launch = _pylib.cubehip_launch
+    launch.argtypes, launch.restype = _PROTOTYPES["cubehip_launch"]
+
+    def buffer_alloc(device: int, stream: int, size: int) -> int:
+        out = c_uint64()
+        st = lib.cubehip_buffer_alloc(device, stream, size, ctypes.byref(out))
+        return -st if st else out.value
+
+    def buffer_recycle(buffer: int) -> int:
+        kept = c_int32()
+        st = lib.cubehip_buffer_recycle(buffer, ctypes.byref(kept))
+        return -st if st else kept.value
+
+    return (launch, lib.cubehip_device_sync, buffer_alloc, lib.cubehip_buffer_release, buffer_recycle,
+            lib.cubehip_buffer_read, lib.cubehip_graph_replay, None, None)
 
 
 # launch(kernel, stream, grid_address, args_address, count) -> status

@@ -322,7 +322,8 @@ class Kernel:
         if self.params is not None and all(p.kind is not None for p in self.params):
             # A class of its own, so that k(...) finds the generated __call__ in one lookup.
             generated = self._specialise()
-            call = self._builtin_call(generated) if n <= _ffi.FAST_LAUNCH_MAX_ARGS else generated
+            builtin = _ffi.fast_kernel_launcher is not None and n <= _ffi.FAST_LAUNCH_MAX_ARGS
+            call = self._builtin_call(generated) if builtin else generated
             # _generated is the Python launch alone, which the tests hold the built-in one to.
             self.__class__ = type("Kernel", (Kernel,), {"__call__": call, "_generated": generated, "__doc__": Kernel.__doc__})
 
