@@ -345,10 +345,10 @@ static py_object* kernel_call(py_object* self, py_object* const* args, ssize_t n
 	if (p == NULL) return NULL;
 	uint64_t stream = 0;
 	if (kwnames != NULL) {
+		/* One keyword, stream; its value follows the positional arguments. */
+		if (py_tuple_size(kwnames) != 1 || py_unicode_eq_ascii(py_tuple_get(kwnames, 0), "stream") != 0) goto slow;
 		py_object* v = args[nargs];
-		if (py_tuple_size(kwnames) != 1 || py_unicode_eq_ascii(py_tuple_get(kwnames, 0), "stream") != 0 ||
-		    (v != py_none && !u64_in(v, &stream)))
-			goto slow;
+		if (v != py_none && !u64_in(v, &stream)) goto slow;
 	}
 	if ((size_t)nargs != p->n + 1) goto slow;
 	uint32_t grid[3];

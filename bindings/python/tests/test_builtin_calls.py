@@ -129,6 +129,16 @@ def test_a_released_array_raises(dev, where):
         where(1, a)
 
 
+def test_keywords_however_passed(dev, where):
+    out = dev.zeros(4, np.uint32)
+    where(2, out, **{})
+    where(2, out, stream=None)
+    where(*(2, out), **{"stream": 0})
+    np.testing.assert_array_equal(out.get()[:2], [1, 2])
+    with pytest.raises(TypeError):
+        where(2, out, stream=0, other=1)
+
+
 def test_streams_by_keyword(dev, where):
     for stream in (None, 0, 3, dev.stream(5)):
         out = dev.zeros(4, np.uint32, stream=stream)
