@@ -369,13 +369,22 @@ func BenchmarkLayers(b *testing.B) {
 		// H200), then with one of the two calls the Device's: which of them costs what.
 		{"launch-sync-own", 500,
 			side{op: func() error { _ = d.Launch(devEmpty, one, server.Args{}); return d.Sync() }, sync: devSync},
-			side{op: func() error { _ = inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil); return inner.StreamSynchronize(dsys) }, sync: devSync}},
+			side{op: func() error {
+				_ = inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil)
+				return inner.StreamSynchronize(dsys)
+			}, sync: devSync}},
 		{"launch-own-sync-raw", 500,
 			side{op: func() error { _ = d.Launch(devEmpty, one, server.Args{}); return inner.StreamSynchronize(dsys) }, sync: devSync},
-			side{op: func() error { _ = inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil); return inner.StreamSynchronize(dsys) }, sync: devSync}},
+			side{op: func() error {
+				_ = inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil)
+				return inner.StreamSynchronize(dsys)
+			}, sync: devSync}},
 		{"launch-raw-sync-own", 500,
 			side{op: func() error { _ = inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil); return d.Sync() }, sync: devSync},
-			side{op: func() error { _ = inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil); return inner.StreamSynchronize(dsys) }, sync: devSync}},
+			side{op: func() error {
+				_ = inner.ModuleLaunchKernel(dfn, one, one, 0, dsys, nil)
+				return inner.StreamSynchronize(dsys)
+			}, sync: devSync}},
 	}
 	// A checked launch in the kernel's own order (scalars first), against the same
 	// driver call on the Device's function and stream: the check and the reordering
