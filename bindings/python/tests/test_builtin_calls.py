@@ -330,3 +330,28 @@ def test_the_built_in_call_does_what_the_python_call_does(dev, one_kernels, kind
     k = one_kernels[kind]
     assert type(type(k).__call__).__name__ == "builtin_function_or_method"
     assert outcome(k, dev, value) == outcome(lambda *a: type(k)._generated(k, *a), dev, value)
+
+
+def test_a_subclass_keeps_its_methods_and_its_own_call(dev):
+    class Named(cubehip.Kernel):
+        def label(self):
+            return f"kernel {self.entry}"
+
+    k = Named(GRID, "where", block=1, device=dev)
+    assert isinstance(k, Named) and k.label() == "kernel where"
+    assert type(type(k).__call__).__name__ == "builtin_function_or_method"
+    out = dev.zeros(4, np.uint32)
+    k(2, out)
+    np.testing.assert_array_equal(out.get()[:2], [1, 2])
+
+    class Counted(cubehip.Kernel):
+        calls = 0
+
+        def __call__(self, *args, **kwargs):
+            type(self).calls += 1
+            return super().__call__(*args, **kwargs)
+
+    c = Counted(GRID, "where", block=1, device=dev)
+    c(3, out)
+    assert Counted.calls == 1
+    np.testing.assert_array_equal(out.get()[:3], [1, 2, 3])

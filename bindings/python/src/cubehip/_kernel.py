@@ -319,13 +319,16 @@ class Kernel:
         self._grid = (ctypes.c_uint32 * 3)(1, 1, 1)
         self._lock = threading.Lock()
         self._last_grid: Any = (1, 1, 1)
-        if self.params is not None and all(p.kind is not None for p in self.params):
-            # A class of its own, so that k(...) finds the generated __call__ in one lookup.
+        cls = type(self)
+        # A subclass that launches its own way keeps its __call__ (Kernel.__call__ under it).
+        if self.params is not None and all(p.kind is not None for p in self.params) and cls.__call__ is Kernel.__call__:
+            # A class of its own, under the kernel's class (Kernel, or a subclass whose methods
+            # stay), so that k(...) finds the generated __call__ in one lookup.
             generated = self._specialise()
             builtin = _ffi.fast_kernel_launcher is not None and n <= _ffi.FAST_LAUNCH_MAX_ARGS
             call = self._builtin_call(generated) if builtin else generated
             # _generated is the Python launch alone, which the tests hold the built-in one to.
-            self.__class__ = type("Kernel", (Kernel,), {"__call__": call, "_generated": generated, "__doc__": Kernel.__doc__})
+            self.__class__ = type(cls.__name__, (cls,), {"__call__": call, "_generated": generated, "__doc__": cls.__doc__})
 
     def _builtin_call(self, call: Any) -> Any:
         """The kernel's call as a built-in function the library makes (pyfast.c's
