@@ -11,6 +11,8 @@
 #define HIDDEN __attribute__((visibility("hidden")))
 
 typedef struct {
+	void (*fn)(void*); /* when set, the job is fn(arg) instead of a loop of op */
+	void* arg;
 	int op, n;
 	cubehip_device dev;
 	cubehip_buffer buf;
@@ -28,6 +30,10 @@ static double now_ns(void) {
 
 static void* run(void* p) {
 	job* j = p;
+	if (j->fn != NULL) {
+		j->fn(j->arg);
+		return NULL;
+	}
 	uint32_t word = 0;
 	uint64_t size = 0, ns = 0;
 	const uint32_t grid[3] = {1, 1, 1};
@@ -135,24 +141,41 @@ HIDDEN void capi_bench_unpin(void) {
 	pthread_mutex_unlock(&bench_mu);
 }
 
-HIDDEN double capi_bench_run(int op, uint64_t dev, uint64_t buf, uint64_t kernel, uint64_t graph, int n,
-	cubehip_status* status) {
-	job j = {.op = op, .n = n, .dev = {dev}, .buf = {buf}, .kernel = {kernel}, .graph = {graph}};
+/* post runs j on the bench thread and returns once it is done; 0 if the thread could not
+ * be started. */
+static int post(job* j) {
 	pthread_mutex_lock(&bench_mu);
 	if (!start_locked()) {
 		pthread_mutex_unlock(&bench_mu);
-		*status = CUBEHIP_ERROR_INTERNAL;
 		return 0;
 	}
 	while (bench_busy) pthread_cond_wait(&bench_cv, &bench_mu);
 	bench_busy = 1;
-	bench_job = &j;
+	bench_job = j;
 	pthread_cond_broadcast(&bench_cv);
-	while (bench_done != &j) pthread_cond_wait(&bench_cv, &bench_mu);
+	while (bench_done != j) pthread_cond_wait(&bench_cv, &bench_mu);
 	bench_done = NULL;
 	bench_busy = 0;
 	pthread_cond_broadcast(&bench_cv);
 	pthread_mutex_unlock(&bench_mu);
+	return 1;
+}
+
+HIDDEN double capi_bench_run(int op, uint64_t dev, uint64_t buf, uint64_t kernel, uint64_t graph, int n,
+	cubehip_status* status) {
+	job j = {.op = op, .n = n, .dev = {dev}, .buf = {buf}, .kernel = {kernel}, .graph = {graph}};
+	if (!post(&j)) {
+		*status = CUBEHIP_ERROR_INTERNAL;
+		return 0;
+	}
 	*status = j.status;
 	return j.ns_per_op;
+}
+
+/* capi_bench_call runs fn(arg) on the bench thread: the raw driver's loops, run where the
+ * ABI's run, as one C host's thread would make both. Returns 0 if the thread could not be
+ * started (fn did not run). */
+HIDDEN int capi_bench_call(void (*fn)(void*), void* arg) {
+	job j = {.fn = fn, .arg = arg};
+	return post(&j);
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/server"
@@ -52,6 +53,11 @@ func benchCGraph(op benchOp, dev, buf, kern, graph uint64, n int) (float64, erro
 	}
 	return float64(ns), nil
 }
+
+// onBenchThread runs the C function fn (void fn(void*)) with arg on the bench thread,
+// the thread benchC's loops run on: a rawdriver.Runner. Where that thread could not be
+// started fn never runs, and the loop reports the status its job was made with.
+func onBenchThread(fn, arg unsafe.Pointer) { C.capi_bench_call((*[0]byte)(fn), arg) }
 
 // pinned runs f with the calling goroutine on one OS thread, and that thread and the C
 // thread that runs benchC's loops pinned to the core it is on: a pair's sides then differ

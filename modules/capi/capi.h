@@ -34,4 +34,5 @@ enum {
 int capi_bench_pin(void);
 void capi_bench_unpin(void);
 double capi_bench_run(int op, uint64_t dev, uint64_t buf, uint64_t kernel, uint64_t graph, int n, cubehip_status* status);
+int capi_bench_call(void (*fn)(void*), void* arg);
 #endif

@@ -18,10 +18,13 @@ const emptyKernel = `extern "C" __global__ void empty() {}`
 // sync, a 10-kernel graph's replay and a 4-byte read (the budgets: within 5%, 5%, 5% and
 // 15%). x is ABI ÷ driver, the median of the rounds. It needs the nvidia platform.
 //
-// The driver's loops run on the ABI device's own stream 0 (its native handle): one CUDA
+// The driver's loops run as a C host's would: on the thread that makes the ABI's calls
+// (the bench thread), on the ABI device's own stream 0 (its native handle). One CUDA
 // stream's launch + sync differs from another's in one process by up to 0.9 µs on an
-// H200, either way, which is a tenth of the loop and would land on one side of each pair.
-// x-fresh is the same pair with the driver's loops on a stream of their own, as before.
+// H200, either way, which is a tenth of the loop and would land on one side of each pair;
+// the driver keeps per-thread state too. x-gothread is the same pair with the driver's
+// loops on the Go thread that drives the benchmark (pinned to the same core), x-fresh
+// with them there on a stream of their own.
 func BenchmarkABIvsDriver(b *testing.B) {
 	p, err := hipsys.Open("nvidia")
 	if err != nil {
@@ -74,58 +77,68 @@ func BenchmarkABIvsDriver(b *testing.B) {
 	native, s := abiNativeStream(dev, 0)
 	require.EqualValues(b, 0, s, "%s", lastError())
 	own := hipsys.Stream(native)
+	drvGo, drv := drv, drv.On(onBenchThread)
 
 	type pair struct {
 		name   string
 		n      int
 		abi    func(n int) (float64, error) // ns per operation
-		driver func(n int, st hipsys.Stream) (float64, error)
+		driver func(d *rawdriver.Driver, n int, st hipsys.Stream) (float64, error)
 	}
 	perOp := func(d time.Duration, err error, n int) (float64, error) {
 		return float64(d.Nanoseconds()) / float64(n), err
 	}
 	pairs := []pair{
 		{"launch", 2000, func(n int) (float64, error) { return benchC(benchLaunch, dev, 0, k, n) },
-			func(n int, st hipsys.Stream) (float64, error) {
+			func(drv *rawdriver.Driver, n int, st hipsys.Stream) (float64, error) {
 				d, err := drv.LaunchLoop(fn, st, n)
 				return perOp(d, err, n)
 			}},
 		{"launch+sync", 500, func(n int) (float64, error) { return benchC(benchLaunchSync, dev, 0, k, n) },
-			func(n int, st hipsys.Stream) (float64, error) {
+			func(drv *rawdriver.Driver, n int, st hipsys.Stream) (float64, error) {
 				d, err := drv.LaunchSyncLoop(fn, st, n)
 				return perOp(d, err, n)
 			}},
 		{"replay10", 500, func(n int) (float64, error) { return benchCGraph(benchReplay, dev, 0, k, graph, n) },
-			func(n int, st hipsys.Stream) (float64, error) {
+			func(drv *rawdriver.Driver, n int, st hipsys.Stream) (float64, error) {
 				d, err := drv.GraphLoop(exec, st, n)
 				return perOp(d, err, n)
 			}},
 		// A blocking copy takes no stream.
 		{"read4", 500, func(n int) (float64, error) { return benchC(benchRead4, dev, buf, k, n) },
-			func(n int, _ hipsys.Stream) (float64, error) { d, err := drv.ReadLoop(ptr, n); return perOp(d, err, n) }},
+			func(drv *rawdriver.Driver, n int, _ hipsys.Stream) (float64, error) {
+				d, err := drv.ReadLoop(ptr, n)
+				return perOp(d, err, n)
+			}},
 	}
 	for _, pr := range pairs {
 		b.Run(pr.name, func(b *testing.B) {
 			for range b.N {
 				_, err := pr.abi(pr.n)
 				require.NoError(b, err)
-				_, err = pr.driver(pr.n, own)
+				_, err = pr.driver(drv, pr.n, own)
 				require.NoError(b, err)
 				abi := func() (float64, error) { return pr.abi(pr.n) }
-				onOwn := func() (float64, error) { return pr.driver(pr.n, own) }
-				onFresh := func() (float64, error) { return pr.driver(pr.n, st) }
-				var res, fresh paired.Result
+				onThread := func() (float64, error) { return pr.driver(drv, pr.n, own) }
+				onGo := func() (float64, error) { return pr.driver(drvGo, pr.n, own) }
+				onFresh := func() (float64, error) { return pr.driver(drvGo, pr.n, st) }
+				var res, gothread, fresh paired.Result
 				cpu := pinned(func() {
-					if res, err = paired.Run(51, abi, onOwn); err == nil {
+					if res, err = paired.Run(51, abi, onThread); err != nil {
+						return
+					}
+					if gothread, err = paired.Run(31, abi, onGo); err == nil {
 						fresh, err = paired.Run(21, abi, onFresh)
 					}
 				})
 				require.NoError(b, err)
 				b.ReportMetric(float64(cpu), "core")
 				b.ReportMetric(fresh.Ratio().Median, "x-fresh")
+				b.ReportMetric(gothread.Ratio().Median, "x-gothread")
 				b.ReportMetric(res.Ratio().Median, "x")
 				b.ReportMetric(paired.Of(res.A).Median/1e3, "abi-µs")
 				b.ReportMetric(paired.Of(res.B).Median/1e3, "driver-µs")
+				b.ReportMetric(paired.Of(gothread.B).Median/1e3, "driver-gothread-µs")
 			}
 		})
 	}

@@ -1,6 +1,9 @@
 package rawdriver
 
-// #include "rawdriver.h"
+/*
+#include <stdlib.h>
+#include "rawdriver.h"
+*/
 import "C"
 
 import (
@@ -17,6 +20,49 @@ import (
 type Driver struct {
 	device int
 	ctx    C.uintptr_t
+	runner Runner // nil: the calling thread
+}
+
+// Runner runs the C function fn (void fn(void*)) with arg on a thread of its own choosing
+// and returns once fn has returned (or never runs it: the loop then fails). fn and arg
+// are C memory.
+type Runner func(fn, arg unsafe.Pointer)
+
+// On is d with its launch, graph and read loops run by r: on the thread a C host's
+// calls are made from, say, so that a pair's two loops run on one thread. The driver
+// keeps state per thread (the current context, and what a wait costs), and a loop and
+// the loop it is held to on two threads differ by that as well as by what they call.
+func (d *Driver) On(r Runner) *Driver {
+	c := *d
+	c.runner = r
+	return &c
+}
+
+// job runs one loop: on the calling thread, or handed to d.runner in C memory (another
+// thread may not keep a Go pointer).
+func (d *Driver) job(loop C.int, handle, stream C.uintptr_t, n int, sync C.int) (C.double, C.CUresult) {
+	if d.runner == nil {
+		var us C.double
+		var r C.CUresult
+		switch loop {
+		case C.RAWD_JOB_LAUNCH:
+			r = C.rawd_launch_loop(d.ctx, handle, stream, C.int(n), sync, &us)
+		case C.RAWD_JOB_GRAPH:
+			r = C.rawd_graph_loop(d.ctx, handle, stream, C.int(n), &us)
+		default:
+			r = C.rawd_read_loop(d.ctx, C.CUdeviceptr(handle), C.int(n), &us)
+		}
+		return us, r
+	}
+	j := (*C.rawd_job)(C.calloc(1, C.sizeof_rawd_job))
+	if j == nil {
+		return 0, 2 // CUDA_ERROR_OUT_OF_MEMORY
+	}
+	defer C.free(unsafe.Pointer(j))
+	// r stays CUDA_ERROR_UNKNOWN where the runner could not run the job.
+	*j = C.rawd_job{loop: loop, n: C.int(n), sync: sync, ctx: d.ctx, handle: handle, stream: stream, r: 999}
+	d.runner(unsafe.Pointer(C.rawd_run_job), unsafe.Pointer(j))
+	return j.us, j.r
 }
 
 var (
@@ -114,8 +160,7 @@ func (d *Driver) launch(fn hipsys.Function, s hipsys.Stream, n int, sync bool) (
 	if sync {
 		y = 1
 	}
-	var us C.double
-	r := C.rawd_launch_loop(d.ctx, C.uintptr_t(fn), C.uintptr_t(s), C.int(n), y, &us)
+	us, r := d.job(C.RAWD_JOB_LAUNCH, C.uintptr_t(fn), C.uintptr_t(s), n, y)
 	return elapsed(us), check("launch loop", r)
 }
 
@@ -124,8 +169,7 @@ func (d *Driver) GraphLoop(e hipsys.GraphExec, s hipsys.Stream, n int) (time.Dur
 	if err := checkCount(n); err != nil {
 		return 0, err
 	}
-	var us C.double
-	r := C.rawd_graph_loop(d.ctx, C.uintptr_t(e), C.uintptr_t(s), C.int(n), &us)
+	us, r := d.job(C.RAWD_JOB_GRAPH, C.uintptr_t(e), C.uintptr_t(s), n, 0)
 	return elapsed(us), check("graph loop", r)
 }
 
@@ -134,8 +178,7 @@ func (d *Driver) ReadLoop(p hipsys.DevicePtr, n int) (time.Duration, error) {
 	if err := checkCount(n); err != nil {
 		return 0, err
 	}
-	var us C.double
-	r := C.rawd_read_loop(d.ctx, C.CUdeviceptr(p), C.int(n), &us)
+	us, r := d.job(C.RAWD_JOB_READ, C.uintptr_t(p), 0, n, 0)
 	return elapsed(us), check("read loop", r)
 }
 

@@ -122,3 +122,13 @@ CUresult rawd_peer_loop(uintptr_t ctx, CUdeviceptr dst, uintptr_t dstCtx, CUdevi
 	*us = now_us() - t;
 	return leave(r, prev);
 }
+
+void rawd_run_job(void* p) {
+	rawd_job* j = p;
+	switch (j->loop) {
+	case RAWD_JOB_LAUNCH: j->r = rawd_launch_loop(j->ctx, j->handle, j->stream, j->n, j->sync, &j->us); break;
+	case RAWD_JOB_GRAPH: j->r = rawd_graph_loop(j->ctx, j->handle, j->stream, j->n, &j->us); break;
+	case RAWD_JOB_READ: j->r = rawd_read_loop(j->ctx, (CUdeviceptr)j->handle, j->n, &j->us); break;
+	default: j->r = 1; /* CUDA_ERROR_INVALID_VALUE */
+	}
+}

@@ -53,6 +53,17 @@ CUresult rawd_copy_loop(uintptr_t ctx, CUdeviceptr d, uintptr_t h, size_t size, 
 CUresult rawd_peer_loop(uintptr_t ctx, CUdeviceptr dst, uintptr_t dstCtx, CUdeviceptr src, uintptr_t srcCtx,
 	size_t size, uintptr_t s, int n, double* us);
 
+// A loop as a job another thread runs (Driver.On): job names one of the loops above by
+// RAWD_JOB_*, rawd_run_job runs it with its fields and stores its time and status.
+enum { RAWD_JOB_LAUNCH, RAWD_JOB_GRAPH, RAWD_JOB_READ };
+typedef struct {
+	int loop, n, sync;
+	uintptr_t ctx, handle, stream; /* handle: the function, the graph or the device pointer */
+	double us;
+	CUresult r;
+} rawd_job;
+void rawd_run_job(void* job);
+
 // The fake driver (fake.c).
 #define RAWD_FAKE_MAX 8192
 #define RAWD_FAKE_PARAMS 64
