@@ -103,8 +103,10 @@ func (s Stream) Read(src *Buffer) ([]byte, error) {
 // it. It first checks src: the bytes are only as good as the work that wrote them, so a
 // buffer carrying a failure returns it and nothing is copied. The copy goes through
 // pinned staging, chunk by chunk, the device filling one chunk while the host drains
-// the one before; the waits happen outside the device's lock. A small read of a stream
-// with nothing queued is one blocking copy.
+// the one before; the waits happen outside the device's lock. A small read is one
+// copy: on nvidia, a read of up to 4 KiB is an async copy into pinned memory and a
+// wait for the stream (faster there than the driver's blocking copy into pageable
+// memory); elsewhere a small read of a stream with nothing queued is a blocking copy.
 func (s Stream) ReadInto(dst []byte, src *Buffer) error { return s.ReadAt(dst, src, 0) }
 
 // ReadAt is ReadInto of the len(dst) bytes of src that start offset bytes in. A range

@@ -32,6 +32,7 @@ type ReadFuture struct {
 	sys   hipsys.Stream
 
 	direct bool // one small read of an idle stream: a blocking copy in Wait
+	slot   int  // 1 + the read slot a small read's copy was queued into (smallread.go)
 
 	// Inside a capture window: pinned pool slices, one per part, and a fence after them.
 	staged []*HostBuffer
@@ -83,6 +84,13 @@ func (f *ReadFuture) WaitInto(dst ...[]byte) error {
 		}
 	}
 	switch {
+	case f.slot != 0:
+		if f.err != nil {
+			// The copy is queued: the slot waits for it all the same.
+			_ = f.waitSmall(nil)
+			return f.err
+		}
+		return f.waitSmall(dst[0])
 	case f.direct:
 		if f.err != nil {
 			return f.err
@@ -193,7 +201,10 @@ func (f *ReadFuture) recycle() {
 // say so; zero bytes copy nothing). The first descriptor that fails stops the loop; the
 // future reports it once the copies already queued are done.
 //
-// How the bytes travel (see Staging): a single read of at most 64 KiB from a stream with
+// How the bytes travel (see Staging): on a platform that stages small reads
+// (hipsys.SmallReadStager), a single read of at most 4 KiB is an async copy into a
+// pinned slot of the server's and a wait for its stream, made by Wait (smallread.go);
+// otherwise, a single read of at most 64 KiB from a stream with
 // nothing queued is one blocking copy, made by Wait; inside a capture window each
 // descriptor gets a pinned pool slice and a fence follows the copies, as in CubeCL;
 // anything else goes through the staging ring, the copies the free chunks hold queued
@@ -245,6 +256,7 @@ func (s *Server) read(descs []CopyDescriptor, id StreamID, ring bool) *ReadFutur
 	switch {
 	case st.Capture.IsRecording() || !ring:
 		s.readStaged(st, f)
+	case s.readSmall(f, total):
 	case len(f.parts) == 1 && f.err == nil && !f.parts[0].l.pitched && total > 0 && total <= directRead &&
 		(s.watch.knownIdle(st.Sys) || s.p.StreamQuery(st.Sys) == nil):
 		f.direct = true

@@ -81,9 +81,12 @@ type Server struct {
 	imports int                  // imports (Import) their streams have not reclaimed yet
 	prof    *profiler
 	staging *ring // the staging ring; its chunks are allocated on first use
-	points  confirmations
-	owner   sync.Locker // Config.Owner, or a lock nobody else takes
-	one     [1]Binding  // a one-buffer write set, reused by every write
+	slots   slots // small reads' pinned slots (smallread.go), allocated on first use
+
+	stagesSmallReads bool // the platform's hipsys.SmallReadStager says so
+	points           confirmations
+	owner            sync.Locker // Config.Owner, or a lock nobody else takes
+	one              [1]Binding  // a one-buffer write set, reused by every write
 }
 
 // New builds a server over p for the calling thread's current device. It creates no
@@ -123,6 +126,9 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 		prof:    newProfiler(watch),
 		staging: newRing(c.StagingChunk, c.StagingDepth),
 		owner:   c.Owner,
+	}
+	if st, ok := p.(hipsys.SmallReadStager); ok && st.StagesSmallReads() {
+		s.stagesSmallReads = true
 	}
 	// CubeCL's on_failure: a failure inside a profiling window invalidates it, which
 	// keeps a failing autotune candidate from timing near zero and winning the tune.
@@ -189,6 +195,6 @@ func (s *Server) Close() error {
 	}
 	s.prof.close()
 	s.kernels.close()
-	errs = append(errs, s.staging.release(s.p), s.streams.Close())
+	errs = append(errs, s.staging.release(s.p), s.slots.release(s.p), s.streams.Close())
 	return errors.Join(errs...)
 }

@@ -1,0 +1,121 @@
+package nvidia
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+// busyKernel spins for about cycles of the multiprocessor's clock, then stores v: a wait
+// that returned before the kernel finished reads the value before it.
+const busyKernel = `#include <hip/hip_runtime.h>
+extern "C" __global__ void busy(unsigned* x, unsigned v, long long cycles) {
+	long long start = clock64();
+	while (clock64() - start < cycles) {}
+	if (threadIdx.x == 0 && blockIdx.x == 0) x[0] = v;
+}
+`
+
+// On the GPU: a stream wait returns only once the stream's work is done, whether the
+// work ends within the flag's spin (the flag's path) or after it (the driver's wait),
+// on a stream that took a destroyed stream's flag too; and with the flags off.
+func TestStreamWaitOnTheDevice(t *testing.T) {
+	p := device(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	require.NoError(t, p.SetDevice(0))
+	fn, err := p.ModuleGetFunction(compile(t, p, busyKernel), "busy")
+	require.NoError(t, err)
+	x, err := p.Malloc(4)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, p.Free(x)) }()
+	out := make([]byte, 4)
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	var args hipsys.KernelArgs
+	v := uint32(0)
+	check := func(st hipsys.Stream, cycles int64) {
+		t.Helper()
+		v++
+		require.NoError(t, p.ModuleLaunchKernel(fn, one, one, 0, st, args.Reset().Ptr(x).U32(v).I64(cycles)))
+		require.NoError(t, p.StreamSynchronize(st))
+		require.NoError(t, p.MemcpyDtoH(out, x))
+		require.Equal(t, v, binary.LittleEndian.Uint32(out), "%d cycles", cycles)
+	}
+	for round := range 3 {
+		st, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+		require.NoError(t, err)
+		_, flagged := p.flags.get(uintptr(st))
+		assert.Equal(t, !p.noFlags, flagged, "round %d", round)
+		// 0 and 20 000 cycles end within the spin; 2^28 (about 0.15 s at 1.98 GHz) after it.
+		for _, cycles := range []int64{0, 20_000, 0, 1 << 28, 0} {
+			check(st, cycles)
+		}
+		require.NoError(t, p.StreamDestroy(st)) // its flag goes to the next round's stream
+	}
+	// The flags off: the driver's wait alone.
+	p.noFlags = true
+	defer func() { p.noFlags = flagsOff() }()
+	st, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, p.StreamDestroy(st)) }()
+	_, flagged := p.flags.get(uintptr(st))
+	assert.False(t, flagged)
+	check(st, 20_000)
+	check(st, 1<<24)
+}
+
+// trapKernel faults: a context whose work faulted never writes a flag again.
+const trapKernel = `#include <hip/hip_runtime.h>
+extern "C" __global__ void trap() { __trap(); }
+`
+
+// On the GPU, in a process of its own (a fault ends the context for the process): the
+// wait for work that faulted reports the fault, from the driver's wait the flag's spin
+// falls back to, and the next wait reports it too.
+func TestStreamWaitReportsAFault(t *testing.T) {
+	if os.Getenv("CUBEHIP_TEST_TRAP") == "" {
+		device(t) // skips without a GPU
+		cmd := exec.Command(os.Args[0], "-test.run=^TestStreamWaitReportsAFault$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "CUBEHIP_TEST_TRAP=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.Contains(t, string(out), "--- PASS: TestStreamWaitReportsAFault")
+		return
+	}
+	p := device(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	require.NoError(t, p.SetDevice(0))
+	// Compiled and loaded by hand: compile's cleanup unloads the module, which the dead
+	// context refuses.
+	prog, err := p.RTCCreateProgram(trapKernel, "trap.hip", nil)
+	require.NoError(t, err)
+	require.NoError(t, p.RTCCompileProgram(prog, nil))
+	code, err := p.RTCGetCode(prog)
+	require.NoError(t, err)
+	m, err := p.ModuleLoadData(code)
+	require.NoError(t, err)
+	fn, err := p.ModuleGetFunction(m, "trap")
+	require.NoError(t, err)
+	st, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(t, err)
+	_, flagged := p.flags.get(uintptr(st))
+	require.Equal(t, !p.noFlags, flagged)
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	require.NoError(t, p.ModuleLaunchKernel(fn, one, one, 0, st, nil))
+	start := time.Now()
+	err = p.StreamSynchronize(st)
+	require.Error(t, err)
+	t.Logf("the fault, after %v: %v", time.Since(start), err)
+	var he *hipsys.Error
+	require.ErrorAs(t, err, &he)
+	require.Error(t, p.StreamSynchronize(st), "a fault is sticky")
+}
