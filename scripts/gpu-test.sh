@@ -7,6 +7,8 @@
 #                     paired with the raw driver's C loop in the same process
 #   anchor            bench/anchor.c: the raw CUDA driver API figures of a plain C
 #                     program, built with the system C compiler, no CUDA headers
+#   waits             bench/waits.c: the ways to wait for a kernel or a small read, timed
+#                     in a plain C program, the same way
 #   server.test       the server module's tests and Device benchmarks (CUBEHIP_PLATFORM
 #                     picks the platform: nvidia or amd there)
 #   cubehip           the command: `cubehip bench` runs the Device budgets beside the anchor
@@ -26,6 +28,7 @@ go test -c -o "$out/nvidia.test" ./modules/hipsys/nvidia
 go test -c -o "$out/server.test" ./modules/server
 go build -o "$out/cubehip" ./modules/server/cmd/cubehip
 ${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl
+${CC:-cc} -std=c11 -O2 -Wall -o "$out/waits" modules/hipsys/nvidia/bench/waits.c -ldl
 # The C ABI: the library, the C test of every function and the examples, linked to find
 # the library beside them ($ORIGIN/lib), and the benchmarks that pair a C host's loops
 # through it with the raw driver's.

@@ -21,7 +21,6 @@ func (p *Platform) StreamCreateWithFlags(flags hipsys.StreamFlags) (hipsys.Strea
 		return 0, err
 	}
 	p.streams.put(uintptr(s), struct{}{})
-	p.giveFlag(uintptr(s))
 	return hipsys.Stream(s), nil
 }
 
@@ -40,9 +39,6 @@ func (p *Platform) StreamSynchronize(s hipsys.Stream) error {
 	const call = "hipStreamSynchronize"
 	if err := p.checkStream(call, s); err != nil {
 		return err
-	}
-	if f, ok := p.flags.get(uintptr(s)); ok {
-		return cuError(call, int32(C.cu_stream_sync_flag(C.uintptr_t(s), f.flag, flagSpin)))
 	}
 	return cuError(call, int32(C.cu_stream_sync(C.uintptr_t(s))))
 }
@@ -66,6 +62,5 @@ func (p *Platform) StreamDestroy(s hipsys.Stream) error {
 	if _, ok := p.streams.take(uintptr(s)); !ok {
 		return hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("stream %#x", uintptr(s)))
 	}
-	p.takeFlag(uintptr(s))
 	return cuError(call, int32(C.cu_stream_destroy(C.uintptr_t(s))))
 }

@@ -3,10 +3,8 @@
 // crosses from Go into C once. Every trampoline that needs a context begins with
 // ENSURE: the launches queued on the calling thread's current device are issued first
 // (queue.h), then that device's primary context is made current (driver.h).
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "trampolines.h"
 
@@ -413,97 +411,4 @@ CUresult cu_enable_peer(int peer, unsigned flags) {
 CUresult cu_memcpy_peer_async(CUdeviceptr d, int dstDev, CUdeviceptr src, int srcDev, size_t n, uintptr_t s) {
 	ENSURE();
 	return cubehip_cu.memcpyPeerAsync(d, cubehip_primary[dstDev], src, cubehip_primary[srcDev], n, (CUstream)s);
-}
-
-// Stream completion flags: a wait for a stream's work that sees it done sooner than
-// cuStreamSynchronize does. The wait queues a write of a fresh value into a word of
-// mapped pinned memory on the stream (cuStreamWriteValue32) and spins on the word: the
-// GPU writes it once everything queued before it is done, and the host sees that a
-// load later. cuStreamSynchronize's own bookkeeping after the work is done, which the
-// caller otherwise waits through, is skipped on that path (stream.go has the figures).
-//
-// A fault ends a context's work for good, so the word of a stream whose work faulted
-// is never written: after spin_ns without it the wait becomes cuStreamSynchronize,
-// which waits on with the driver's own policy and reports the fault. So does a wait
-// whose write the driver refused (a context already faulted refuses every call).
-struct cu_flag {
-	// mu orders taking a value with queueing its write, so the values a stream writes
-	// only grow and a waiter that sees a later one knows its own was passed.
-	pthread_mutex_t mu;
-	uint32_t seq;             // the value the stream's last queued write stores
-	volatile uint32_t* word;  // mapped pinned memory, written by the stream
-	CUdeviceptr dword;        // word, as the device addresses it
-};
-
-int cu_flags_supported(void) {
-	return cubehip_cu.memHostGetDevicePointer != NULL && cubehip_cu.streamWriteValue32 != NULL;
-}
-
-// cu_flag_new makes a flag on the calling thread's current device. Its memory is never
-// freed (flags are recycled, stream.go): a destroyed stream's queued writes may still
-// land in it. PORTABLE: a stream of any context may write it.
-CUresult cu_flag_new(uintptr_t* out) {
-	ENSURE();
-	void* h;
-	CUresult r = cubehip_cu.memHostAlloc(&h, 64, 0x1 /* PORTABLE */ | 0x2 /* DEVICEMAP */);
-	if (r) return r;
-	CUdeviceptr d;
-	if ((r = cubehip_cu.memHostGetDevicePointer(&d, h, 0))) {
-		cubehip_cu.memFreeHost(h);
-		return r;
-	}
-	cu_flag* f = calloc(1, sizeof *f);
-	if (f == NULL) {
-		cubehip_cu.memFreeHost(h);
-		return 2; // CUDA_ERROR_OUT_OF_MEMORY
-	}
-	pthread_mutex_init(&f->mu, NULL);
-	f->word = h;
-	*f->word = 0;
-	f->dword = d;
-	*out = (uintptr_t)f;
-	return 0;
-}
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
-static uint64_t now_ns(void) {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-// flags_refused is set once the driver answers a flag's write with
-// CUDA_ERROR_NOT_SUPPORTED: every later wait is cuStreamSynchronize alone.
-static int flags_refused;
-
-CUresult cu_stream_sync_flag(uintptr_t s, uintptr_t fp, uint64_t spin_ns) {
-	ENSURE();
-	if (__atomic_load_n(&flags_refused, __ATOMIC_RELAXED)) return cubehip_cu.streamSynchronize((CUstream)s);
-	cu_flag* f = (cu_flag*)fp;
-	pthread_mutex_lock(&f->mu);
-	uint32_t seq = f->seq + 1;
-	CUresult r = cubehip_cu.streamWriteValue32((CUstream)s, f->dword, seq, 0);
-	if (r == 0) f->seq = seq;
-	pthread_mutex_unlock(&f->mu);
-	if (r == 801 /* CUDA_ERROR_NOT_SUPPORTED */) __atomic_store_n(&flags_refused, 1, __ATOMIC_RELAXED);
-	if (r == 0) {
-		uint64_t start = now_ns();
-		for (;;) {
-			for (int i = 0; i < 64; i++) {
-				// Wrapping difference: a value 2^31 writes old reads as passed, never as
-				// pending (no wait is outstanding that long).
-				if ((int32_t)(__atomic_load_n(f->word, __ATOMIC_ACQUIRE) - seq) >= 0) return 0;
-				cpu_relax();
-			}
-			if (now_ns() - start > spin_ns) break;
-		}
-	}
-	return cubehip_cu.streamSynchronize((CUstream)s);
 }

@@ -56,13 +56,6 @@ CUresult cu_memcpy_2d(uintptr_t dst, int dstType, size_t dpitch, uintptr_t src, 
 CUresult cu_stream_create(uintptr_t* s, unsigned flags);
 CUresult cu_stream_query(uintptr_t s);
 CUresult cu_stream_sync(uintptr_t s);
-
-// A stream's completion flag (streamflag.c): a word of mapped pinned memory that the
-// stream itself writes when the work queued before a wait is done.
-typedef struct cu_flag cu_flag;
-int cu_flags_supported(void);
-CUresult cu_flag_new(uintptr_t* f);
-CUresult cu_stream_sync_flag(uintptr_t s, uintptr_t f, uint64_t spin_ns);
 CUresult cu_stream_wait_event(uintptr_t s, uintptr_t e, unsigned flags);
 CUresult cu_stream_destroy(uintptr_t s);
 CUresult cu_event_create(uintptr_t* e, unsigned flags);

@@ -11,7 +11,7 @@ import (
 // smallRead is the largest read that a platform which stages small reads
 // (hipsys.SmallReadStager) makes through a slot of pinned memory: an async copy into
 // the slot on the read's stream, a wait for the stream, a copy out. On an H200 that is
-// about 0.7 of a blocking copy into pageable memory for a few bytes (the platform's
+// about 0.8 of a blocking copy into pageable memory for a few bytes (the platform's
 // figures), and it needs no idle stream: a read after a launch waits for the launch in
 // the same wait. Larger reads, up to directRead, keep the blocking copy when their stream
 // is idle; the copy out of the slot is a host copy, which grows with the size.

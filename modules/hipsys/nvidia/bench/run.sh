@@ -4,6 +4,7 @@
 #   conformance.log    the conformance suite against the nvidia platform
 #   nvidia.log         the nvidia platform's own tests
 #   anchor.log         the raw-driver anchor program's figures (a process without Go)
+#   waits.log          bench/waits.c: the ways to wait for a kernel or a 4-byte read
 #   nvidia-bench.log   ROUNDS (default 3) processes of the nvidia benchmarks, each the
 #                      platform's Go path paired with the same loop in C in-process
 #   nvidia-table.txt   per benchmark, over those processes: the median ratio Go ÷ C and
@@ -30,6 +31,7 @@ tail -n 3 "$logs/nvidia.log"
 # The GPU idles at a low clock: the anchor's first run, discarded, brings it up.
 "$here/anchor" >/dev/null 2>&1
 "$here/anchor" >"$logs/anchor.log" 2>&1 || rc=1
+"$here/waits" 2 >"$logs/waits.log" 2>&1 || rc=1
 
 # Each benchmark is 101 paired rounds whatever b.N: -test.benchtime=1x runs it once.
 : >"$logs/nvidia-bench.log"
