@@ -28,6 +28,7 @@
 // order (every other call first waits for the queued launches to be issued) and changes
 // when a queued launch's failure is known: later, from a Launch or a Settle, numbered.
 // While no queue is held, a call pays one pointer read for it. queue.go states the
-// contract in full. Package paired is the method cubehip's benchmarks hold a path to
-// its raw anchor with.
+// contract in full. Another optional interface, SmallReadStager, tells the layers above
+// how the platform's small reads are fastest. Package paired is the method cubehip's
+// benchmarks hold a path to its raw anchor with.
 package hipsys
