@@ -42,6 +42,19 @@ func (w *faultingLaunches) ModuleLaunchKernel(f hipsys.Function, grid, block hip
 // same there; see the package doc).
 func openFaulting(t *testing.T, opts server.Options) (*server.Device, *faultingLaunches) {
 	t.Helper()
+	return openFaultingAs(t, opts, false)
+}
+
+// stagingFaults is faultingLaunches claiming hipsys.SmallReadStager: the Device then
+// reads small buffers as it does on nvidia, an async copy into a pinned slot and a wait
+// for the stream, and that wait is where the device reports the fault.
+type stagingFaults struct{ *faultingLaunches }
+
+func (stagingFaults) StagesSmallReads() bool { return true }
+
+// openFaultingAs is openFaulting, the platform claiming to stage small reads if staged.
+func openFaultingAs(t *testing.T, opts server.Options, staged bool) (*server.Device, *faultingLaunches) {
+	t.Helper()
 	p, err := hipsys.Open("auto")
 	require.NoError(t, err)
 	dev, ok := p.(deviceFaulter)
@@ -49,7 +62,11 @@ func openFaulting(t *testing.T, opts server.Options) (*server.Device, *faultingL
 		t.Skipf("platform %T cannot fault work on the device and recover", p)
 	}
 	w := &faultingLaunches{Platform: p, dev: dev}
-	d, err := server.OpenPlatform(w, opts)
+	var over hipsys.Platform = w
+	if staged {
+		over = stagingFaults{w}
+	}
+	d, err := server.OpenPlatform(over, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, d.Close()) })
 	return d, w
@@ -67,24 +84,27 @@ func TestAsyncLaunchFaultLandsOnTheUnconfirmedOutputs(t *testing.T) {
 		name   string
 		direct bool
 		report func(d *server.Device, y, b *server.Buffer) error // the first wait past the fault
+		staged bool                                              // small reads through pinned slots, as on nvidia
 	}{
-		{"Sync reports it/queued", false, func(d *server.Device, _, _ *server.Buffer) error { return d.Sync() }},
-		{"Sync reports it/direct", true, func(d *server.Device, _, _ *server.Buffer) error { return d.Sync() }},
-		{"a read of the faulted output reports it", false, func(d *server.Device, y, _ *server.Buffer) error { _, err := d.Read(y); return err }},
-		{"a read of the other output reports it", true, func(d *server.Device, _, b *server.Buffer) error { _, err := d.Read(b); return err }},
+		{"Sync reports it/queued", false, func(d *server.Device, _, _ *server.Buffer) error { return d.Sync() }, false},
+		{"Sync reports it/direct", true, func(d *server.Device, _, _ *server.Buffer) error { return d.Sync() }, false},
+		{"a read of the faulted output reports it", false, func(d *server.Device, y, _ *server.Buffer) error { _, err := d.Read(y); return err }, false},
+		{"a read of the other output reports it", true, func(d *server.Device, _, b *server.Buffer) error { _, err := d.Read(b); return err }, false},
+		{"a staged read of the faulted output reports it", false, func(d *server.Device, y, _ *server.Buffer) error { _, err := d.Read(y); return err }, true},
+		{"a staged read of the other output reports it", true, func(d *server.Device, _, b *server.Buffer) error { _, err := d.Read(b); return err }, true},
 		// A wait inside another call: the module variable read waits for the whole
 		// stream, where the cpu device reports the failure once and forgets it.
 		{"a module variable read reports it", false, func(d *server.Device, _, _ *server.Buffer) error {
 			_, err := d.Stream.ReadGlobal(globalsKernel, "kept")
 			return err
-		}},
+		}, false},
 		{"a write reports it", false, func(d *server.Device, _, _ *server.Buffer) error {
 			big := alloc(t, d.Stream, 64<<10)
 			return d.Write(big, make([]byte, 64<<10))
-		}},
+		}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d, w := openFaulting(t, server.Options{DirectLaunch: c.direct, StagingChunk: 16 << 10, StagingDepth: 2})
+			d, w := openFaultingAs(t, server.Options{DirectLaunch: c.direct, StagingChunk: 16 << 10, StagingDepth: 2}, c.staged)
 			scale := func(in, out *server.Buffer) {
 				require.NoError(t, d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{in, out}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}}))
 			}
