@@ -98,6 +98,8 @@ typedef CUresult (*cu_exec_stream_fn)(CUgraphExec, CUstream);
 typedef CUresult (*cu_exec_fn)(CUgraphExec);
 typedef CUresult (*cu_graph_fn)(CUgraph);
 typedef CUresult (*cu_can_access_peer_fn)(int*, CUdevice, CUdevice);
+typedef CUresult (*cu_host_device_ptr_fn)(CUdeviceptr*, void*, unsigned);
+typedef CUresult (*cu_write_value32_fn)(CUstream, CUdeviceptr, uint32_t, unsigned);
 typedef CUresult (*cu_ctx_enable_peer_fn)(CUcontext, unsigned);
 typedef CUresult (*cu_memcpy_peer_async_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
 typedef CUresult (*cu_pointer_attr_fn)(void*, int, CUdeviceptr);
@@ -158,6 +160,10 @@ struct cubehip_cu {
 	cu_ctx_enable_peer_fn ctxEnablePeerAccess;
 	cu_memcpy_peer_async_fn memcpyPeerAsync;
 	cu_pointer_attr_fn pointerGetAttribute;
+	// Optional: without both, no launch is flagged and every wait is cuStreamSynchronize
+	// (streamflag.go).
+	cu_host_device_ptr_fn memHostGetDevicePointer;
+	cu_write_value32_fn streamWriteValue32;
 };
 extern struct cubehip_cu cubehip_cu;
 

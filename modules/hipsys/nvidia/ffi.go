@@ -119,6 +119,10 @@ package nvidia
 #cgo nocallback cu_stream_query
 #cgo noescape cu_stream_sync
 #cgo nocallback cu_stream_sync
+#cgo noescape cu_stream_wait_flag
+#cgo nocallback cu_stream_wait_flag
+#cgo noescape cu_flag_new
+#cgo nocallback cu_flag_new
 #cgo noescape cu_stream_wait_event
 #cgo nocallback cu_stream_wait_event
 #cgo noescape cu_swap_dev

@@ -49,6 +49,14 @@ type Platform struct {
 	queueMu sync.Mutex
 	queues  map[int]*launchQueue // each device's launch queue, made on first use
 
+	// Each created stream's completion flag (streamflag.go), and the flags of destroyed
+	// streams, per device, for the next streams to take. noFlags: the driver lacks the
+	// entries, or EnvStreamFlags turned them off.
+	flags    handles[streamFlag]
+	flagMu   sync.Mutex
+	flagPool map[int][]C.uintptr_t
+	noFlags  bool
+
 	rtcOnce sync.Once
 	rtc     *nvrtcLib
 	rtcErr  error
@@ -85,6 +93,9 @@ func open() (*Platform, error) {
 	}
 	// Optional (CUDA 12.4 and later): without it FuncGetParams is hipErrorNotSupported.
 	*entryAddr(&C.cubehip_cu.funcGetParamInfo) = lib.Lookup("cuFuncGetParamInfo")
+	// Optional: a stream's completion flag (streamflag.go) needs both.
+	*entryAddr(&C.cubehip_cu.memHostGetDevicePointer) = lib.Lookup("cuMemHostGetDevicePointer_v2")
+	*entryAddr(&C.cubehip_cu.streamWriteValue32) = lib.Lookup("cuStreamWriteValue32_v2")
 	if err := cuError("hipInit", int32(C.cu_init())); err != nil {
 		return nil, err
 	}
@@ -98,7 +109,7 @@ func open() (*Platform, error) {
 			return nil, err
 		}
 	}
-	return &Platform{lib: lib, ndev: ndev, props: map[int]hipsys.DeviceProps{}}, nil
+	return &Platform{lib: lib, ndev: ndev, props: map[int]hipsys.DeviceProps{}, noFlags: flagsOff()}, nil
 }
 
 // driverSymbols lists each entry point with its versioned name first: cuda.h maps the

@@ -59,8 +59,9 @@ type launchQueue struct {
 }
 
 var (
-	_ hipsys.LaunchQueuer = (*Platform)(nil)
-	_ hipsys.LaunchQueue  = (*heldQueue)(nil)
+	_ hipsys.LaunchQueuer  = (*Platform)(nil)
+	_ hipsys.LaunchQueue   = (*heldQueue)(nil)
+	_ hipsys.FlaggingQueue = (*heldQueue)(nil)
 )
 
 // OpenLaunchQueue takes device's queue, starting its thread on first use.
@@ -122,7 +123,16 @@ func (h *heldQueue) Launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem ui
 	if h.closed {
 		return 0, refused, hipsys.NewError(platformName, "hipModuleLaunchKernel", hipsys.ErrorInvalidHandle, errQueueClosed.Error())
 	}
-	return h.q.launch(fn, grid, block, shmem, s, args, refused)
+	seq, _, refused, err := h.q.launch(fn, grid, block, shmem, s, args, refused, false)
+	return seq, refused, err
+}
+
+func (h *heldQueue) LaunchFlagged(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream,
+	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal) (uint64, uint32, []hipsys.LaunchRefusal, error) {
+	if h.closed {
+		return 0, 0, refused, hipsys.NewError(platformName, "hipModuleLaunchKernel", hipsys.ErrorInvalidHandle, errQueueClosed.Error())
+	}
+	return h.q.launch(fn, grid, block, shmem, s, args, refused, true)
 }
 
 func (h *heldQueue) Settle(refused []hipsys.LaunchRefusal) []hipsys.LaunchRefusal {
@@ -143,18 +153,20 @@ func (h *heldQueue) Close() error {
 	return hipsys.RefusalsError(refused)
 }
 
+// launch is Launch, and LaunchFlagged with flagged: only a launch issued directly is
+// flagged.
 func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream,
-	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal) (uint64, []hipsys.LaunchRefusal, error) {
+	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal, flagged bool) (uint64, uint32, []hipsys.LaunchRefusal, error) {
 	const call = "hipModuleLaunchKernel"
 	p := q.p
 	if !p.functions.has(uintptr(fn)) {
-		return 0, refused, hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
+		return 0, 0, refused, hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
 	}
 	if err := p.checkStream(call, s); err != nil {
-		return 0, refused, err
+		return 0, 0, refused, err
 	}
 	if err := p.optIn(call, fn, shmem); err != nil {
-		return 0, refused, err
+		return 0, 0, refused, err
 	}
 	var buf []byte
 	var offs []uint32
@@ -165,10 +177,10 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 		// Too big for a slot: issued here, after everything queued, and after the
 		// refusals among those are collected, as for any launch issued directly.
 		refused = q.settle(refused)
-		if issued, err := q.direct(fn, grid, block, shmem, s, buf, offs); issued {
-			return 0, refused, err
+		if issued, token, err := q.direct(fn, grid, block, shmem, s, buf, offs, flagged); issued {
+			return 0, token, refused, err
 		}
-		return 0, refused, p.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
+		return 0, 0, refused, p.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -191,8 +203,8 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 				C.cubehip_q_kick(cq)
 			}
 		}
-		if issued, err := q.direct(fn, grid, block, shmem, s, buf, offs); issued {
-			return 0, refused, err
+		if issued, token, err := q.direct(fn, grid, block, shmem, s, buf, offs, flagged); issued {
+			return 0, token, refused, err
 		}
 	}
 	if q.tail-q.head == C.CUBEHIP_Q_SLOTS {
@@ -215,25 +227,32 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 	if atomic.LoadUint32((*uint32)(unsafe.Pointer(&cq.sleeping))) != 0 {
 		C.cubehip_q_wake(cq)
 	}
-	return q.tail, refused, nil
+	return q.tail, 0, refused, nil
 }
 
 // direct issues a launch on the calling thread through the queue's driver entry; not
-// issued when the thread's current device is not the queue's.
-func (q *launchQueue) direct(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream, buf []byte, offs []uint32) (issued bool, err error) {
+// issued when the thread's current device is not the queue's. A flagged launch is
+// followed by its stream's flag write, in the same call: token is its value, 0 if none.
+func (q *launchQueue) direct(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream, buf []byte, offs []uint32,
+	flagged bool) (issued bool, token uint32, err error) {
 	var bp *byte
 	var op *uint32
 	if len(offs) > 0 {
 		bp, op = &buf[0], &offs[0]
 	}
+	var flag C.uintptr_t
+	if flagged {
+		flag = q.p.flagOf(s)
+	}
+	var tok C.uint32_t
 	// SAFETY: as ModuleLaunchKernel: Go memory without pointers, read during the call.
 	r := C.cu_q_direct(q.q, C.uintptr_t(fn), C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
 		C.uint(block.X), C.uint(block.Y), C.uint(block.Z), C.uint(shmem), C.uintptr_t(s),
-		(*C.uint8_t)(unsafe.Pointer(bp)), (*C.uint32_t)(unsafe.Pointer(op)), C.int(len(offs)))
+		(*C.uint8_t)(unsafe.Pointer(bp)), (*C.uint32_t)(unsafe.Pointer(op)), C.int(len(offs)), flag, &tok)
 	if r == C.CUBEHIP_NOT_CURRENT {
-		return false, nil
+		return false, 0, nil
 	}
-	return true, cuError("hipModuleLaunchKernel", int32(r))
+	return true, uint32(tok), cuError("hipModuleLaunchKernel", int32(r))
 }
 
 // loop says whether a launch that finds the thread parked continues a loop: it is past

@@ -21,6 +21,7 @@ func (p *Platform) StreamCreateWithFlags(flags hipsys.StreamFlags) (hipsys.Strea
 		return 0, err
 	}
 	p.streams.put(uintptr(s), struct{}{})
+	p.giveFlag(uintptr(s))
 	return hipsys.Stream(s), nil
 }
 
@@ -62,5 +63,6 @@ func (p *Platform) StreamDestroy(s hipsys.Stream) error {
 	if _, ok := p.streams.take(uintptr(s)); !ok {
 		return hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("stream %#x", uintptr(s)))
 	}
+	p.takeFlag(uintptr(s))
 	return cuError(call, int32(C.cu_stream_destroy(C.uintptr_t(s))))
 }

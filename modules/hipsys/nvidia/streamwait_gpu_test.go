@@ -24,7 +24,9 @@ extern "C" __global__ void busy(unsigned* x, unsigned v, long long cycles) {
 `
 
 // On the GPU: a stream wait returns only once the stream's work is done, short or long,
-// on streams made and destroyed one after another.
+// on streams made and destroyed one after another: the driver's wait, and the wait on a
+// flagged launch's completion flag (which becomes the driver's for work that runs past
+// its spin). A stream being captured gets no flag write, and its capture still replays.
 func TestStreamWaitOnTheDevice(t *testing.T) {
 	p := device(t)
 	runtime.LockOSThread()
@@ -35,6 +37,10 @@ func TestStreamWaitOnTheDevice(t *testing.T) {
 	x, err := p.Malloc(4)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, p.Free(x)) }()
+	lq, err := p.OpenLaunchQueue(0)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, lq.Close()) }()
+	q := lq.(hipsys.FlaggingQueue)
 	out := make([]byte, 4)
 	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
 	var args hipsys.KernelArgs
@@ -42,20 +48,48 @@ func TestStreamWaitOnTheDevice(t *testing.T) {
 	check := func(st hipsys.Stream, cycles int64) {
 		t.Helper()
 		v++
-		require.NoError(t, p.ModuleLaunchKernel(fn, one, one, 0, st, args.Reset().Ptr(x).U32(v).I64(cycles)))
-		require.NoError(t, p.StreamSynchronize(st))
+		seq, token, refused, err := q.LaunchFlagged(fn, one, one, 0, st, args.Reset().Ptr(x).U32(v).I64(cycles), nil)
+		require.NoError(t, err)
+		require.Empty(t, refused)
+		require.Zero(t, seq, "a launch after a wait is issued directly")
+		require.NotZero(t, token, "and flagged")
+		if v%2 == 0 {
+			require.NoError(t, p.StreamSynchronize(st))
+		} else {
+			require.NoError(t, p.StreamWaitFlag(st, token))
+		}
 		require.NoError(t, p.MemcpyDtoH(out, x))
 		require.Equal(t, v, binary.LittleEndian.Uint32(out), "%d cycles", cycles)
+		require.NoError(t, p.StreamWaitFlag(st, token), "a token already passed")
 	}
 	for range 3 {
 		st, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 		require.NoError(t, err)
 		// 2^28 cycles: about 0.15 s at 1.98 GHz.
-		for _, cycles := range []int64{0, 20_000, 0, 1 << 28, 0} {
+		for _, cycles := range []int64{0, 20_000, 0, 1 << 28, 0, 1 << 28, 20_000} {
 			check(st, cycles)
 		}
+		require.NoError(t, p.StreamBeginCapture(st, hipsys.CaptureModeGlobal))
+		seq, token, _, err := q.LaunchFlagged(fn, one, one, 0, st, args.Reset().Ptr(x).U32(1000).I64(0), nil)
+		require.NoError(t, err)
+		require.Zero(t, seq)
+		require.Zero(t, token, "no flag write in a capture")
+		g, err := p.StreamEndCapture(st)
+		require.NoError(t, err)
+		exec, err := p.GraphInstantiate(g)
+		require.NoError(t, err)
+		require.NoError(t, p.GraphDestroy(g))
+		require.NoError(t, p.GraphLaunch(exec, st))
+		require.NoError(t, p.StreamSynchronize(st))
+		require.NoError(t, p.MemcpyDtoH(out, x))
+		require.EqualValues(t, 1000, binary.LittleEndian.Uint32(out), "the captured launch replayed")
+		require.NoError(t, p.GraphExecDestroy(exec))
 		require.NoError(t, p.StreamDestroy(st))
 	}
+	_, token, _, err := q.LaunchFlagged(fn, one, one, 0, hipsys.Stream(0), args.Reset().Ptr(x).U32(7).I64(0), nil)
+	require.NoError(t, err)
+	require.Zero(t, token, "the null stream has no flag")
+	require.NoError(t, p.StreamWaitFlag(hipsys.Stream(0), token), "a wait without a token is the driver's")
 }
 
 // trapKernel faults.
@@ -94,9 +128,13 @@ func TestStreamWaitReportsAFault(t *testing.T) {
 	st, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 	require.NoError(t, err)
 	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
-	require.NoError(t, p.ModuleLaunchKernel(fn, one, one, 0, st, nil))
+	lq, err := p.OpenLaunchQueue(0)
+	require.NoError(t, err)
+	_, token, _, err := lq.(hipsys.FlaggingQueue).LaunchFlagged(fn, one, one, 0, st, nil, nil)
+	require.NoError(t, err)
+	require.NotZero(t, token)
 	start := time.Now()
-	err = p.StreamSynchronize(st)
+	err = p.StreamWaitFlag(st, token) // the flag is never written: the driver's wait reports it
 	require.Error(t, err)
 	t.Logf("the fault, after %v: %v", time.Since(start), err)
 	var he *hipsys.Error

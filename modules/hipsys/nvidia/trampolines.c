@@ -3,8 +3,10 @@
 // crosses from Go into C once. Every trampoline that needs a context begins with
 // ENSURE: the launches queued on the calling thread's current device are issued first
 // (queue.h), then that device's primary context is made current (driver.h).
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "trampolines.h"
 
@@ -332,14 +334,20 @@ CUresult cu_graph_destroy(uintptr_t g) {
 
 // cu_q_direct issues a launch on the calling thread, as cu_launch does, but through the
 // queue's launch entry and without settling the queue (the caller found it empty): the
-// run of launches goes on.
+// run of launches goes on. With a flag, a launch the driver took is followed by the
+// flag's write (below), whose value is returned in token (0: none queued).
+static uint32_t flag_write(uintptr_t s, uintptr_t fp);
+
 CUresult cu_q_direct(cubehip_queue* q, uintptr_t f, unsigned gx, unsigned gy, unsigned gz,
 		unsigned bx, unsigned by, unsigned bz, unsigned shmem, uintptr_t s, const uint8_t* buf,
-		const uint32_t* offs, int n) {
+		const uint32_t* offs, int n, uintptr_t flag, uint32_t* token) {
+	*token = 0;
 	if (cubehip_tls_dev != q->dev) return CUBEHIP_NOT_CURRENT;
 	CUresult r = cubehip_ensure_ctx();
 	if (r) return r;
-	return launch(q->launch, f, gx, gy, gz, bx, by, bz, shmem, s, buf, offs, n);
+	r = launch(q->launch, f, gx, gy, gz, bx, by, bz, shmem, s, buf, offs, n);
+	if (r == 0 && flag) *token = flag_write(s, flag);
+	return r;
 }
 
 // cu_settle_current is ENSURE's first step alone, and cu_swap_dev sets the calling
@@ -411,4 +419,112 @@ CUresult cu_enable_peer(int peer, unsigned flags) {
 CUresult cu_memcpy_peer_async(CUdeviceptr d, int dstDev, CUdeviceptr src, int srcDev, size_t n, uintptr_t s) {
 	ENSURE();
 	return cubehip_cu.memcpyPeerAsync(d, cubehip_primary[dstDev], src, cubehip_primary[srcDev], n, (CUstream)s);
+}
+
+// Stream completion flags: how a caller that launches and then waits sees its work done
+// sooner than cuStreamSynchronize lets it. A direct launch that the server expects to be
+// waited for next is followed, in the same call, by a write of a fresh value into a word
+// of mapped pinned memory on the stream (cuStreamWriteValue32); the wait spins on the word.
+// The GPU writes it once everything queued before it is done, and the host sees it a load
+// later, without the driver's own bookkeeping after the work, which the caller of
+// cuStreamSynchronize waits through (bench/waits.c: launch + flag 0.90-0.955 of launch +
+// cuStreamSynchronize). The write must follow the launch at once: written 1.5 us later
+// (as a wait could queue it), it lands after the driver's own wait would have returned
+// (1.04-1.06), since it first has to reach the GPU.
+//
+// A fault ends a context's work for good, so the word of a stream whose work faulted is
+// never written: after spin_ns without it the wait becomes cuStreamSynchronize, which
+// waits on with the driver's own policy and reports the fault. So does a wait for work
+// longer than the spin.
+struct cu_flag {
+	// mu orders taking a value with queueing its write, so the values a stream writes
+	// only grow and a waiter that sees a later one knows its own was passed.
+	pthread_mutex_t mu;
+	uint32_t seq;             // the value the stream's last queued write stores
+	volatile uint32_t* word;  // mapped pinned memory, written by the stream
+	CUdeviceptr dword;        // word, as the device addresses it
+};
+
+int cu_flags_supported(void) {
+	return cubehip_cu.memHostGetDevicePointer != NULL && cubehip_cu.streamWriteValue32 != NULL;
+}
+
+// cu_flag_new makes a flag on the calling thread's current device. Its memory is never
+// freed (flags are recycled, streamflag.go): a destroyed stream's queued writes may still
+// land in it. PORTABLE: a stream of any context may write it.
+CUresult cu_flag_new(uintptr_t* out) {
+	ENSURE();
+	void* h;
+	CUresult r = cubehip_cu.memHostAlloc(&h, 64, 0x1 /* PORTABLE */ | 0x2 /* DEVICEMAP */);
+	if (r) return r;
+	CUdeviceptr d;
+	if ((r = cubehip_cu.memHostGetDevicePointer(&d, h, 0))) {
+		cubehip_cu.memFreeHost(h);
+		return r;
+	}
+	cu_flag* f = calloc(1, sizeof *f);
+	if (f == NULL) {
+		cubehip_cu.memFreeHost(h);
+		return 2; // CUDA_ERROR_OUT_OF_MEMORY
+	}
+	pthread_mutex_init(&f->mu, NULL);
+	f->word = h;
+	*f->word = 0;
+	f->dword = d;
+	*out = (uintptr_t)f;
+	return 0;
+}
+
+// flags_refused is set once the driver answers a flag's write with
+// CUDA_ERROR_NOT_SUPPORTED: no write is tried again.
+static int flags_refused;
+
+// flag_write queues flag fp's next value on stream s and returns it; 0 when nothing was
+// queued. Never on a capturing stream: the write would become a node of the graph (and
+// replays would write old values), so a launch captured there is not flagged. A refused
+// write is no launch's failure: its launch waits with cuStreamSynchronize, which reports
+// whatever the refusal meant.
+static uint32_t flag_write(uintptr_t s, uintptr_t fp) {
+	if (__atomic_load_n(&flags_refused, __ATOMIC_RELAXED)) return 0;
+	int capturing = 0;
+	if (cubehip_cu.streamIsCapturing((CUstream)s, &capturing) || capturing) return 0;
+	cu_flag* f = (cu_flag*)fp;
+	pthread_mutex_lock(&f->mu);
+	uint32_t seq = f->seq + 1;
+	if (seq == 0) seq = 1; // 0 is "no write"
+	CUresult r = cubehip_cu.streamWriteValue32((CUstream)s, f->dword, seq, 0);
+	if (r == 0) f->seq = seq;
+	pthread_mutex_unlock(&f->mu);
+	if (r == 801 /* CUDA_ERROR_NOT_SUPPORTED */) __atomic_store_n(&flags_refused, 1, __ATOMIC_RELAXED);
+	return r == 0 ? seq : 0;
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+static uint64_t now_ns(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+CUresult cu_stream_wait_flag(uintptr_t s, uintptr_t fp, uint32_t token, uint64_t spin_ns) {
+	ENSURE();
+	cu_flag* f = (cu_flag*)fp;
+	uint64_t start = now_ns();
+	for (;;) {
+		for (int i = 0; i < 64; i++) {
+			// Wrapping difference: the word lags token by the writes still in flight, far
+			// fewer than 2^31, so "passed" is never read from an old value.
+			if ((int32_t)(__atomic_load_n(f->word, __ATOMIC_ACQUIRE) - token) >= 0) return 0;
+			cpu_relax();
+		}
+		if (now_ns() - start > spin_ns) break;
+	}
+	return cubehip_cu.streamSynchronize((CUstream)s);
 }

@@ -56,6 +56,13 @@ CUresult cu_memcpy_2d(uintptr_t dst, int dstType, size_t dpitch, uintptr_t src, 
 CUresult cu_stream_create(uintptr_t* s, unsigned flags);
 CUresult cu_stream_query(uintptr_t s);
 CUresult cu_stream_sync(uintptr_t s);
+
+// A stream's completion flag (streamflag.go, trampolines.c): a word of mapped pinned
+// memory that the stream itself writes after a launch, once the launch is done.
+typedef struct cu_flag cu_flag;
+int cu_flags_supported(void);
+CUresult cu_flag_new(uintptr_t* f);
+CUresult cu_stream_wait_flag(uintptr_t s, uintptr_t f, uint32_t token, uint64_t spin_ns);
 CUresult cu_stream_wait_event(uintptr_t s, uintptr_t e, unsigned flags);
 CUresult cu_stream_destroy(uintptr_t s);
 CUresult cu_event_create(uintptr_t* e, unsigned flags);
@@ -93,7 +100,7 @@ CUresult cu_graph_destroy(uintptr_t g);
 // The launch queue (queue.h has the queue's own functions).
 CUresult cu_q_direct(cubehip_queue* q, uintptr_t f, unsigned gx, unsigned gy, unsigned gz,
 	unsigned bx, unsigned by, unsigned bz, unsigned shmem, uintptr_t s, const uint8_t* buf,
-	const uint32_t* offs, int n);
+	const uint32_t* offs, int n, uintptr_t flag, uint32_t* token);
 void cu_settle_current(void);
 int cu_swap_dev(int d);
 

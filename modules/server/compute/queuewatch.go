@@ -26,6 +26,10 @@ type queueWatch struct {
 	// server's own code or the stream layer's, but syncQuiet's: a stream-wide wait is
 	// where a device reports an asynchronous failure, and the server must not lose it.
 	syncFailed func(hipsys.Stream, error)
+
+	// flags is the platform's completion-flag wait (hipsys.FlagWaiter), set when the
+	// server also holds a launch queue that flags launches (flags.go); nil otherwise.
+	flags hipsys.FlagWaiter
 }
 
 // queueRecent pairs a stream with its state, immutable once published.
@@ -41,6 +45,7 @@ type queueState struct {
 	begun, ended atomic.Uint64
 	idleAt       atomic.Uint64
 	recent       queueRecent // {its stream, itself}: what queueWatch.last points to
+	flag         flagState   // flags.go
 }
 
 func newQueueWatch(p hipsys.Platform) *queueWatch { return &queueWatch{Platform: p} }
@@ -109,7 +114,7 @@ func (w *queueWatch) StreamQuery(s hipsys.Stream) error {
 }
 
 func (w *queueWatch) StreamSynchronize(s hipsys.Stream) error {
-	err := w.certify(s, w.Platform.StreamSynchronize)
+	err := w.syncQuiet(s)
 	if err != nil && w.syncFailed != nil {
 		w.syncFailed(s, err)
 	}
@@ -117,8 +122,12 @@ func (w *queueWatch) StreamSynchronize(s hipsys.Stream) error {
 }
 
 // syncQuiet is StreamSynchronize for a caller that handles a failure itself (a Sync's
-// future; the acknowledgement of a failure already carried).
+// future; the acknowledgement of a failure already carried). A stream whose last work
+// was a flagged launch is waited for on its completion flag (flags.go).
 func (w *queueWatch) syncQuiet(s hipsys.Stream) error {
+	if w.flags != nil {
+		return w.syncFlagged(s)
+	}
 	return w.certify(s, w.Platform.StreamSynchronize)
 }
 
@@ -262,13 +271,25 @@ func (w *queueWatch) GraphLaunch(e hipsys.GraphExec, s hipsys.Stream) error {
 // what it certifies includes the launch.
 type watchedQueue struct {
 	hipsys.LaunchQueue
-	w *queueWatch
+	w     *queueWatch
+	flags hipsys.FlaggingQueue // the queue, when launches are flagged (flags.go); else nil
 }
 
 func (q watchedQueue) Launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream,
 	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal) (uint64, []hipsys.LaunchRefusal, error) {
-	st := q.w.begin(s)
-	seq, refused, err := q.LaunchQueue.Launch(fn, grid, block, shmem, s, args, refused)
+	st := q.w.state(s)
+	n := st.begun.Add(1)
+	var seq uint64
+	var err error
+	if q.flags != nil && st.flag.expectWait(n) {
+		var token uint32
+		seq, token, refused, err = q.flags.LaunchFlagged(fn, grid, block, shmem, s, args, refused)
+		if token != 0 {
+			st.flag.set(n, token)
+		}
+	} else {
+		seq, refused, err = q.LaunchQueue.Launch(fn, grid, block, shmem, s, args, refused)
+	}
 	st.end()
 	return seq, refused, err
 }

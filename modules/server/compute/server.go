@@ -138,7 +138,9 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 		// Held by another server of this process on the same device: this one launches
 		// directly, which is only slower.
 		if q, err := lq.OpenLaunchQueue(dev); err == nil {
-			s.queue = newQueuedLaunches(watchedQueue{LaunchQueue: q, w: watch})
+			fw, fq := flagging(p, q)
+			watch.flags = fw
+			s.queue = newQueuedLaunches(watchedQueue{LaunchQueue: q, w: watch, flags: fq})
 		} else {
 			s.log.Debug("compute: launching without a launch queue", "device", dev, "err", err)
 		}

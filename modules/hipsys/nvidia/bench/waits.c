@@ -7,7 +7,9 @@
 //     small reads the first way on nvidia: hipsys.SmallReadStager);
 //   - stream waits: cuStreamSynchronize against a spin on a word of mapped pinned memory
 //     that the stream itself writes (cuStreamWriteValue32) after the work, with and
-//     without a cuStreamQuery after it, an event's wait and a cuStreamQuery spin.
+//     without a cuStreamQuery after it, an event's wait and a cuStreamQuery spin; and the
+//     same flag written 1.5 us after the launch instead of at once, and what the write
+//     costs its caller (nvidia's completion flags: hipsys.FlaggingQueue).
 //
 // Each loop runs 1000 times per round, 31 rounds interleaved; the medians, their
 // quartiles and the median ratio to the first loop are printed. Give a core to pin to:
@@ -120,6 +122,23 @@ static void launch_query_spin(void) {
 	}
 	CK(r);
 }
+// pause spins for 1.5 us: what a caller does between a launch and its wait.
+static void pause_1500(void) {
+	double t0 = now_ns();
+	while (now_ns() - t0 < 1500) {
+	}
+}
+static void launch_pause_sync(void) {
+	launch();
+	pause_1500();
+	CK(cuStreamSynchronize(st));
+}
+static void launch_pause_flag(void) {
+	launch();
+	pause_1500();
+	flag_wait();
+}
+static void write_only(void) { CK(cuStreamWriteValue32(st, dflag, ++seq, 0)); }
 static void read_pageable(void) { CK(cuMemcpyDtoH(&word, dword, 4)); }
 static void read_pinned_sync(void) {
 	CK(cuMemcpyDtoHAsync((void*)pinned, dword, 4, st));
@@ -146,6 +165,9 @@ static const struct {
 	{"read 4 B, pinned + sync", read_pinned_sync},
 	{"read 4 B, pinned + flag", read_pinned_flag},
 	{"cuStreamSynchronize, idle", idle_sync},
+	{"launch, 1.5 us, cuStreamSynchronize", launch_pause_sync},
+	{"launch, 1.5 us, flag", launch_pause_flag},
+	{"cuStreamWriteValue32 alone", write_only},
 };
 enum { LOOPS = sizeof loops / sizeof loops[0], ROUNDS = 31, N = 1000 };
 
@@ -213,6 +235,7 @@ int main(int argc, char** argv) {
 			double t0 = now_ns();
 			for (int i = 0; i < N; i++) loops[l].step();
 			t[l][r] = (now_ns() - t0) / N;
+			CK(cuStreamSynchronize(st)); // what a loop left queued (the writes alone)
 		}
 		for (int l = 0; l < LOOPS; l++) ratio[l][r] = t[l][r] / t[0][r];
 	}
