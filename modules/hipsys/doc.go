@@ -28,7 +28,10 @@
 // order (every other call first waits for the queued launches to be issued) and changes
 // when a queued launch's failure is known: later, from a Launch or a Settle, numbered.
 // While no queue is held, a call pays one pointer read for it. queue.go states the
-// contract in full. Another optional interface, SmallReadStager, tells the layers above
-// how the platform's small reads are fastest. Package paired is the method cubehip's
-// benchmarks hold a path to its raw anchor with.
+// contract in full. A queue may also flag a launch (FlaggingQueue, with the platform's
+// FlagWaiter): the stream writes a word of host memory right after the launch, and a
+// wait that spins on it sees the launch done sooner than StreamSynchronize would
+// (flags.go). Another optional interface, SmallReadStager, tells the layers above how the
+// platform's small reads are fastest. Package paired is the method cubehip's benchmarks
+// hold a path to its raw anchor with.
 package hipsys

@@ -62,7 +62,9 @@ func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (*Buff
 //
 // The handle stays valid until Close. The other library must not destroy it, and work it
 // queues on it runs in the Device's order: a failure of that work is not the Device's to
-// report.
+// report, nor is its end the Device's to wait for. Sync waits for the Device's own work;
+// on nvidia, a Sync after a launch waits on a flag the stream writes right after that
+// launch, so it may return before work the other library queued behind the launch.
 func (s Stream) NativeHandle() (uint64, error) {
 	d := s.d
 	if err := d.enter(); err != nil {

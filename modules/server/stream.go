@@ -32,6 +32,11 @@ func (s Stream) Device() *Device { return s.d }
 //
 // The wait is the driver's stream synchronization (hipStreamSynchronize), one driver
 // call, so a launch and a Sync cost what they cost a program calling the driver itself.
+// On nvidia, where the stream's last work was a launch the Device expected to be waited
+// for (the pattern of a launch-and-sync loop), the launch was followed by a write the
+// stream makes to host memory, and Sync spins on that instead, which returns sooner
+// (0.96 of a launch and hipStreamSynchronize on an H200): the Device's own work is then
+// done; work another library queued on the stream's native handle after it may not be.
 // Work that another goroutine queues on the same stream while Sync is starting its wait
 // may be waited for too, and a fault of that work returned. A Sync of a stream
 // recording a capture is refused (ErrCaptureState) and the capture goes on: the

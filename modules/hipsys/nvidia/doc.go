@@ -65,6 +65,13 @@
 // queue.go states the contract); each tuned constant's comment gives the measurement or
 // the reasoning behind it.
 //
+// Completion flags (hipsys.FlaggingQueue, hipsys.FlagWaiter; streamflag.go): each stream
+// made with StreamCreateWithFlags gets a word of mapped pinned memory. LaunchFlagged
+// follows a launch it issues directly with cuStreamWriteValue32 of the word's next value,
+// in the same cgo call (not on a capturing stream), and StreamWaitFlag spins on the word
+// for up to 100 µs, then waits with cuStreamSynchronize, which also reports a fault (a
+// faulted context never writes the word). CUBEHIP_NVIDIA_STREAM_FLAGS=0 turns them off.
+//
 // The cgo boundary is trampolines.c (one C function per driver or NVRTC call, its
 // prototypes in trampolines.h, ffi.go's one #cgo block) and queue.c (the queue's
 // thread); driver.h and nvrtc.h declare what cubehip calls of the two libraries, one
