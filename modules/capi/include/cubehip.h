@@ -173,9 +173,12 @@ cubehip_status cubehip_device_close(cubehip_device device);
 /* The properties of an open device. */
 cubehip_status cubehip_device_get_properties(cubehip_device device, cubehip_device_props* props);
 
-/* Waits for every piece of work queued on the stream so far. A device fault the work
- * ran into is returned; a failure carried by a buffer is returned by that buffer's
- * read, check or sync (cubehip_buffer_sync), not here. */
+/* Waits for every piece of work the device queued on the stream so far. A device fault
+ * the work ran into is returned; a failure carried by a buffer is returned by that
+ * buffer's read, check or sync (cubehip_buffer_sync), not here. (On nvidia, a sync that
+ * follows a launch may wait on a flag the stream writes after the launch, faster than the
+ * driver's own wait: it covers the device's work, not work another library queued on the
+ * stream's native handle after the device's last call.) */
 cubehip_status cubehip_device_sync(cubehip_device device, uint64_t stream);
 
 /* ---- buffers ------------------------------------------------------------------------ */
@@ -461,7 +464,9 @@ cubehip_status cubehip_buffer_import(cubehip_device device, uint64_t stream, uin
  * on or make wait. It is what a DLPack producer (CuPy, PyTorch) takes as the stream
  * argument of __dlpack__, ordering its pending work on a tensor before the stream's later
  * work. On the cpu platform it is the platform's number for the stream, meaningless
- * outside cubehip. Valid until cubehip_device_close; the host must not destroy it. */
+ * outside cubehip. Valid until cubehip_device_close; the host must not destroy it. Work
+ * the other library queues on it is its own to wait for: cubehip_device_sync waits for
+ * the device's work, which may end before work queued after the device's last call. */
 cubehip_status cubehip_stream_native_handle(cubehip_device device, uint64_t stream, uint64_t* handle);
 
 #ifdef __cplusplus

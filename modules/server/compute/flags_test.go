@@ -189,13 +189,13 @@ func TestFlagsForRunsOfLaunches(t *testing.T) {
 	for range 5 {
 		run(3)
 	}
-	flagged, waits, violations := fl.counts()
+	flagged, waits, _ := fl.counts()
 	assert.Equal(t, 4, flagged)
 	assert.Equal(t, 4, waits)
 	run(2) // shorter: its second launch is not the third
 	run(2)
 	run(2)
-	flagged, waits, violations = fl.counts()
+	flagged, waits, violations := fl.counts()
 	assert.Equal(t, 6, flagged, "the length changed, then repeated")
 	assert.Equal(t, 6, waits)
 	assert.Zero(t, violations)
