@@ -120,11 +120,17 @@ func (q flagQueue) Close() error                                                
 
 func newFlagEnv(t testing.TB) (*env, *flagger) {
 	t.Helper()
+	return newFlagEnvOwned(t, nil)
+}
+
+// newFlagEnvOwned is newFlagEnv for a server whose calls its owner serializes under owner.
+func newFlagEnvOwned(t testing.TB, owner sync.Locker) (*env, *flagger) {
+	t.Helper()
 	var fl *flagger
 	e := newEnvWith(t, func(p hipsys.Platform) hipsys.Platform {
 		fl = newFlagger(p)
 		return fl
-	}, compute.Config{LaunchQueue: true})
+	}, compute.Config{LaunchQueue: true, Owner: owner})
 	return e, fl
 }
 
@@ -261,4 +267,63 @@ func TestFlagsAFailedWait(t *testing.T) {
 	assert.Zero(t, violations)
 	_, err = e.srv.Read([]compute.CopyDescriptor{compute.Linear(out, 4)}, 0).Wait()
 	require.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "the launch's output carries the failure")
+}
+
+// Goroutines launching and syncing at once, as the Device has them (calls under the
+// owner's lock, waits outside it), each on a stream of its own and two on a shared one:
+// every result is its launch's, and no wait takes a flag that does not cover its
+// stream's last work (run under -race by scripts/test.sh).
+func TestFlagsFromManyGoroutines(t *testing.T) {
+	var owner sync.Mutex
+	e, fl := newFlagEnvOwned(t, &owner)
+	const workers, rounds = 6, 60
+	outs := make([]compute.Binding, workers)
+	for i := range outs {
+		outs[i] = e.empty(compute.StreamID(i%5), 1)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := compute.StreamID(w % 5) // workers 0 and 5 share stream 0
+			for r := range rounds {
+				n := uint64(20 + r + w)
+				owner.Lock()
+				err := e.srv.Launch(spin, compute.Static(1, 1, 1), spinArgs(outs[w], n), id, compute.Execute)
+				done := e.srv.Sync(nil, id)
+				owner.Unlock()
+				if err == nil {
+					err = done.Wait()
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				owner.Lock()
+				read := e.srv.Read([]compute.CopyDescriptor{compute.Linear(outs[w], 4)}, id)
+				owner.Unlock()
+				got, err := read.Wait()
+				if err != nil {
+					errs <- err
+					return
+				}
+				if v := binary.LittleEndian.Uint32(got[0]); v != triangle(n) {
+					t.Errorf("worker %d round %d: %d, want %d", w, r, v, triangle(n))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	flagged, waits, violations := fl.counts()
+	assert.Positive(t, flagged)
+	assert.Positive(t, waits)
+	assert.Zero(t, violations)
+	t.Logf("%d launches flagged, %d waits on flags", flagged, waits)
 }
