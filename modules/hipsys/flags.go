@@ -29,6 +29,17 @@ type FlaggingQueue interface {
 		refused []LaunchRefusal) (seq uint64, token uint32, _ []LaunchRefusal, err error)
 }
 
+// A FlaggingCopier is a Platform whose async device-to-host copies can be flagged, as a
+// queue's launches are: a small read that waits for its copy at once is the other caller
+// a flag serves (bench/waits.c: a 4-byte read into pinned memory and a spin on the flag
+// 0.91 of the same copy and cuStreamSynchronize on an H200).
+type FlaggingCopier interface {
+	// MemcpyDtoHAsyncFlagged is MemcpyDtoHAsync, and, when the copy was queued, the write
+	// of s's completion flag right after it: token is its number for StreamWaitFlag, 0
+	// when none was queued (s has no flag or is being captured).
+	MemcpyDtoHAsyncFlagged(dst HostPtr, src DevicePtr, size uint64, s Stream) (token uint32, err error)
+}
+
 // A FlagWaiter is a Platform that waits on its streams' completion flags.
 type FlagWaiter interface {
 	// StreamWaitFlag waits until s's completion flag reaches token, that is until the

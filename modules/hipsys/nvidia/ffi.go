@@ -87,6 +87,8 @@ package nvidia
 #cgo nocallback cu_memcpy_dtoh
 #cgo noescape cu_memcpy_dtoh_async
 #cgo nocallback cu_memcpy_dtoh_async
+#cgo noescape cu_memcpy_dtoh_async_flag
+#cgo nocallback cu_memcpy_dtoh_async_flag
 #cgo noescape cu_memcpy_htod
 #cgo nocallback cu_memcpy_htod
 #cgo noescape cu_memcpy_htod_async

@@ -163,6 +163,26 @@ func (p *Platform) MemcpyDtoHAsync(dst hipsys.HostPtr, src hipsys.DevicePtr, siz
 	return cuError(call, int32(C.cu_memcpy_dtoh_async(C.uintptr_t(dst), C.CUdeviceptr(src), C.size_t(size), C.uintptr_t(s))))
 }
 
+var _ hipsys.FlaggingCopier = (*Platform)(nil)
+
+// MemcpyDtoHAsyncFlagged is MemcpyDtoHAsync followed, in the same call, by the write of
+// s's completion flag (streamflag.go).
+func (p *Platform) MemcpyDtoHAsyncFlagged(dst hipsys.HostPtr, src hipsys.DevicePtr, size uint64, s hipsys.Stream) (uint32, error) {
+	if err := hipsys.CheckCopy(platformName, "hipMemcpyDtoHAsync", uintptr(dst), uintptr(src), size); err != nil {
+		return 0, err
+	}
+	const call = "hipMemcpyDtoHAsync"
+	if err := p.checkStream(call, s); err != nil {
+		return 0, err
+	}
+	if err := p.checkHost(call, uintptr(dst), size); err != nil {
+		return 0, err
+	}
+	var token C.uint32_t
+	r := C.cu_memcpy_dtoh_async_flag(C.uintptr_t(dst), C.CUdeviceptr(src), C.size_t(size), C.uintptr_t(s), p.flagOf(s), &token)
+	return uint32(token), cuError(call, int32(r))
+}
+
 // MemcpyDtoDAsync queues a device-to-device copy.
 func (p *Platform) MemcpyDtoDAsync(dst, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
 	if err := hipsys.CheckCopy(platformName, "hipMemcpyDtoDAsync", uintptr(dst), uintptr(src), size); err != nil {

@@ -62,12 +62,28 @@ func TestStreamWaitOnTheDevice(t *testing.T) {
 		require.Equal(t, v, binary.LittleEndian.Uint32(out), "%d cycles", cycles)
 		require.NoError(t, p.StreamWaitFlag(st, token), "a token already passed")
 	}
+	pinned, err := p.HostMalloc(4, 0)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, p.HostFree(pinned)) }()
+	// A small read's way: a plain launch, then a flagged copy into pinned memory and a
+	// wait on the copy's flag.
+	read := func(st hipsys.Stream, cycles int64) {
+		t.Helper()
+		v++
+		require.NoError(t, p.ModuleLaunchKernel(fn, one, one, 0, st, args.Reset().Ptr(x).U32(v).I64(cycles)))
+		token, err := p.MemcpyDtoHAsyncFlagged(pinned, x, 4, st)
+		require.NoError(t, err)
+		require.NotZero(t, token)
+		require.NoError(t, p.StreamWaitFlag(st, token))
+		require.Equal(t, v, binary.LittleEndian.Uint32(pinned.Bytes(4)), "%d cycles, read", cycles)
+	}
 	for range 3 {
 		st, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 		require.NoError(t, err)
 		// 2^28 cycles: about 0.15 s at 1.98 GHz.
 		for _, cycles := range []int64{0, 20_000, 0, 1 << 28, 0, 1 << 28, 20_000} {
 			check(st, cycles)
+			read(st, cycles)
 		}
 		require.NoError(t, p.StreamBeginCapture(st, hipsys.CaptureModeGlobal))
 		seq, token, _, err := q.LaunchFlagged(fn, one, one, 0, st, args.Reset().Ptr(x).U32(1000).I64(0), nil)

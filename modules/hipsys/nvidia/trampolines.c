@@ -144,6 +144,15 @@ CUresult cu_memcpy_dtoh_async(uintptr_t h, CUdeviceptr d, size_t n, uintptr_t s)
 	ENSURE();
 	return cubehip_cu.memcpyDtoHAsync((void*)h, d, n, (CUstream)s);
 }
+static uint32_t flag_write(uintptr_t s, uintptr_t fp);
+// cu_memcpy_dtoh_async_flag is cu_memcpy_dtoh_async followed, when the copy was queued,
+// by the write of flag fp (its value in token, 0 when none was queued).
+CUresult cu_memcpy_dtoh_async_flag(uintptr_t h, CUdeviceptr d, size_t n, uintptr_t s, uintptr_t fp, uint32_t* token) {
+	*token = 0;
+	CUresult r = cu_memcpy_dtoh_async(h, d, n, s);
+	if (r == 0 && fp) *token = flag_write(s, fp);
+	return r;
+}
 CUresult cu_memcpy_dtod_async(CUdeviceptr d, CUdeviceptr src, size_t n, uintptr_t s) {
 	ENSURE();
 	return cubehip_cu.memcpyDtoDAsync(d, src, n, (CUstream)s);
@@ -336,8 +345,6 @@ CUresult cu_graph_destroy(uintptr_t g) {
 // queue's launch entry and without settling the queue (the caller found it empty): the
 // run of launches goes on. With a flag, a launch the driver took is followed by the
 // flag's write (below), whose value is returned in token (0: none queued).
-static uint32_t flag_write(uintptr_t s, uintptr_t fp);
-
 CUresult cu_q_direct(cubehip_queue* q, uintptr_t f, unsigned gx, unsigned gy, unsigned gz,
 		unsigned bx, unsigned by, unsigned bz, unsigned shmem, uintptr_t s, const uint8_t* buf,
 		const uint32_t* offs, int n, uintptr_t flag, uint32_t* token) {

@@ -48,6 +48,7 @@ CUresult cu_memcpy_dtoh(void* h, CUdeviceptr d, size_t n);
 CUresult cu_memcpy_dtod(CUdeviceptr d, CUdeviceptr s, size_t n);
 CUresult cu_memcpy_htod_async(CUdeviceptr d, uintptr_t h, size_t n, uintptr_t s);
 CUresult cu_memcpy_dtoh_async(uintptr_t h, CUdeviceptr d, size_t n, uintptr_t s);
+CUresult cu_memcpy_dtoh_async_flag(uintptr_t h, CUdeviceptr d, size_t n, uintptr_t s, uintptr_t f, uint32_t* token);
 CUresult cu_memcpy_dtod_async(CUdeviceptr d, CUdeviceptr src, size_t n, uintptr_t s);
 CUresult cu_memcpy_2d(uintptr_t dst, int dstType, size_t dpitch, uintptr_t src, int srcType,
 	size_t spitch, size_t width, size_t height, int async, uintptr_t s);

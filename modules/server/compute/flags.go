@@ -103,6 +103,24 @@ func (w *queueWatch) syncFlagged(s hipsys.Stream) error {
 	return err
 }
 
+// copySmall queues a small read's copy, flagged where the platform can: the read's wait
+// (waitSmall) follows it at once, so no guess is needed, and the wait takes the flag
+// when nothing was queued on the stream after the copy.
+func (w *queueWatch) copySmall(dst hipsys.HostPtr, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
+	fc, ok := w.Platform.(hipsys.FlaggingCopier)
+	if w.flags == nil || !ok {
+		return w.MemcpyDtoHAsync(dst, src, size, s)
+	}
+	q := w.state(s)
+	n := q.begun.Add(1)
+	token, err := fc.MemcpyDtoHAsyncFlagged(dst, src, size, s)
+	if token != 0 {
+		q.flag.set(n, token)
+	}
+	q.end()
+	return err
+}
+
 // flagging gives the watch and the queue wrapper what flags need, when the platform and
 // its queue have them.
 func flagging(p hipsys.Platform, q hipsys.LaunchQueue) (hipsys.FlagWaiter, hipsys.FlaggingQueue) {

@@ -327,3 +327,42 @@ func TestFlagsFromManyGoroutines(t *testing.T) {
 	assert.Zero(t, violations)
 	t.Logf("%d launches flagged, %d waits on flags", flagged, waits)
 }
+
+// flagStager is the flagger claiming small reads staged (hipsys.SmallReadStager) and
+// flagging their copies (hipsys.FlaggingCopier), as nvidia does.
+type flagStager struct{ *flagger }
+
+func (flagStager) StagesSmallReads() bool { return true }
+
+func (f flagStager) MemcpyDtoHAsyncFlagged(dst hipsys.HostPtr, src hipsys.DevicePtr, size uint64, s hipsys.Stream) (uint32, error) {
+	if err := f.MemcpyDtoHAsync(dst, src, size, s); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.next++
+	f.last[s] = f.next
+	return f.next, nil
+}
+
+// A small read's copy is flagged and its wait takes the flag, from the first read; the
+// launch before it is not flagged (the copy follows it); every read returns its launch's
+// bytes.
+func TestFlagsForSmallReads(t *testing.T) {
+	var fl *flagger
+	e := newEnvWith(t, func(p hipsys.Platform) hipsys.Platform {
+		fl = newFlagger(p)
+		return flagStager{fl}
+	}, compute.Config{LaunchQueue: true})
+	out := e.empty(0, 1)
+	const rounds = 20
+	for i := range rounds {
+		n := uint64(30 + i)
+		require.NoError(t, e.srv.Launch(spin, compute.Static(1, 1, 1), spinArgs(out, n), 0, compute.Execute))
+		require.Equal(t, triangle(n), readU32(t, e, out))
+	}
+	flagged, waits, violations := fl.counts()
+	assert.Zero(t, flagged, "no launch: a copy follows each")
+	assert.Equal(t, rounds, waits, "each read waits on its copy's flag")
+	assert.Zero(t, violations)
+}
