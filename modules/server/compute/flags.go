@@ -11,11 +11,12 @@ import (
 // them). A caller that launches and then waits, the pattern of a synchronous loop, sees
 // its launch done sooner when the launch is followed at once by a write the stream makes
 // to host memory and the wait spins on it, than through the driver's stream wait: on an
-// H200 (2026-12-03) the C ABI's launch + sync went from 1.08-1.13 to 1.016-1.038 of the raw
+// H200 (2026-12-03) the C ABI's launch + sync went from 1.08-1.13 to 1.007-1.040 of the raw
 // driver's C loop. But the write costs the launch about 1 µs of its caller's time, and
 // covers only what was queued before it. So the watch flags a launch only when it
 // guesses that a wait on the stream comes next with nothing queued between, and waits
-// on a flag only when nothing was queued on the stream after the flagged launch.
+// on a flag only when nothing was queued on the stream after the flagged launch. A small
+// read's copy (copySmall) needs no guess: its wait follows at once.
 //
 // The guess: a stream's waits follow runs of launches; when the last run (the launches
 // between its last two waits) queued nothing else, the launch that ends a run of the
