@@ -22,11 +22,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build/gpu
 mkdir -p "$out"
+# Stripped (-s -w: no symbol table, no DWARF; panics still name their functions), so the
+# folder fits what a device run carries (64 MiB).
+strip=(-ldflags='-s -w')
 
-go test -c -o "$out/conformance.test" ./modules/hipsys/conformance
-go test -c -o "$out/nvidia.test" ./modules/hipsys/nvidia
-go test -c -o "$out/server.test" ./modules/server
-go build -o "$out/cubehip" ./modules/server/cmd/cubehip
+go test -c "${strip[@]}" -o "$out/conformance.test" ./modules/hipsys/conformance
+go test -c "${strip[@]}" -o "$out/nvidia.test" ./modules/hipsys/nvidia
+go test -c "${strip[@]}" -o "$out/server.test" ./modules/server
+go build "${strip[@]}" -o "$out/cubehip" ./modules/server/cmd/cubehip
 ${CC:-cc} -O2 -Wall -o "$out/anchor" modules/hipsys/nvidia/bench/anchor.c -ldl
 ${CC:-cc} -std=c11 -O2 -Wall -o "$out/waits" modules/hipsys/nvidia/bench/waits.c -ldl
 # The C ABI: the library, the C test of every function and the examples, linked to find
@@ -41,7 +44,7 @@ for host in modules/capi/tests/abi_test.c modules/capi/tests/globals_test.c modu
 done
 ${CXX:-c++} -std=c++17 -O2 -Wall -Iinclude modules/capi/tests/globals_test.cpp -L"$out/lib" -lcubehip '-Wl,-rpath,$ORIGIN/lib' \
   -o "$out/capi-globals_test_cpp"
-go test -c -o "$out/capi.test" ./modules/capi
+go test -c "${strip[@]}" -o "$out/capi.test" ./modules/capi
 # What the Go runtime alone costs a C host's driver-bound loop, the floor under the ABI's
 # figures (modules/capi/bench/crossing).
 mkdir -p "$out/crossing"
