@@ -30,20 +30,6 @@
 // No sweep measured it.
 #define CUBEHIP_Q_WAIT_SPINS 2048
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
-static uint64_t now_ns(void) {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 // wait_fill returns the tail once it is past head: after spinning, parked on cv, with
 // sleeping set first so that a producer that fills a slot after the check below sees it
 // and wakes the thread (queue.go's Launch stores tail, then reads sleeping; here sleeping
@@ -53,9 +39,9 @@ static uint64_t wait_fill(cubehip_queue* q, uint64_t head) {
 	for (unsigned i = 1;; i++) {
 		uint64_t tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
 		if (tail != head) return tail;
-		cpu_relax();
+		cubehip_cpu_relax();
 		if ((i & 255) == 0) {
-			uint64_t t = now_ns();
+			uint64_t t = cubehip_now_ns();
 			if (start == 0) start = t;
 			else if (t - start > CUBEHIP_Q_SPIN_NS) break;
 		}
@@ -168,7 +154,7 @@ void cubehip_q_wake(cubehip_queue* q) {
 void cubehip_q_wait(cubehip_queue* q, uint64_t target) {
 	for (unsigned i = 0; i < CUBEHIP_Q_WAIT_SPINS; i++) {
 		if (__atomic_load_n(&q->head, __ATOMIC_ACQUIRE) >= target) return;
-		cpu_relax();
+		cubehip_cpu_relax();
 	}
 	pthread_mutex_lock(&q->mu);
 	while (__atomic_load_n(&q->head, __ATOMIC_SEQ_CST) < target) {

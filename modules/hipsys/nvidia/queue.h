@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "driver.h"
 
@@ -90,6 +91,23 @@ void cubehip_q_wait(cubehip_queue* q, uint64_t target);
 
 // cubehip_q_drain waits until every launch filled into q so far has been issued.
 void cubehip_q_drain(cubehip_queue* q);
+
+// The spins of the queue's thread and of the stream waits (trampolines.c): a pause
+// between loads, so a sibling hyperthread keeps its share of the core, and the clock
+// that bounds them.
+static inline void cubehip_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static inline uint64_t cubehip_now_ns(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 // cubehip_q_settle is what every other driver call does first (trampolines.c's
 // cubehip_ensure): a launch queued before it is issued before it, as if the caller had

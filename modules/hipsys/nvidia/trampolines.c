@@ -506,32 +506,18 @@ static uint32_t flag_write(uintptr_t s, uintptr_t fp) {
 	return r == 0 ? seq : 0;
 }
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
-static uint64_t now_ns(void) {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 CUresult cu_stream_wait_flag(uintptr_t s, uintptr_t fp, uint32_t token, uint64_t spin_ns) {
 	ENSURE();
 	cu_flag* f = (cu_flag*)fp;
-	uint64_t start = now_ns();
+	uint64_t start = cubehip_now_ns();
 	for (;;) {
 		for (int i = 0; i < 64; i++) {
 			// Wrapping difference: the word lags token by the writes still in flight, far
 			// fewer than 2^31, so "passed" is never read from an old value.
 			if ((int32_t)(__atomic_load_n(f->word, __ATOMIC_ACQUIRE) - token) >= 0) return 0;
-			cpu_relax();
+			cubehip_cpu_relax();
 		}
-		if (now_ns() - start > spin_ns) break;
+		if (cubehip_now_ns() - start > spin_ns) break;
 	}
 	return cubehip_cu.streamSynchronize((CUstream)s);
 }
