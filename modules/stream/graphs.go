@@ -52,6 +52,15 @@ func (c *Captures) ExtendWritten(id GraphID, set *[]Binding) {
 	}
 }
 
+// ExtendUsed appends every buffer id's replays use to *used, and those they only read
+// to *reads (nothing for an unknown id): uncounted views, which the graph keeps alive.
+func (c *Captures) ExtendUsed(id GraphID, used, reads *[]Binding) {
+	if e, ok := c.graphs[id]; ok {
+		*used = append(*used, e.g.Used...)
+		*reads = append(*reads, e.g.Reads...)
+	}
+}
+
 // Replay launches id on s (hipGraphLaunch), returning at enqueue time. An unknown id is
 // ErrUnknownGraph. The caller runs it inside a scope over the graph's write set, so that
 // a failed launch taints the set and the next successful one releases it.

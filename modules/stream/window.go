@@ -16,6 +16,11 @@ type Graph struct {
 	Retained []memory.Handle
 	Written  []Binding // uncounted: Retained and the client keep them alive
 	Pins     []Binding
+	// Used is every buffer the recorded work uses, once each, and Reads those of them
+	// it does not write: a replay is ordered after the last write of each (as a launch
+	// is after its buffers'), and refused when a read one carries a failure. Uncounted
+	// views: Pins hold them.
+	Used, Reads []Binding
 }
 
 // Refused is a capture that ended without a graph. Written are the buffers the recorded
@@ -124,7 +129,24 @@ func (s *Stream) Instantiate(id GraphID) (*Graph, *Refused) {
 	if uerr := s.m.p.GraphUpload(exec, s.Sys); uerr != nil {
 		s.m.cfg.log.Debug("stream: hipGraphUpload failed; the first replay uploads", "err", uerr)
 	}
-	return &Graph{Exec: exec, Retained: retained, Written: written, Pins: pins}, nil
+	used, reads := usedAndRead(pins, written)
+	return &Graph{Exec: exec, Retained: retained, Written: written, Pins: pins, Used: used, Reads: reads}, nil
+}
+
+// usedAndRead is pins once per allocation, and those of them not in written.
+func usedAndRead(pins, written []Binding) (used, reads []Binding) {
+	seen := make(map[memory.ID]bool, len(pins))
+	for _, b := range written {
+		seen[b.ID()] = true
+	}
+	for _, b := range pins {
+		if !seen[b.ID()] {
+			seen[b.ID()] = true
+			reads = append(reads, b)
+		}
+	}
+	used = append(append(used, written...), reads...)
+	return used, reads
 }
 
 // seal ends the device capture and instantiates the graph, refusing one with memory

@@ -31,11 +31,8 @@ type confirmations struct {
 	next atomic.Uint64 // the last point handed out; points start at 1
 
 	// Writes take the owner's lock; confirm and fail are called from futures outside
-	// it. mu guards streams.
-	mu      sync.Mutex
-	streams map[StreamID]*unconfirmed
-	lastID  StreamID     // the stream last looked up: a launch loop's stream,
-	last    *unconfirmed // found without hashing
+	// it. mu guards every stream's writes (streamState.writes) and late.
+	mu sync.Mutex
 
 	// Failures of stream-wide waits made inside another call (a fallback's wait, a
 	// pinned allocation's, a drop queue's), whose buffers are taken but not yet marked:
@@ -110,35 +107,18 @@ func (u *unconfirmed) merge() {
 	u.writes, u.merged = out, len(out)
 }
 
-// wrote records that work just queued on stream id writes bs. The caller holds the
+// wrote records that work just queued on stream q writes bs. The caller holds the
 // owner's lock.
-func (c *confirmations) wrote(id StreamID, bs ...Binding) {
+func (c *confirmations) wrote(q *streamState, bs ...Binding) {
 	if len(bs) == 0 {
 		return
 	}
 	c.mu.Lock()
 	at := c.mark()
-	u := c.stream(id)
 	for _, b := range bs {
-		u.record(b, at)
+		q.writes.record(b, at)
 	}
 	c.mu.Unlock()
-}
-
-func (c *confirmations) stream(id StreamID) *unconfirmed {
-	if c.last != nil && c.lastID == id {
-		return c.last
-	}
-	u := c.streams[id]
-	if u == nil {
-		if c.streams == nil {
-			c.streams = map[StreamID]*unconfirmed{}
-		}
-		u = &unconfirmed{}
-		c.streams[id] = u
-	}
-	c.lastID, c.last = id, u
-	return u
 }
 
 // keep drops the entries for which drop says so, keeping the order of the others.
@@ -154,11 +134,11 @@ func (u *unconfirmed) keep(drop func(w *pointedWrite) bool) {
 	u.merged = min(u.merged, len(out))
 }
 
-// confirm records that a wait for point on stream id succeeded.
-func (c *confirmations) confirm(id StreamID, point uint64) {
+// confirm records that a wait for point on stream q succeeded.
+func (c *confirmations) confirm(q *streamState, point uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	u := c.stream(id)
+	u := &q.writes
 	u.done = max(u.done, point)
 	u.keep(func(w *pointedWrite) bool {
 		if w.first <= point {
@@ -169,13 +149,14 @@ func (c *confirmations) confirm(id StreamID, point uint64) {
 	})
 }
 
-// fail takes the buffers with a write on stream id before point that no wait
+// fail takes the buffers with a write on stream q before point that no wait
 // confirmed, which a failed wait for point leaves carrying its failure, appended to
 // into. A buffer written again after point goes too: part of its bytes is unknown.
-func (c *confirmations) fail(id StreamID, point uint64, into []Binding) []Binding {
+// Every write on the device stream is q's, whichever logical id queued it.
+func (c *confirmations) fail(q *streamState, point uint64, into []Binding) []Binding {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	u := c.stream(id)
+	u := &q.writes
 	u.keep(func(w *pointedWrite) bool {
 		if w.first <= point {
 			into = append(into, w.b)
@@ -186,17 +167,25 @@ func (c *confirmations) fail(id StreamID, point uint64, into []Binding) []Bindin
 	return into
 }
 
-// pending reports whether a write of allocation id waits for a confirmation on some
-// stream, or was taken by a failed wait and not yet marked (late).
-func (c *confirmations) pending(id memory.ID) bool {
+// writePending reports whether a write of allocation id waits for a confirmation on
+// some stream, or was taken by a failed wait and not yet marked (late).
+func (s *Server) writePending(id memory.ID) bool {
+	c := &s.points
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, u := range c.streams {
+	found := false
+	s.watch.queues.Range(func(_, v any) bool {
+		u := &v.(*streamState).writes
 		for i := range u.writes {
 			if u.writes[i].b.ID() == id {
-				return true
+				found = true
+				return false
 			}
 		}
+		return true
+	})
+	if found {
+		return true
 	}
 	for _, l := range c.late {
 		for i := range l.bs {
@@ -214,23 +203,31 @@ func (c *confirmations) pending(id memory.ID) bool {
 // the stream's unconfirmed writes are taken now, the faulted work's output would read
 // as written. They are taken here and marked at the next call (see late).
 func (s *Server) streamWaitFailed(sys hipsys.Stream, err error) {
+	q := s.watch.state(sys)
 	c := &s.points
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for id, u := range c.streams {
-		st := s.streams.TryStream(id)
-		if st == nil || st.Sys != sys || len(u.writes) == 0 {
-			continue
-		}
-		bs := make([]Binding, 0, len(u.writes))
-		for _, w := range u.writes {
-			bs = append(bs, w.b)
-		}
-		clear(u.writes)
-		u.writes, u.merged = u.writes[:0], 0
-		c.late = append(c.late, lateFailure{id: id, bs: bs, err: fmt.Errorf("compute: a wait for stream %d failed: %w", id, err)})
-		c.hasLate.Store(true)
+	u := &q.writes
+	if len(u.writes) == 0 {
+		return
 	}
+	// The failure store's hook and capture state are keyed by logical id: any id of
+	// the device stream reaches them.
+	var id StreamID
+	for _, sid := range s.streams.StreamIDs() {
+		if st := s.streams.TryStream(sid); st != nil && st.Sys == sys {
+			id = sid
+			break
+		}
+	}
+	bs := make([]Binding, 0, len(u.writes))
+	for _, w := range u.writes {
+		bs = append(bs, w.b)
+	}
+	clear(u.writes)
+	u.writes, u.merged = u.writes[:0], 0
+	c.late = append(c.late, lateFailure{id: id, bs: bs, err: fmt.Errorf("compute: a wait for stream %d failed: %w", id, err)})
+	c.hasLate.Store(true)
 }
 
 // carryLateFailures marks the writes that failed stream-wide waits took (see
@@ -258,8 +255,8 @@ func (s *Server) carryLateFailures() {
 // until that acknowledgement, which would fail the stream's later, unrelated work; the
 // failure is now carried by the buffers it belongs to. A GPU's fault is sticky: there
 // every later call fails anyway, with an error, never with wrong bytes.
-func (s *Server) failWait(id StreamID, point uint64, err error, locked bool) {
-	bs := s.points.fail(id, point, nil)
+func (s *Server) failWait(id StreamID, q *streamState, point uint64, err error, locked bool) {
+	bs := s.points.fail(q, point, nil)
 	if !locked {
 		s.owner.Lock()
 		defer s.owner.Unlock()
@@ -272,14 +269,14 @@ func (s *Server) failWait(id StreamID, point uint64, err error, locked bool) {
 	}
 }
 
-// launched records that a launch just queued on stream id writes the buffers k's IO
+// launched records that a launch just queued on stream q writes the buffers k's IO
 // does not declare Read. The caller holds the owner's lock. In steady state it costs a
 // lock and an append per output, and allocates nothing.
-func (s *Server) launched(k *Kernel, buffers []Binding, id StreamID) {
+func (s *Server) launched(k *Kernel, buffers []Binding, q *streamState) {
 	c := &s.points
 	c.mu.Lock()
 	at := c.mark()
-	u := c.stream(id)
+	u := &q.writes
 	for i := range buffers {
 		if i < len(k.IO) && k.IO[i] != Read {
 			u.record(buffers[i], at)

@@ -30,7 +30,7 @@ import (
 // flagState is a stream's flagged launch and the guess.
 type flagState struct {
 	mu    sync.Mutex
-	at    uint64 // the flagged launch's begun count (queueState.begun after it began); 0: none
+	at    uint64 // the flagged launch's begun count (streamState.begun after it began); 0: none
 	token uint32 // its flag write's number
 
 	// The guess; heuristic only, so plain atomics without a common lock.
@@ -58,7 +58,7 @@ func (f *flagState) set(n uint64, token uint32) {
 }
 
 // take gives the token of the flagged launch that was the last call begun on the
-// stream, when snap (queueState.snapshot) shows it was and none is in flight; the record
+// stream, when snap (streamState.snapshot) shows it was and none is in flight; the record
 // is consumed either way.
 func (f *flagState) take(snap uint64) (uint32, bool) {
 	f.mu.Lock()
@@ -93,7 +93,7 @@ func (w *queueWatch) syncFlagged(s hipsys.Stream) error {
 	q.flag.waited(q.begun.Load())
 	token, ok := q.flag.take(snap)
 	var err error
-	if ok {
+	if ok && !q.shared.Load() {
 		err = w.flags.StreamWaitFlag(s, token)
 	} else {
 		err = w.Platform.StreamSynchronize(s)
@@ -109,10 +109,10 @@ func (w *queueWatch) syncFlagged(s hipsys.Stream) error {
 // when nothing was queued on the stream after the copy.
 func (w *queueWatch) copySmall(dst hipsys.HostPtr, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
 	fc, ok := w.Platform.(hipsys.FlaggingCopier)
-	if w.flags == nil || !ok {
+	q := w.state(s)
+	if w.flags == nil || !ok || q.shared.Load() {
 		return w.MemcpyDtoHAsync(dst, src, size, s)
 	}
-	q := w.state(s)
 	n := q.begun.Add(1)
 	token, err := fc.MemcpyDtoHAsyncFlagged(dst, src, size, s)
 	if token != 0 {

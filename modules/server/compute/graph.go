@@ -64,14 +64,25 @@ func (s *Server) EndCapture(id StreamID) (GraphID, error) {
 // next successful replay releases it: the graph retains those buffers, so nothing else
 // could ever free or rewrite them, and without that settle one transient failure would
 // make them unreadable forever. An unknown graph is stream.ErrUnknownGraph.
+//
+// A replay takes part in cross-stream order exactly as a launch does: it is ordered on
+// the device after the last write of every buffer its recorded work uses, whichever
+// stream made it, and its outputs become those buffers' last writes. A buffer it only
+// reads that carries a failure refuses the replay, and the outputs take that failure,
+// since the graph would compute them from bytes nothing wrote. Differs from CubeCL,
+// whose replay resolves no buffer.
 func (s *Server) Replay(graph GraphID, id StreamID) error {
 	s.settleQueue()
-	written := s.launch.written[:0]
+	used, reads, written := s.launch.used[:0], s.launch.reads[:0], s.launch.written[:0]
+	s.graphs.ExtendUsed(graph, &used, &reads)
 	s.graphs.ExtendWritten(graph, &written)
-	s.launch.written = written
+	s.launch.used, s.launch.reads, s.launch.written = used, reads, written
 	defer s.clearIO()
-	return s.streams.Over(id, written).Execute(func() error {
-		r, err := s.streams.Resolve(id, nil)
+	if !s.graphs.Contains(graph) {
+		return stream.ErrUnknownGraph
+	}
+	return s.streams.Launching(id, reads, written).Execute(func() error {
+		r, err := s.streams.Resolve(id, used)
 		if err != nil {
 			return err
 		}
@@ -80,7 +91,7 @@ func (s *Server) Replay(graph GraphID, id StreamID) error {
 			return err
 		}
 		// A fault of the replayed work is reported by a later wait (confirmations).
-		s.points.wrote(id, written...)
+		s.points.wrote(s.watch.state(r.Stream().Sys), written...)
 		return nil
 	})
 }

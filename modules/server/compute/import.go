@@ -22,6 +22,9 @@ func (s *Server) Import(ptr hipsys.DevicePtr, size uint64, release func(), id St
 		return Handle{}, err
 	}
 	defer r.Close()
+	// The memory's producer may order its work on this stream (DLPack's and the CUDA
+	// array interface's stream argument): shared from now on (streamstate.go).
+	s.watch.state(r.Stream().Sys).share()
 	h, err := r.Stream().Import(ptr, size, release)
 	if err != nil {
 		return Handle{}, fmt.Errorf("server: import of %d bytes at %#x: %w", size, uint64(ptr), err)
@@ -55,6 +58,10 @@ func (s *Server) reclaimImports() {
 // NativeStream is the platform's handle of stream id's device stream (a CUstream on
 // nvidia, a hipStream_t on amd), created if needed: what another library orders its work
 // against before this server uses memory it handed over (DLPack's stream argument).
+//
+// Once its handle is out, the stream is shared: anything may queue on it without the
+// server seeing it, so the server stops inferring that it is idle or that a flag covers
+// its work, and every wait on it is the driver's own (streamstate.go).
 func (s *Server) NativeStream(id StreamID) (hipsys.Stream, error) {
 	s.settleQueue()
 	r, err := s.streams.Resolve(id, nil)
@@ -62,5 +69,6 @@ func (s *Server) NativeStream(id StreamID) (hipsys.Stream, error) {
 		return 0, err
 	}
 	defer r.Close()
+	s.watch.state(r.Stream().Sys).share()
 	return r.Stream().Sys, nil
 }

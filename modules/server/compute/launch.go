@@ -16,6 +16,7 @@ type launchScratch struct {
 	args    hipsys.KernelArgs
 	reads   []Binding
 	written []Binding
+	used    []Binding // a replay's every buffer (graph.go)
 }
 
 // Launch is CubeCL's launch of k on stream id, in its order:
@@ -179,6 +180,7 @@ func (s *Server) failOutputs(k *Kernel, buffers []Binding, id StreamID, err erro
 func (s *Server) clearIO() {
 	clear(s.launch.reads)
 	clear(s.launch.written)
+	clear(s.launch.used)
 }
 
 // splitIO sorts buffers into the scope's reads and writes by k's IO, into the scratch
@@ -301,7 +303,7 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 	if err != nil {
 		return launchError(k, err)
 	}
-	s.launched(k, args.Buffers, id)
+	s.launched(k, args.Buffers, s.watch.state(st.Sys))
 	if ferr := st.FlushDropsIfDue(false); ferr != nil {
 		s.log.Warn("server: drop-queue flush after launch failed", "err", ferr)
 	}

@@ -20,7 +20,7 @@ import (
 type queueWatch struct {
 	last atomic.Pointer[queueRecent] // the stream looked up last: a launch loop's hit
 	hipsys.Platform
-	queues sync.Map // hipsys.Stream -> *queueState
+	queues sync.Map // hipsys.Stream -> *streamState
 
 	// syncFailed hears of every failed StreamSynchronize made through the watch, by the
 	// server's own code or the stream layer's, but syncQuiet's: a stream-wide wait is
@@ -35,34 +35,24 @@ type queueWatch struct {
 // queueRecent pairs a stream with its state, immutable once published.
 type queueRecent struct {
 	s hipsys.Stream
-	q *queueState
-}
-
-// queueState counts the calls that queue work on one stream. idleAt is 1 + the number of
-// calls begun when the stream was last seen idle with none in flight, 0 if never: the
-// stream is known idle while nothing has begun since.
-type queueState struct {
-	begun, ended atomic.Uint64
-	idleAt       atomic.Uint64
-	recent       queueRecent // {its stream, itself}: what queueWatch.last points to
-	flag         flagState   // flags.go
+	q *streamState
 }
 
 func newQueueWatch(p hipsys.Platform) *queueWatch { return &queueWatch{Platform: p} }
 
 // state is s's counters. A run of calls on one stream reads one pointer: the map's
 // lookup walks several nodes, each a likely cache miss after a driver call.
-func (w *queueWatch) state(s hipsys.Stream) *queueState {
+func (w *queueWatch) state(s hipsys.Stream) *streamState {
 	if r := w.last.Load(); r != nil && r.s == s {
 		return r.q
 	}
 	v, ok := w.queues.Load(s)
 	if !ok {
-		fresh := &queueState{}
+		fresh := &streamState{}
 		fresh.recent = queueRecent{s, fresh}
 		v, _ = w.queues.LoadOrStore(s, fresh)
 	}
-	q := v.(*queueState)
+	q := v.(*streamState)
 	w.last.Store(&q.recent)
 	return q
 }
@@ -71,40 +61,10 @@ func (w *queueWatch) state(s hipsys.Stream) *queueState {
 // counts it done. A call that panics between them leaves the stream never again known
 // idle: slower reads, never a wrong one. (Plain calls, not a closure: a launch's path
 // stays short.)
-func (w *queueWatch) begin(s hipsys.Stream) *queueState {
+func (w *queueWatch) begin(s hipsys.Stream) *streamState {
 	q := w.state(s)
 	q.begun.Add(1)
 	return q
-}
-
-func (q *queueState) end() { q.ended.Add(1) }
-
-// snapshot is what a wait or query may later certify as idle: the calls begun, if none
-// was in flight (one in flight may queue after the driver looked), else 0.
-func (q *queueState) snapshot() uint64 {
-	begun := q.begun.Load()
-	if q.ended.Load() != begun {
-		return 0
-	}
-	return begun + 1
-}
-
-// sawIdle records that everything queued up to snap has completed.
-func (q *queueState) sawIdle(snap uint64) {
-	for {
-		cur := q.idleAt.Load()
-		if snap <= cur || q.idleAt.CompareAndSwap(cur, snap) {
-			return
-		}
-	}
-}
-
-// knownIdle reports, without a driver call, that s completed everything queued on it:
-// it was seen idle and nothing was queued since. False means unknown, not busy.
-func (w *queueWatch) knownIdle(s hipsys.Stream) bool {
-	q := w.state(s)
-	at := q.idleAt.Load()
-	return at != 0 && q.snapshot() == at
 }
 
 // The waits and the query: a success certifies what was queued before the call.
@@ -145,12 +105,12 @@ func (w *queueWatch) certify(s hipsys.Stream, wait func(hipsys.Stream) error) er
 
 func (w *queueWatch) DeviceSynchronize() error {
 	type seen struct {
-		q    *queueState
+		q    *streamState
 		snap uint64
 	}
 	var all []seen
 	w.queues.Range(func(_, v any) bool {
-		q := v.(*queueState)
+		q := v.(*streamState)
 		all = append(all, seen{q, q.snapshot()})
 		return true
 	})
@@ -281,7 +241,9 @@ func (q watchedQueue) Launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 	n := st.begun.Add(1)
 	var seq uint64
 	var err error
-	if q.flags != nil && st.flag.expectWait(n) {
+	// expectWait counts every launch, so it runs first; a shared stream is never flagged
+	// (streamstate.go, invariant 3).
+	if q.flags != nil && st.flag.expectWait(n) && !st.shared.Load() {
 		var token uint32
 		seq, token, refused, err = q.flags.LaunchFlagged(fn, grid, block, shmem, s, args, refused)
 		if token != 0 {

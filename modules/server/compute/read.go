@@ -385,13 +385,14 @@ func (f SyncFuture) wait(locked bool) error {
 	if f.err != nil || f.s == nil {
 		return f.err
 	}
+	q := f.s.watch.state(f.sys)
 	point := f.s.points.mark()
 	if err := f.s.watch.syncQuiet(f.sys); err != nil {
 		err = fmt.Errorf("compute: wait for the stream: %w", err)
-		f.s.failWait(f.id, math.MaxUint64, err, locked)
+		f.s.failWait(f.id, q, math.MaxUint64, err, locked)
 		return err
 	}
-	f.s.points.confirm(f.id, point)
+	f.s.points.confirm(q, point)
 	return nil
 }
 

@@ -26,7 +26,7 @@ func (s *Server) Check(handles []Binding, _ StreamID) error {
 // however long ago the write ran. Not part of CubeCL, whose handles are freed by Drop.
 func (s *Server) Idle(h Handle, b Binding) bool {
 	s.settleQueue()
-	return h.Sole() && s.streams.EnsureWritten(b) == nil && !s.points.pending(b.ID())
+	return h.Sole() && s.streams.EnsureWritten(b) == nil && !s.writePending(b.ID())
 }
 
 // Flush is CubeCL's flush on stream id: a drop-queue flush and the deferred frees of

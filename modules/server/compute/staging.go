@@ -49,8 +49,9 @@ type chunk struct {
 	// The stream of the chunk's last copy and the point its event marks there: the
 	// wait for the event confirms the writes on that stream before the point, or
 	// leaves them carrying its failure (see confirmations).
-	on StreamID
-	at uint64
+	on      StreamID
+	onState *streamState
+	at      uint64
 }
 
 func newRing(size uint64, depth int) *ring { return &ring{chunk: size, depth: depth} }
@@ -111,17 +112,17 @@ func (s *Server) ready(c *chunk, locked bool) error {
 	// armed, so whoever takes it next waits again instead of filling or draining it
 	// under a copy still in flight (a read would return that copy's bytes).
 	c.armed = err != nil
-	on, at := c.on, c.at
+	on, onState, at := c.on, c.onState, c.at
 	c.at = 0
 	if err != nil {
 		err = fmt.Errorf("compute: staging: %w", err)
 		if at != 0 {
-			s.failWait(on, at, err, locked)
+			s.failWait(on, onState, at, err, locked)
 		}
 		return err
 	}
 	if at != 0 {
-		s.points.confirm(on, at)
+		s.points.confirm(onState, at)
 	}
 	return nil
 }
@@ -134,7 +135,7 @@ func (c *chunk) arm(s *Server, id StreamID, sys hipsys.Stream) error {
 		return errors.Join(fmt.Errorf("compute: staging event: %w", err), s.p.StreamSynchronize(sys))
 	}
 	c.armed = true
-	c.on, c.at = id, s.points.mark()
+	c.on, c.onState, c.at = id, s.watch.state(sys), s.points.mark()
 	return nil
 }
 

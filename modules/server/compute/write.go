@@ -99,7 +99,7 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 			if err := s.writeToGPU(r.Stream(), op.Desc, l, op.Data); err != nil {
 				return err
 			}
-			s.points.wrote(id, op.Desc.Binding)
+			s.points.wrote(s.watch.state(r.Stream().Sys), op.Desc.Binding)
 			return nil
 		})
 		s.one[0] = Binding{}
@@ -202,7 +202,7 @@ func (f *WriteFuture) queueFilled(c *chunk) {
 		if err := s.copyPiece(st.Sys, c.host, ptr, w.l, p, hipsys.MemcpyHostToDevice); err != nil {
 			return err
 		}
-		s.points.wrote(f.id, w.b)
+		s.points.wrote(s.watch.state(st.Sys), w.b)
 		return c.arm(s, f.id, st.Sys)
 	})
 	s.one[0] = Binding{}

@@ -1,0 +1,131 @@
+package server_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/server"
+)
+
+// Logical ids 0 and 1 share one device stream (MaxStreams 1). A launch under id 1 faults
+// on the device, and the wait that reports it is a Sync of id 0: the fault belongs to the
+// work on the device stream, whichever id's wait reports it, so the faulted launch's
+// output carries the failure and never reads its old bytes.
+func TestFaultReportedThroughAnotherIDLandsOnItsOutput(t *testing.T) {
+	d, w := openFaulting(t, server.Options{MaxStreams: 1})
+	one := d.On(1)
+	x, y := upload(t, one, 1, 2, 3, 4), upload(t, one, -1, -1, -1, -1)
+	require.NoError(t, d.Compile(devScale))
+	require.NoError(t, d.Sync())
+	require.NoError(t, one.Sync())
+
+	w.armed.Store(1)
+	require.NoError(t, one.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}}))
+	require.ErrorIs(t, d.Sync(), hipsys.ErrorLaunchFailure, "id 0's wait is the one past the fault")
+	_, err := one.Read(y)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "the faulted launch's output carries the failure")
+	_, err = d.Read(y)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "from any id")
+	assert.Equal(t, []float32{1, 2, 3, 4}, readFloats(t, one, x), "its input is untouched")
+}
+
+// Another library writes a Device buffer on a stream of its own, records an event, and
+// makes the Device's native stream wait for it (DLPack's and the CUDA array interface's
+// way). A small read right after must see that write, even though the Device saw its
+// stream idle before: once the native handle is out, the stream is shared, and only the
+// driver knows what is queued on it.
+func TestSmallReadAfterOutsideOrderingSeesTheOutsideWrite(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		staged bool // small reads through pinned slots, as on nvidia
+	}{{"direct", false}, {"staged", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			d, w := openFaultingAs(t, server.Options{}, c.staged)
+			p := w.Platform
+			y := upload(t, d.Stream, 1, 2, 3, 4)
+			require.NoError(t, d.Sync(), "the Device now believes its stream idle")
+			native, err := d.Stream.NativeHandle()
+			require.NoError(t, err)
+			ptr, err := y.DevicePointer()
+			require.NoError(t, err)
+
+			// The other library: a long memset first, so its write lands well after the
+			// read is issued, then the write, an event, and the Device's stream made to
+			// wait for it.
+			theirs, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+			require.NoError(t, err)
+			defer p.StreamDestroy(theirs)
+			const long = 256 << 20
+			scratch, err := p.Malloc(long)
+			require.NoError(t, err)
+			defer p.Free(scratch)
+			ev, err := p.EventCreateWithFlags(0)
+			require.NoError(t, err)
+			defer p.EventDestroy(ev)
+			require.NoError(t, p.MemsetAsync(scratch, 0, long, theirs))
+			require.NoError(t, p.MemsetAsync(ptr, 0x3f, 16, theirs))
+			require.NoError(t, p.EventRecord(ev, theirs))
+			require.NoError(t, p.StreamWaitEvent(hipsys.Stream(native), ev, 0))
+
+			got, err := d.Read(y)
+			require.NoError(t, err)
+			want := make([]byte, 16)
+			for i := range want {
+				want[i] = 0x3f
+			}
+			assert.Equal(t, want, got, "the read is ordered after the outside write")
+		})
+	}
+}
+
+// A graph captured on stream 0 reads x; x is then rewritten on a busy stream 1; a replay
+// on stream 0 right after must compute from the new x, as a launch in its place would:
+// a replay is ordered after the last write of every buffer it uses.
+func TestReplayWaitsForItsInputsLastWriteOnAnotherStream(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	x, y := upload(t, d.Stream, 1, 1, 1, 1), alloc(t, d.Stream, 16)
+	require.NoError(t, d.Compile(devScale))
+	g, err := d.Capture(func(s server.Stream) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	})
+	require.NoError(t, err)
+	defer g.Destroy()
+	require.NoError(t, d.Sync())
+
+	busy, n, out := busyStream(t, d)
+	src := upload(t, busy, 5.5, 5.5, 5.5, 5.5)
+	require.NoError(t, busy.Sync())
+	require.NoError(t, busy.Call(devSpin, server.Dim3{X: 1, Y: 1, Z: 1}, out.Arg(), server.U64(n)))
+	// x (homed on stream 0) rewritten on the busy stream, after the spin: 11 each.
+	require.NoError(t, busy.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{src, x}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}}))
+	require.NoError(t, g.Replay())
+	assert.Equal(t, []float32{22, 22, 22, 22}, readFloats(t, d.Stream, y), "computed from x's last write")
+}
+
+// A buffer read by a graph that carries a failure refuses the replay, and the graph's
+// outputs take that failure: the recorded work would compute them from bytes nothing
+// wrote.
+func TestReplayFromAFailedInputIsRefused(t *testing.T) {
+	d, f := openDevice(t, server.Options{DirectLaunch: true}) // the refusal at the call
+	x, y := upload(t, d.Stream, 1, 2, 3, 4), alloc(t, d.Stream, 16)
+	src := upload(t, d.Stream, 9, 9, 9, 9)
+	require.NoError(t, d.Compile(devScale))
+	g, err := d.Capture(func(s server.Stream) error {
+		return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	})
+	require.NoError(t, err)
+	defer g.Destroy()
+	require.NoError(t, g.Replay())
+	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, y))
+
+	require.True(t, f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure))
+	_ = d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{src, x}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	f.Reset()
+	require.ErrorIs(t, d.Check(x), hipsys.ErrorLaunchFailure, "x carries the refused launch's failure")
+	assert.ErrorIs(t, g.Replay(), hipsys.ErrorLaunchFailure, "the replay reads x")
+	_, err = d.Read(y)
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "its output takes x's failure, never bytes computed from it")
+}
