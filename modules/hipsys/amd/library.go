@@ -161,7 +161,7 @@ func (l *library) findRTC(names []string) (*rtcSyms, error) {
 		if err := lib.Resolve(r.entries()); err != nil {
 			return nil, fmt.Errorf("hiprtc: %s is not a usable hiprtc: %w", lib.Name, err)
 		}
-		r.lib = lib.Name
+		r.identify(lib)
 		return r, nil
 	}
 	if len(names) == 1 && os.Getenv(EnvHIPRTC) != "" {
@@ -170,6 +170,26 @@ func (l *library) findRTC(names []string) (*rtcSyms, error) {
 	if err := l.hip.Resolve(r.entries()); err != nil {
 		return nil, fmt.Errorf("hiprtc not available: %w; nor does %s carry it: %w", openErr, l.hip.Name, err)
 	}
-	r.lib = l.hip.Name
+	r.identify(l.hip)
 	return r, nil
+}
+
+// identify records which hiprtc r's calls came from: the library's name and file, and
+// hiprtcVersion where it has one (every ROCm cubehip supports does; it is looked up, not
+// required, so that a hiprtc without it still compiles). They are part of the code
+// identity: another hiprtc builds other code from the same program.
+func (r *rtcSyms) identify(lib *dl.Library) {
+	r.lib, r.major, r.minor = lib.Name, -1, -1
+	var buf [4096]C.char
+	// SAFETY: buf is a Go array passed for the duration of the call; amdt_lib_path writes
+	// at most len(buf) bytes including the terminating NUL.
+	if C.amdt_lib_path(r.compile, &buf[0], C.size_t(len(buf))) == 0 {
+		r.path = C.GoString(&buf[0])
+	}
+	if f := lib.Lookup("hiprtcVersion"); f != nil {
+		var major, minor C.int
+		if C.amdt_rtc_version(f, &major, &minor) == 0 {
+			r.major, r.minor = int(major), int(minor)
+		}
+	}
 }

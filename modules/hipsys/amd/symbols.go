@@ -100,6 +100,8 @@ func (s *syms) resolve(lib *dl.Library) error {
 // rtcSyms are hiprtc's calls: in libhiprtc.so from ROCm 6.0 on, in libamdhip64 before.
 type rtcSyms struct {
 	lib                          string // the library they came from
+	path                         string // its file, as the loader names it ("" when it cannot say)
+	major, minor                 int    // hiprtcVersion; -1 where the library has no such call
 	create, compile, destroy     unsafe.Pointer
 	logSize, log, codeSize, code unsafe.Pointer
 }

@@ -119,6 +119,7 @@ int amdt_rtc_destroy(void* f, uintptr_t prog) {
 	void* p = (void*)prog;
 	return ((int (*)(void**))f)(&p);
 }
+int amdt_rtc_version(void* f, int* major, int* minor) { return ((int (*)(int*, int*))f)(major, minor); }
 // comgr's ISA list (amd_comgr_get_isa_count / amd_comgr_get_isa_name).
 int amdt_isa_count(void* f, size_t* n) { return ((int (*)(size_t*))f)(n); }
 int amdt_isa_name(void* f, size_t i, char* out, size_t cap) {

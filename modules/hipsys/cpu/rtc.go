@@ -108,3 +108,12 @@ func (p *Platform) RTCDestroyProgram(h hipsys.Program) error {
 	}
 	return nil
 }
+
+var _ hipsys.CodeIdentifier = (*Platform)(nil)
+
+// CodeIdentity is the jit's (jit.Compiler.CodeIdentity): the prelude, the C++ compiler
+// and its version, $CUBEHIP_CPU_CXXFLAGS, the warp width, the host CPU and options, as
+// one hash.
+func (p *Platform) CodeIdentity(options []string) (string, error) {
+	return p.compiler.CodeIdentity(options)
+}

@@ -7,11 +7,18 @@ package dl
 
 /*
 #cgo LDFLAGS: -ldl
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdlib.h>
 
 static void* cubehip_dlopen(const char* name) { return dlopen(name, RTLD_NOW | RTLD_LOCAL); }
 static const char* cubehip_dlerror(void) { const char* e = dlerror(); return e ? e : ""; }
+static const char* cubehip_dlpath(void* h) {
+	struct link_map* lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_name == NULL) return "";
+	return lm->l_name;
+}
 */
 import "C"
 
@@ -100,6 +107,16 @@ func (l *Library) Lookup(name string) unsafe.Pointer {
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
 	return C.dlsym(l.h, cn)
+}
+
+// Path is the file the loader opened the library from, as it names it (an absolute path
+// when the library was found on the search path), or "" when it cannot say. Two names
+// may open one file and one name another file after an upgrade: what a library builds
+// (a runtime compiler's code) is keyed on the file, not on the name.
+func (l *Library) Path() string {
+	mu.Lock()
+	defer mu.Unlock()
+	return C.GoString(C.cubehip_dlpath(l.h))
 }
 
 // Table resolves a set of required symbols at once and reports every missing one in a

@@ -2,6 +2,8 @@ package dl
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"unsafe"
 
@@ -46,4 +48,13 @@ func TestResolveReportsEveryMissingSymbol(t *testing.T) {
 	assert.NotNil(t, a)
 	assert.Contains(t, err.Error(), "nope_one")
 	assert.Contains(t, err.Error(), "nope_two")
+}
+
+func TestPathIsTheFileOpened(t *testing.T) {
+	lib, err := Open("libc.so.6")
+	require.NoError(t, err)
+	p := lib.Path()
+	require.True(t, filepath.IsAbs(p), "a library found on the search path is named by its file: %q", p)
+	_, err = os.Stat(p)
+	assert.NoError(t, err)
 }

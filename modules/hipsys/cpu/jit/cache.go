@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"hash"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,27 +28,46 @@ func DefaultCacheDir() string {
 	return filepath.Join(os.TempDir(), "cubehip-"+strconv.Itoa(os.Getuid()))
 }
 
-// cacheKey hashes everything that decides the object: the prelude and generator, the
-// compiler (its identity, not just its name, so an upgrade misses), the host CPU (objects
-// are built with -march=native and would fault on an older CPU sharing the cache), the
-// options, the headers and the source. Each part is length-prefixed so no two different
-// inputs concatenate to the same bytes.
-func cacheKey(compiler string, options []string, headers []header, source string) string {
+// codeKey hashes everything but the program that decides the object a compile with
+// options builds, so that a cache keyed by the program and codeKey is never stale:
+//   - the cache layout and the prelude with its generator (the device library every
+//     kernel is compiled against and the code wrapped around it: a fixed device
+//     function must reach kernels compiled before the fix);
+//   - the compiler: $CXX, the binary it resolves to and its --version output, not just
+//     its name, so an upgrade or a wrapper misses;
+//   - $CUBEHIP_CPU_CXXFLAGS, appended to every compile;
+//   - the warp width, which the prelude's warp functions and warpSize are built for (a
+//     32-lane object run at 64 lanes gives 32-lane answers);
+//   - the host CPU (objects are built with -march=native and would fault on an older
+//     CPU sharing the cache);
+//   - the options.
+//
+// Each part is length-prefixed so no two different inputs concatenate to the same bytes.
+func codeKey(tc *toolchain, options []string) string {
 	h := sha256.New()
-	part := func(s string) {
-		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
+	part := hashPart(h)
 	part(layoutVersion)
 	part(preludeHash())
-	part(compiler)
+	part(tc.identity)
+	flags := extraFlags()
+	part(strconv.Itoa(len(flags)))
+	for _, f := range flags {
+		part(f)
+	}
+	part("warp" + strconv.Itoa(WarpSize))
 	part(cpuKey())
 	part(strconv.Itoa(len(options)))
 	for _, o := range options {
 		part(o)
 	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// cacheKey is the key of one compile's object: its codeKey, headers and source.
+func cacheKey(code string, headers []header, source string) string {
+	h := sha256.New()
+	part := hashPart(h)
+	part(code)
 	part(strconv.Itoa(len(headers)))
 	for _, hd := range headers {
 		part(hd.name)
@@ -55,6 +75,16 @@ func cacheKey(compiler string, options []string, headers []header, source string
 	}
 	part(source)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// hashPart writes each string to h after its length.
+func hashPart(h hash.Hash) func(string) {
+	return func(s string) {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
 }
 
 type header struct{ name, source string }

@@ -65,7 +65,7 @@ func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options
 		}
 		hs[i] = header{h.Name, h.Source}
 	}
-	key := cacheKey(tc.identity+"\x00"+strings.Join(extraFlags(), " ")+"\x00warp"+strconv.Itoa(WarpSize), options, hs, source)
+	key := cacheKey(codeKey(tc, options), hs, source)
 
 	c.mu.Lock()
 	if img, ok := c.memory[key]; ok {
@@ -90,6 +90,21 @@ func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options
 	c.mu.Unlock()
 	close(f.done)
 	return bytes.Clone(f.image), f.log, f.err
+}
+
+// CodeIdentity is what, besides the program (source and headers), decides the object
+// Compile builds with options (codeKey: the prelude, the compiler and its version,
+// $CUBEHIP_CPU_CXXFLAGS, the warp width, the host CPU, the options), as a hash: a cache
+// of code objects kept above this one keys on it, or it would hand out an object this
+// Compile would no longer build. The compiler's --version is asked once per process and
+// $CXX value (and kept on disk across processes); the rest costs a hash. It fails, as
+// Compile would, when there is no compiler.
+func (c *Compiler) CodeIdentity(options []string) (string, error) {
+	tc, err := findToolchain(c.root)
+	if err != nil {
+		return "", hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInternalError, err.Error())
+	}
+	return codeKey(tc, options), nil
 }
 
 // compileMiss looks on disk, then compiles and stores.
