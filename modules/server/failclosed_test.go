@@ -129,3 +129,35 @@ func TestReplayFromAFailedInputIsRefused(t *testing.T) {
 	_, err = d.Read(y)
 	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "its output takes x's failure, never bytes computed from it")
 }
+
+// Close while another goroutine's capture is recording (between its calls): Close
+// succeeds, ending the capture without a graph, and the capturing goroutine's next call
+// is refused as closed.
+func TestCloseWhileACaptureRecords(t *testing.T) {
+	for _, phase := range []int{1, 2} { // 1: during the warm-up (prepared), 2: recording
+		p, err := hipsys.Open("auto")
+		require.NoError(t, err)
+		d, err := server.OpenPlatform(p, server.Options{})
+		require.NoError(t, err)
+		x, y := upload(t, d.Stream, 1, 2, 3, 4), alloc(t, d.Stream, 16)
+		require.NoError(t, d.Compile(devScale))
+		inside, release := make(chan struct{}), make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			calls := 0
+			_, err := d.Capture(func(s server.Stream) error {
+				calls++
+				if calls == phase {
+					close(inside)
+					<-release
+				}
+				return s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+			})
+			done <- err
+		}()
+		<-inside
+		assert.NoError(t, d.Close(), "phase %d: Close ends the open capture", phase)
+		close(release)
+		assert.ErrorIs(t, <-done, server.ErrClosed, "phase %d: the capture's later calls are refused", phase)
+	}
+}

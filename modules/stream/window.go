@@ -85,6 +85,37 @@ func (s *Stream) BeginCapture() error {
 	return nil
 }
 
+// AbortCapture ends whatever capture the stream is in, without a graph: a recording
+// device capture is ended and its graph destroyed, the managers' capture ends, the info
+// cache's capture pins are discarded and the pins taken while recording are released
+// (the recorded work never runs). It returns the buffers the recorded work would have
+// written, which the caller must leave carrying why, and reports a failure of the
+// device's end (the stream is left not capturing either way, as far as the driver lets
+// it). It is for a server that is closing: a capture another goroutine left open must
+// not keep the device from its last wait.
+func (s *Stream) AbortCapture() ([]Binding, error) {
+	state := s.Capture.State()
+	if state == CaptureNone {
+		return nil, nil
+	}
+	var err error
+	if state == CaptureRecording {
+		var g hipsys.Graph
+		if g, err = s.m.p.StreamEndCapture(s.Sys); err == nil {
+			_ = s.m.p.GraphDestroy(g)
+		}
+	}
+	written := append([]Binding(nil), s.Capture.written...)
+	releaseHandles(s.GPU.CaptureEnd())
+	releaseHandles(s.Pinned.CaptureEnd())
+	s.Info.DiscardCapture()
+	releaseBindings(s.Capture.Abort())
+	if err != nil {
+		return written, fmt.Errorf("abort capture: hipStreamEndCapture failed: %w", err)
+	}
+	return written, nil
+}
+
 // memoryNodesReason is what a graph allocating inside the window is refused for.
 const memoryNodesReason = "capture recorded %d memory node(s): an allocation inside the capture " +
 	"window makes the graph un-relaunchable (warm the pools in the prepare run)"

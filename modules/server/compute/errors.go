@@ -24,4 +24,7 @@ var (
 	ErrProfileInvalidated = errors.New("server: profile invalidated by a failure inside its window")
 	// ErrNoPinnedMemory is a copy that needed pinned staging and got none.
 	ErrNoPinnedMemory = errors.New("server: unable to reserve pinned memory")
+	// ErrCaptureClosed is what a buffer written by a capture still open when the server
+	// closed carries: the recorded work never ran.
+	ErrCaptureClosed = errors.New("server: the device closed while a capture was open; the recorded work never ran")
 )

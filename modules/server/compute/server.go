@@ -127,14 +127,15 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 		staging: newRing(c.StagingChunk, c.StagingDepth),
 		owner:   c.Owner,
 	}
-	if st, ok := p.(hipsys.SmallReadStager); ok && st.StagesSmallReads() {
+	// Capabilities through hipsys.As, so that a wrapped platform keeps them.
+	if st, ok := hipsys.As[hipsys.SmallReadStager](p); ok && st.StagesSmallReads() {
 		s.stagesSmallReads = true
 	}
 	// CubeCL's on_failure: a failure inside a profiling window invalidates it, which
 	// keeps a failing autotune candidate from timing near zero and winning the tune.
 	ms.SetFailureHook(func(_ stream.ID, err error) { s.prof.failure(err) })
 	watch.syncFailed = s.streamWaitFailed
-	if lq, ok := p.(hipsys.LaunchQueuer); ok && c.LaunchQueue {
+	if lq, ok := hipsys.As[hipsys.LaunchQueuer](p); ok && c.LaunchQueue {
 		// Held by another server of this process on the same device: this one launches
 		// directly, which is only slower.
 		if q, err := lq.OpenLaunchQueue(dev); err == nil {
@@ -185,6 +186,15 @@ func (s *Server) Close() error {
 		// Refusals still queued have no reader left: only the queue's own report.
 		errs = append(errs, s.queue.q.Close())
 		s.queue = nil
+	}
+	// A capture another goroutine left open (between its calls) would make every wait
+	// below fail: it is ended without a graph, its outputs carrying why.
+	for _, id := range s.StreamIDs() {
+		if st := s.streams.TryStream(id); st != nil && st.Capture.State() != stream.CaptureNone {
+			written, err := st.AbortCapture()
+			s.streams.Taint(ErrCaptureClosed, written...)
+			errs = append(errs, err)
+		}
 	}
 	for _, id := range s.StreamIDs() {
 		if err := s.Sync(nil, id).waitLocked(); err != nil {
