@@ -19,6 +19,15 @@
 // nothing, an injected launch writes nothing. Calls(name) counts the calls the wrapper
 // has seen, failed or not, so a test can assert that a call did or did not happen.
 //
+// The wrapper has every optional capability of hipsys (hipsys.As finds the wrapper's,
+// never the wrapped platform's, so no call gets past the rules), each answering as the
+// wrapped platform would: its launch queue (emulated over a platform without one), its
+// flags and staged small reads where it has them. Their calls have names of their own:
+// hipOpenLaunchQueue, and the flagged variants hipModuleLaunchKernelFlagged,
+// hipMemcpyDtoHAsyncFlagged and hipStreamWaitFlag, each of which also counts as the call
+// it is a variant of (hipModuleLaunchKernel, hipMemcpyDtoHAsync, hipStreamSynchronize)
+// and is failed by that call's rule too.
+//
 // Live counts what was created through the wrapper and not yet destroyed through it
 // (streams, events, allocations and their bytes, modules, graphs, executable graphs,
 // programs), on whatever platform it wraps, for leak tests.

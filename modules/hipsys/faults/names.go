@@ -70,6 +70,12 @@ const (
 	cDeviceEnablePeerAccess
 	cMemcpyPeerAsync
 
+	// The optional capabilities' calls (capabilities.go, queue.go), after the Platform's.
+	cOpenLaunchQueue
+	cModuleLaunchKernelFlagged
+	cMemcpyDtoHAsyncFlagged
+	cStreamWaitFlag
+
 	numCalls
 )
 
@@ -115,12 +121,42 @@ var methods = map[string]call{
 	"MemcpyPeerAsync": cMemcpyPeerAsync,
 }
 
+// capabilityCalls names the calls of the optional capabilities, which have no method of
+// hipsys.Platform to derive a name from. hipOpenLaunchQueue is the name the platforms
+// already give its errors. The flagged calls are variants of Platform calls (variantOf)
+// and are named after them, so that a test can fail the flagged path alone.
+var capabilityCalls = map[call]string{
+	cOpenLaunchQueue:           "hipOpenLaunchQueue",
+	cModuleLaunchKernelFlagged: "hipModuleLaunchKernelFlagged",
+	cMemcpyDtoHAsyncFlagged:    "hipMemcpyDtoHAsyncFlagged",
+	cStreamWaitFlag:            "hipStreamWaitFlag",
+}
+
+// variantOf is the Platform call each flagged call is a variant of: a flagged launch is a
+// launch, a flag's wait a stream's wait. It also counts as that call, and that call's rule
+// fails it too (Platform.checkVariant), so a test written before flags existed (failing
+// every launch, or counting the waits of a loop) means the same where the platform has
+// them; the platforms name its errors after that call as well.
+var variantOf = map[call]call{
+	cModuleLaunchKernelFlagged: cModuleLaunchKernel,
+	cMemcpyDtoHAsyncFlagged:    cMemcpyDtoHAsync,
+	cStreamWaitFlag:            cStreamSynchronize,
+}
+
+// bases is variantOf as an array, read by every flagged call: no map lookup on that path.
+var bases = func() (b [numCalls]call) {
+	for v, base := range variantOf {
+		b[v] = base
+	}
+	return b
+}()
+
 // names is each call's C name, and byName its inverse; both are read-only once built.
 var names, byName = buildNames()
 
 func buildNames() ([numCalls]string, map[string]call) {
 	var ns [numCalls]string
-	inv := make(map[string]call, len(methods))
+	inv := make(map[string]call, numCalls)
 	for m, c := range methods {
 		n := "hip" + m
 		if len(m) > 3 && m[:3] == "RTC" {
@@ -129,10 +165,15 @@ func buildNames() ([numCalls]string, map[string]call) {
 		ns[c] = n
 		inv[n] = c
 	}
+	for c, n := range capabilityCalls {
+		ns[c] = n
+		inv[n] = c
+	}
 	return ns, inv
 }
 
-// Names lists the C name of every call the wrapper can fail, in the interface's order.
+// Names lists the C name of every call the wrapper can fail: hipsys.Platform's in the
+// interface's order, then those of the optional capabilities.
 func Names() []string {
 	out := make([]string, numCalls)
 	copy(out, names[:])

@@ -35,11 +35,31 @@ func TestEveryMethodHasACall(t *testing.T) {
 		}
 		seen[c] = m.Name
 	}
-	assert.Len(t, methods, int(numCalls), "every call index has exactly one method")
 	assert.Len(t, seen, len(methods), "the table names a method the interface lacks")
+	for c := range capabilityCalls {
+		_, dup := seen[c]
+		assert.False(t, dup, "%s is both a Platform method's and a capability's call", names[c])
+	}
+	assert.Equal(t, int(numCalls), len(methods)+len(capabilityCalls), "every call index has exactly one name")
 	for c, n := range names {
 		assert.NotEmpty(t, n, "call %d has no name", c)
 	}
+	assert.Len(t, byName, int(numCalls), "two calls share a name")
+	for v, base := range variantOf {
+		assert.Contains(t, capabilityCalls, v, "a variant is a capability's call")
+		assert.Contains(t, methods, base.method(), "%s is a variant of a Platform call", names[v])
+		assert.Equal(t, base, bases[v])
+	}
+}
+
+// method is the hipsys.Platform method c is the call of, "" for a capability's call.
+func (c call) method() string {
+	for m, mc := range methods {
+		if mc == c {
+			return m
+		}
+	}
+	return ""
 }
 
 // TestNamesAreHIPs spot-checks the derived C names against the spellings the platforms

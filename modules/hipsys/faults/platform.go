@@ -53,8 +53,17 @@ var _ hipsys.Platform = (*Platform)(nil)
 // exactly as p. p stays owned by the caller; the wrapper never closes anything of it.
 func Wrap(p hipsys.Platform) *Platform { return &Platform{inner: p} }
 
-// Unwrap is the wrapped platform.
-func (w *Platform) Unwrap() hipsys.Platform { return w.inner }
+var _ hipsys.Unwrapper = (*Platform)(nil)
+
+// Unwrap is the wrapped platform. hipsys.As finds no capability through it: the wrapper
+// implements every one itself (capabilities.go), so that none of their calls gets past
+// the rules and the counters.
+func (w *Platform) Unwrap() hipsys.Platform {
+	if w == nil {
+		return nil
+	}
+	return w.inner
+}
 
 // Name reports the wrapped platform's name: the wrapper is no platform of its own, and
 // code that branches on the platform (the cpu-only checks of the conformance suite) must
@@ -174,6 +183,18 @@ func (w *Platform) check(c call) error {
 		return nil
 	}
 	return w.injected(c, status)
+}
+
+// checkVariant is check for a flagged call, which is also a call of the one it is a
+// variant of (variantOf): it counts as both, and either's rule fails it, the variant's
+// error first. Both rules see the call, so a FailNth on either counts it.
+func (w *Platform) checkVariant(c call) error {
+	errV := w.check(c)
+	errB := w.check(bases[c])
+	if errV != nil {
+		return errV
+	}
+	return errB
 }
 
 // injected builds the error a fired rule returns, shaped as the platforms shape theirs.

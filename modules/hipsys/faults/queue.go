@@ -12,7 +12,10 @@ import (
 // small, so that tests reach the refusals a Launch returns as well as Settle's.
 const emulatedDepth = 8
 
-var _ hipsys.LaunchQueuer = (*Platform)(nil)
+var (
+	_ hipsys.LaunchQueuer  = (*Platform)(nil)
+	_ hipsys.FlaggingQueue = (*flaggingQueue)(nil)
+)
 
 // OpenLaunchQueue gives a launch queue over the wrapped platform, so that code which
 // uses one is tested with faults too, on every platform:
@@ -25,13 +28,25 @@ var _ hipsys.LaunchQueuer = (*Platform)(nil)
 //     a refusal numbered by the launch, from Settle or from the Launch emulatedDepth
 //     launches later. Every launch is issued by the time Launch returns, so the other
 //     calls need not wait for anything.
+//
+// The queue flags launches (hipsys.FlaggingQueue) when the wrapped platform's does, and
+// only then: a flagged launch is failed by a rule on hipModuleLaunchKernelFlagged or on
+// hipModuleLaunchKernel. A rule on hipOpenLaunchQueue fails the open itself, as a queue
+// held elsewhere would.
 func (w *Platform) OpenLaunchQueue(device int) (hipsys.LaunchQueue, error) {
-	if lq, ok := w.inner.(hipsys.LaunchQueuer); ok {
+	if err := w.check(cOpenLaunchQueue); err != nil {
+		return nil, err
+	}
+	if lq, ok := hipsys.As[hipsys.LaunchQueuer](w.inner); ok {
 		q, err := lq.OpenLaunchQueue(device)
 		if err != nil {
 			return nil, err
 		}
-		return &wrappedQueue{w: w, q: q}, nil
+		wq := &wrappedQueue{w: w, q: q}
+		if fq, ok := q.(hipsys.FlaggingQueue); ok {
+			return &flaggingQueue{wrappedQueue: wq, fq: fq}, nil
+		}
+		return wq, nil
 	}
 	w.queueMu.Lock()
 	defer w.queueMu.Unlock()
@@ -65,6 +80,21 @@ func (q *wrappedQueue) Settle(refused []hipsys.LaunchRefusal) []hipsys.LaunchRef
 
 func (q *wrappedQueue) Depth() int   { return q.q.Depth() }
 func (q *wrappedQueue) Close() error { return q.q.Close() }
+
+// flaggingQueue is wrappedQueue over a queue that flags launches: a type of its own, so
+// that a queue which does not is not seen to.
+type flaggingQueue struct {
+	*wrappedQueue
+	fq hipsys.FlaggingQueue
+}
+
+func (q *flaggingQueue) LaunchFlagged(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream,
+	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal) (uint64, uint32, []hipsys.LaunchRefusal, error) {
+	if err := q.w.checkVariant(cModuleLaunchKernelFlagged); err != nil {
+		return 0, 0, q.q.Settle(refused), err
+	}
+	return q.fq.LaunchFlagged(fn, grid, block, shmem, s, args, refused)
+}
 
 // emulatedQueue issues each launch at once and holds its failure back as a refusal.
 type emulatedQueue struct {
