@@ -249,55 +249,48 @@ func TestWriteFailingAnywhereLeavesItsDestinationFailed(t *testing.T) {
 	}
 }
 
-// The wait for a staging chunk is the wait for the copy it last carried: when that wait
-// fails, the failure lands on the buffer that copy wrote, whichever call waits, and not
-// only on the call that happened to reuse the chunk.
-func TestStagingWaitFailureLandsOnTheWriteItBelongsTo(t *testing.T) {
-	d, f := openDevice(t, server.Options{StagingChunk: 1 << 10, StagingDepth: 2})
-	a := alloc(t, d.Stream, 2<<10)
-	b := alloc(t, d.Stream, 1<<10)
-	require.NoError(t, d.Write(a, bytes.Repeat([]byte{1}, 2<<10))) // both chunks, queued
-	f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
-	assert.ErrorIs(t, d.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure)
-	f.Reset()
-	assert.ErrorIs(t, d.Check(a), hipsys.ErrorLaunchFailure, "the failed wait was for a's copy")
-	assert.ErrorIs(t, d.Check(b), hipsys.ErrorLaunchFailure, "b's bytes never reached the device")
-	// Rewriting recovers both.
-	require.NoError(t, d.Write(a, bytes.Repeat([]byte{3}, 2<<10)))
-	require.NoError(t, d.Write(b, bytes.Repeat([]byte{4}, 1<<10)))
-	got, err := d.Read(a)
-	require.NoError(t, err)
-	assert.Equal(t, bytes.Repeat([]byte{3}, 2<<10), got)
-}
-
-// A write a successful Sync confirmed is known good: a later failed wait for the
-// staging chunk that carried it still fails the call that waits, but does not blame the
-// confirmed write, whose bytes read back right. Without the Sync the same wait blames
-// it (TestStagingWaitFailureLandsOnTheWriteItBelongsTo).
-func TestStagingWaitFailureSparesAConfirmedWrite(t *testing.T) {
-	d, f := openDevice(t, server.Options{StagingChunk: 1 << 10, StagingDepth: 2})
-	a := alloc(t, d.Stream, 2<<10)
-	b := alloc(t, d.Stream, 1<<10)
-	aBytes := bytes.Repeat([]byte{1}, 2<<10)
-	require.NoError(t, d.Write(a, aBytes)) // both chunks, queued
-	require.NoError(t, d.Sync())
-	f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
-	assert.ErrorIs(t, d.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure, "the call that waits is told")
-	f.Reset()
-	assert.ErrorIs(t, d.Check(b), hipsys.ErrorLaunchFailure, "b's bytes never reached the device")
-	require.NoError(t, d.Check(a), "a's write was confirmed by the Sync")
-	got, err := d.Read(a)
-	require.NoError(t, err)
-	assert.Equal(t, aBytes, got)
-
-	// A Sync of another stream confirms nothing of this one.
-	s1 := d.On(1)
-	require.NoError(t, d.Write(a, aBytes))
-	require.NoError(t, s1.Sync())
-	f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
-	assert.ErrorIs(t, d.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure)
-	f.Reset()
-	assert.ErrorIs(t, d.Check(a), hipsys.ErrorLaunchFailure, "only a Sync of a's own stream confirms its write")
+// The wait for a staging chunk is the wait for the copy it last carried, but its
+// failure alone names no work: the call that waits is told, and the chunk's stream is
+// asked with the driver's own stream-wide wait. Here the device is fine (the injected
+// failure is the event wait's own), so that wait succeeds: the write whose bytes never
+// left the host fails, and the earlier write whose copy the chunk carried is confirmed,
+// confirmed by a Sync or not, on the same stream or another. (A fault on the device
+// fails the stream's wait too, and then its unconfirmed writes carry it:
+// TestAsyncLaunchFaultLandsOnTheUnconfirmedOutputs, "a write reports it".)
+func TestStagingWaitFailureIsCheckedByTheStreamsOwnWait(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		confirm bool // a Sync between the writes
+		other   bool // the second write on another stream
+	}{{"unconfirmed", false, false}, {"confirmed", true, false}, {"another stream", false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			d, f := openDevice(t, server.Options{StagingChunk: 1 << 10, StagingDepth: 2})
+			on := d.Stream
+			if c.other {
+				on = d.On(1)
+			}
+			a := alloc(t, d.Stream, 2<<10)
+			b := alloc(t, on, 1<<10)
+			aBytes := bytes.Repeat([]byte{1}, 2<<10)
+			require.NoError(t, d.Write(a, aBytes)) // both chunks, queued
+			if c.confirm {
+				require.NoError(t, d.Sync())
+			}
+			f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure)
+			assert.ErrorIs(t, on.Write(b, bytes.Repeat([]byte{2}, 1<<10)), hipsys.ErrorLaunchFailure, "the call that waits is told")
+			f.Reset()
+			assert.ErrorIs(t, d.Check(b), hipsys.ErrorLaunchFailure, "b's bytes never reached the device")
+			require.NoError(t, d.Check(a), "the stream's own wait confirmed a's write")
+			got, err := d.Read(a)
+			require.NoError(t, err)
+			assert.Equal(t, aBytes, got)
+			// Rewriting recovers b.
+			require.NoError(t, on.Write(b, bytes.Repeat([]byte{4}, 1<<10)))
+			got, err = on.Read(b)
+			require.NoError(t, err)
+			assert.Equal(t, bytes.Repeat([]byte{4}, 1<<10), got)
+		})
+	}
 }
 
 // An in-place kernel refused, then launched again on the same buffer: the buffer's bytes

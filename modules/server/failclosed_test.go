@@ -161,3 +161,29 @@ func TestCloseWhileACaptureRecords(t *testing.T) {
 		assert.ErrorIs(t, <-done, server.ErrClosed, "phase %d: the capture's later calls are refused", phase)
 	}
 }
+
+// A staging wait that fails (here an injected hipEventSynchronize failure, while a large
+// write on stream 1 takes a chunk whose last copy was stream 0's) fails that write, and
+// blames nothing else: a buffer written earlier on stream 0 by a Write that returned nil
+// reads its bytes, since the driver's own wait of stream 0 says its work is done.
+func TestFailedStagingWaitBlamesNoBystander(t *testing.T) {
+	d, f := openDevice(t, server.Options{StagingChunk: 16 << 10, StagingDepth: 2})
+	one := d.On(1)
+	a := alloc(t, d.Stream, 64<<10)
+	b := alloc(t, one, 64<<10)
+	want := make([]byte, 64<<10)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	require.NoError(t, d.Sync())
+	require.NoError(t, d.Write(a, want), "stream 0's write returns nil; its last chunks stay armed")
+	require.True(t, f.FailNth("hipEventSynchronize", 1, hipsys.ErrorLaunchFailure))
+	err := one.Write(b, make([]byte, 64<<10))
+	f.Reset()
+	assert.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "the write whose wait failed fails")
+	got, err := d.Read(a)
+	require.NoError(t, err, "stream 0's write is no bystander of stream 1's failed wait")
+	assert.Equal(t, want, got)
+	_, err = one.Read(b)
+	assert.Error(t, err, "the failed write's buffer carries its failure")
+}

@@ -99,10 +99,16 @@ func (r *ring) put(c *chunk) { r.free <- c }
 
 // ready waits for the device to finish with c's last copy. The wait is one of the
 // points that confirm the stream's writes (see confirmations): when it succeeds, the
-// writes on the chunk's stream before its event are confirmed; when it fails, those no
-// wait had confirmed are left carrying the failure (taking the owner's lock unless the
-// caller holds it, locked), whoever waits now, and the failure is returned: the
-// caller's own work, queued behind it, is not known good either.
+// writes on the chunk's stream before its event are confirmed.
+//
+// When it fails, the failure is returned (the caller's own work cannot use the chunk),
+// but an event wait's failure names no work: the wait itself may have failed, and the
+// chunk's last copy may be another caller's, on another stream. So the chunk's stream
+// is asked with the driver's own stream-wide wait, which is what reports a fault of
+// work on it: if that succeeds, everything queued there is done and confirmed, and no
+// bystander's write is blamed; if it fails, the writes there that no wait had confirmed
+// are left carrying its failure (taking the owner's lock unless the caller holds it,
+// locked), as a failed Sync leaves them.
 func (s *Server) ready(c *chunk, locked bool) error {
 	if !c.armed {
 		return nil
@@ -116,9 +122,17 @@ func (s *Server) ready(c *chunk, locked bool) error {
 	c.at = 0
 	if err != nil {
 		err = fmt.Errorf("compute: staging: %w", err)
-		if at != 0 {
-			s.failWait(on, onState, at, err, locked)
+		if at == 0 {
+			return err
 		}
+		point := s.points.mark()
+		if serr := s.watch.syncQuiet(onState.stream()); serr != nil {
+			s.failWait(on, onState, math.MaxUint64, fmt.Errorf("compute: staging: wait for stream %d: %w", on, serr), locked)
+			return err
+		}
+		// The stream finished everything queued on it, the chunk's copy included.
+		s.points.confirm(onState, point)
+		c.armed = false
 		return err
 	}
 	if at != 0 {

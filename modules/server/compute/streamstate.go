@@ -49,6 +49,9 @@ func (q *streamState) share() { q.shared.Store(true) }
 
 func (q *streamState) end() { q.ended.Add(1) }
 
+// stream is the device stream the state is of.
+func (q *streamState) stream() hipsys.Stream { return q.recent.s }
+
 // snapshot is what a wait or query may later certify as idle: the calls begun, if none
 // was in flight (one in flight may queue after the driver looked), else 0.
 func (q *streamState) snapshot() uint64 {
