@@ -443,6 +443,23 @@ CUresult cu_memcpy_peer_async(CUdeviceptr d, int dstDev, CUdeviceptr src, int sr
 // never written: after spin_ns without it the wait becomes cuStreamSynchronize, which
 // waits on with the driver's own policy and reports the fault. So does a wait for work
 // longer than the spin.
+//
+// Invariants (the flag wait returns success only when all of them hold; each is what
+// keeps a read after the wait from seeing bytes the flagged work had not yet written):
+//
+//  1. The write keeps its memory barrier: CUBEHIP_FLAG_WRITE_FLAGS is
+//     CU_STREAM_WRITE_VALUE_DEFAULT (0). With CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER (1)
+//     the word could become visible before the kernel's own writes to device memory, and
+//     a copy issued after the wait could read them stale.
+//  2. The waiter loads the word with acquire order, so what it reads after seeing the
+//     value was written before it.
+//  3. A stream's values only grow (taken and queued under mu), compared by wrapping
+//     difference: a word that passed token means every write up to token landed.
+//  4. Never on a capturing stream (the write would become a graph node and replays
+//     would write stale values); a refused write yields token 0, and the caller waits
+//     with cuStreamSynchronize.
+#define CUBEHIP_FLAG_WRITE_FLAGS 0u /* CU_STREAM_WRITE_VALUE_DEFAULT: with the memory barrier */
+#define CUBEHIP_FLAG_MEMORY_FLAGS (0x1u /* PORTABLE */ | 0x2u /* DEVICEMAP */)
 struct cu_flag {
 	// mu orders taking a value with queueing its write, so the values a stream writes
 	// only grow and a waiter that sees a later one knows its own was passed.
@@ -462,7 +479,7 @@ int cu_flags_supported(void) {
 CUresult cu_flag_new(uintptr_t* out) {
 	ENSURE();
 	void* h;
-	CUresult r = cubehip_cu.memHostAlloc(&h, 64, 0x1 /* PORTABLE */ | 0x2 /* DEVICEMAP */);
+	CUresult r = cubehip_cu.memHostAlloc(&h, 64, CUBEHIP_FLAG_MEMORY_FLAGS);
 	if (r) return r;
 	CUdeviceptr d;
 	if ((r = cubehip_cu.memHostGetDevicePointer(&d, h, 0))) {
@@ -499,7 +516,7 @@ static uint32_t flag_write(uintptr_t s, uintptr_t fp) {
 	pthread_mutex_lock(&f->mu);
 	uint32_t seq = f->seq + 1;
 	if (seq == 0) seq = 1; // 0 is "no write"
-	CUresult r = cubehip_cu.streamWriteValue32((CUstream)s, f->dword, seq, 0);
+	CUresult r = cubehip_cu.streamWriteValue32((CUstream)s, f->dword, seq, CUBEHIP_FLAG_WRITE_FLAGS);
 	if (r == 0) f->seq = seq;
 	pthread_mutex_unlock(&f->mu);
 	if (r == 801 /* CUDA_ERROR_NOT_SUPPORTED */) __atomic_store_n(&flags_refused, 1, __ATOMIC_RELAXED);
