@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,6 +15,9 @@ import (
 // process. The metric that matters is crossing-ns, the median per-call difference (the
 // budget: under 200 ns on the cpu platform, the waiting calls included); ratio is C ÷ Go.
 func BenchmarkABI(b *testing.B) {
+	// The setup's failure messages are the OS thread's last error (lasterror_test.go).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	dev, s := abiOpen("")
 	require.EqualValues(b, 0, s, "%s", lastError())
 	defer abiClose(dev)
@@ -53,6 +57,9 @@ func BenchmarkABI(b *testing.B) {
 // TestLaunchAllocatesNothing: a launch through the ABI allocates nothing in steady state
 // (the arguments are converted into pooled scratch, the handles looked up without a lock).
 func TestLaunchAllocatesNothing(t *testing.T) {
+	// The failure messages are the OS thread's last error (lasterror_test.go).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	dev, s := abiOpen("cpu")
 	require.EqualValues(t, 0, s)
 	defer abiClose(dev)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -26,6 +27,9 @@ const emptyKernel = `extern "C" __global__ void empty() {}`
 // loops on the Go thread that drives the benchmark (pinned to the same core), x-fresh
 // with them there on a stream of their own.
 func BenchmarkABIvsDriver(b *testing.B) {
+	// The setup's failure messages are the OS thread's last error (lasterror_test.go).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	p, err := hipsys.Open("nvidia")
 	if err != nil {
 		b.Skipf("needs the nvidia platform: %v", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,6 +18,10 @@ func FuzzABI(f *testing.F) {
 	f.Add([]byte{11, 0xff, 0x10, 0x20, 3, 4, 4, 4, 1, 1, 16, 16, 19, 19})
 	f.Add([]byte{13, 11, 11, 4, 14, 15, 15, 16, 3, 14})
 	f.Fuzz(func(t *testing.T, prog []byte) {
+		// The last error is the OS thread's: each call and the read of its message must
+		// run on one (lasterror_test.go).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		dev, s := abiOpen("cpu")
 		require.EqualValues(t, 0, s)
 		defer func() { require.EqualValues(t, 0, abiClose(dev)) }()
