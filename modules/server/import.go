@@ -62,9 +62,15 @@ func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (*Buff
 //
 // The handle stays valid until Close. The other library must not destroy it, and work it
 // queues on it runs in the Device's order: a failure of that work is not the Device's to
-// report, nor is its end the Device's to wait for. Sync waits for the Device's own work;
-// on nvidia, a Sync after a launch waits on a flag the stream writes right after that
-// launch, so it may return before work the other library queued behind the launch.
+// report.
+//
+// Once the handle is out, the stream is shared, for the rest of the Device's life: the
+// Device no longer infers anything about it that the driver does not say (that it is
+// idle, that a completion flag covers its work), and every wait on it is the driver's
+// own. So a Read is ordered after everything queued on the stream before the Read,
+// by the Device or by the other library (an event wait the other library queued there
+// included), and a Sync waits for all of it. Work the other library queues on the
+// handle after the Device's call is the other library's to order.
 func (s Stream) NativeHandle() (uint64, error) {
 	d := s.d
 	if err := d.enter(); err != nil {

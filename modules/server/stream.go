@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cubehip/cubehip/modules/server/compute"
@@ -35,12 +36,16 @@ func (s Stream) Device() *Device { return s.d }
 // On nvidia, where the stream's last work was a launch the Device expected to be waited
 // for (the pattern of a launch-and-sync loop), the launch was followed by a write the
 // stream makes to host memory, and Sync spins on that instead, which returns sooner
-// (0.96 of a launch and hipStreamSynchronize on an H200): the Device's own work is then
-// done; work another library queued on the stream's native handle after it may not be.
-// Work that another goroutine queues on the same stream while Sync is starting its wait
+// (docs/benchmarks.md has the figures): everything queued on the stream up to that
+// launch is then done. A stream whose native handle was handed out (NativeHandle) or
+// that imported memory is never waited for that way: anything may have been queued on
+// it since, so Sync is the driver's own wait, and it covers every piece of work queued
+// on the stream before it, the other library's included. Work that another goroutine queues on the same stream while Sync is starting its wait
 // may be waited for too, and a fault of that work returned. A Sync of a stream
 // recording a capture is refused (ErrCaptureState) and the capture goes on: the
-// recorded work runs only when the graph is replayed.
+// recorded work runs only when the graph is replayed. The compile error of a launch on
+// the stream since its last Sync that no buffer could carry (a kernel that writes no
+// buffer: see Call) is returned too, once.
 func (s Stream) Sync(bufs ...*Buffer) error {
 	d := s.d
 	if err := d.enter(); err != nil {
@@ -52,11 +57,22 @@ func (s Stream) Sync(bufs ...*Buffer) error {
 		return err
 	}
 	f := d.srv.Sync(bs, s.id)
+	uncarried := d.srv.TakeUncarried(s.id)
 	clear(bs)
 	d.unlockToWait()
 	defer d.exit()
-	if err := f.Wait(); err != nil {
-		return fmt.Errorf("sync of stream %d: %w", s.id, err)
+	return syncResult(s.id, f.Wait(), uncarried)
+}
+
+// syncResult is a Sync's error: the wait's, else the compile error of a launch on the
+// stream since its last Sync that no buffer could carry (compute.Server.TakeUncarried),
+// which its Call returned too but a caller that only syncs would otherwise never see.
+func syncResult(id StreamID, wait, uncarried error) error {
+	if wait != nil {
+		return fmt.Errorf("sync of stream %d: %w", id, errors.Join(wait, uncarried))
+	}
+	if uncarried != nil {
+		return fmt.Errorf("sync of stream %d: a launch since the last sync: %w", id, uncarried)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,14 +12,34 @@ import (
 	"github.com/cubehip/cubehip/modules/hipsys/cpu"
 )
 
-// notQueuing are the Platform methods that take a stream and queue nothing on it.
-var notQueuing = map[string]bool{
-	"StreamQuery": true, "StreamSynchronize": true, "StreamDestroy": true, "StreamIsCapturing": true,
+// Every method of hipsys.Platform and of the optional interfaces the server calls that
+// takes a stream is in exactly one of hipsys's two tables (queuing, or not): a method
+// added later fails here until it is classified.
+func TestStreamCallsAreClassified(t *testing.T) {
+	streamType := reflect.TypeFor[hipsys.Stream]()
+	for _, iface := range []reflect.Type{
+		reflect.TypeFor[hipsys.Platform](), reflect.TypeFor[hipsys.LaunchQueue](),
+		reflect.TypeFor[hipsys.FlaggingQueue](), reflect.TypeFor[hipsys.FlaggingCopier](),
+		reflect.TypeFor[hipsys.FlagWaiter](),
+	} {
+		for i := range iface.NumMethod() {
+			m := iface.Method(i)
+			takes := false
+			for j := range m.Type.NumIn() {
+				takes = takes || m.Type.In(j) == streamType
+			}
+			if !takes {
+				continue
+			}
+			queuing, quiet := hipsys.IsQueuingCall(m.Name), slices.Contains(hipsys.NonQueuingStreamCalls, m.Name)
+			assert.True(t, queuing != quiet, "%s.%s takes a stream: it must be in exactly one of hipsys.QueuingCalls and hipsys.NonQueuingStreamCalls", iface.Name(), m.Name)
+		}
+	}
 }
 
-// Every Platform method that takes a stream, called through the watch, counts as work
-// queued on that stream, unless it is one of the few that queue nothing: a method added
-// to hipsys.Platform later fails here until the watch overrides it.
+// Every Platform method in hipsys.QueuingCalls, called through the watch, counts as
+// work queued on its stream: a queuing method added to hipsys.Platform later fails here
+// until the watch overrides it.
 func TestQueueWatchCoversStreamWork(t *testing.T) {
 	p, err := cpu.Open()
 	require.NoError(t, err)
@@ -38,7 +59,7 @@ func TestQueueWatchCoversStreamWork(t *testing.T) {
 				at = j
 			}
 		}
-		if at < 0 || notQueuing[m.Name] {
+		if at < 0 || !hipsys.IsQueuingCall(m.Name) {
 			continue
 		}
 		args := make([]reflect.Value, m.Type.NumIn())
