@@ -11,10 +11,11 @@ import (
 // loop of launches from a caller with bookkeeping of its own between them. Each launch
 // from Go pays a cgo transition and the cache lines it evicts, and the driver charges a
 // caller for every pause between its calls; a C thread that takes the launches from a
-// ring keeps the driver fed at its own rate while the caller's Go work overlaps it. On
-// an H200 (2026-12-02), ModuleLaunchKernel in a loop ran at 1.05 times the raw driver's
-// C loop and the same launches through the queue at 1.01; the server's Device, with Go
-// work of its own per launch, at about 1.03 through the queue and 1.10 without.
+// ring keeps the driver fed at its own rate while the caller's Go work overlaps it.
+// Measured on an H200: ModuleLaunchKernel in a loop about 5% slower than the raw
+// driver's C loop and the same launches through the queue level with it; the server's
+// Device, with Go work of its own per launch, about 3% slower through the queue and 10%
+// without. docs/benchmarks.md has the figures.
 type LaunchQueuer interface {
 	// OpenLaunchQueue takes device's launch queue. One holder at a time: a second open
 	// before Close is hipErrorContextAlreadyInUse.
