@@ -103,7 +103,10 @@ func (s Stream) Launch(k *Kernel, grid hipsys.Dim3, args Args) error {
 // int64 given, the kernel takes 4 bytes"). Everything that goes wrong with the work
 // itself (a compile error, an input that carries a failure, a launch the driver refuses)
 // is carried by the buffers k writes and returned by their next Read, Sync or Check. A
-// grid with a zero dimension enqueues nothing and changes nothing.
+// compile error of a kernel that writes no buffer (one that only prints) has nothing to
+// carry it: Call returns it (a *CompileError; an entry point the source lacks is one
+// too), and so does the stream's next Sync. A grid with a zero dimension enqueues
+// nothing and changes nothing.
 //
 // In steady state (k compiled, the buffers on this stream, the info cached) a launch
 // allocates nothing. On a platform with a launch queue (nvidia; Options.DirectLaunch
@@ -309,8 +312,8 @@ func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, list []A
 		// outputs carrying the compile error, as every failure of the work itself. The
 		// error is the one just returned: compiling again to learn it would double the
 		// cost of a failed compile (g++ on the cpu device takes a tenth of a second).
-		d.srv.FailLaunch(k.k, d.bufs, id, err)
-		return nil
+		// A kernel that writes no buffer has nothing to carry it: the error is returned.
+		return d.srv.FailLaunch(k.k, d.bufs, id, err)
 	}
 	// Parameters the platform failed to list leave the launch unchecked.
 	la := &d.args

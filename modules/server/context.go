@@ -57,14 +57,10 @@ func (s Stream) SyncContext(ctx context.Context, bufs ...*Buffer) error {
 		return err
 	}
 	f := d.srv.Sync(bs, s.id)
+	uncarried := d.srv.TakeUncarried(s.id)
 	clear(bs)
 	d.unlockToWait()
-	return d.await(ctx, func() error {
-		if err := f.Wait(); err != nil {
-			return fmt.Errorf("sync of stream %d: %w", s.id, err)
-		}
-		return nil
-	})
+	return d.await(ctx, func() error { return syncResult(s.id, f.Wait(), uncarried) })
 }
 
 // ReadIntoContext is ReadInto that returns ctx.Err() when ctx is done first. dst is

@@ -83,11 +83,45 @@ func (s *Server) Loaded(k *Kernel) bool {
 // already holds (Params or Compile failed for k): the buffers k writes carry err, as
 // Launch leaves them when k fails to compile, without compiling k again to learn what
 // the caller knows. buffers must match k's IO, as Launch's do.
-func (s *Server) FailLaunch(k *Kernel, buffers []Binding, id StreamID, err error) {
+//
+// Where k writes none of buffers (a kernel with no output, one that only prints),
+// nothing could carry err and a caller that only reads and syncs would never see it:
+// FailLaunch then returns err, for the caller to return, and keeps it for the stream's
+// next TakeUncarried. Otherwise it returns nil.
+func (s *Server) FailLaunch(k *Kernel, buffers []Binding, id StreamID, err error) error {
 	if k == nil || err == nil {
-		return
+		return nil
 	}
-	s.failOutputs(k, buffers, id, err)
+	_, written := s.splitIO(k, buffers)
+	carried := len(written) > 0
+	s.streams.FailedWriting(id, written, err)
+	s.clearIO()
+	if carried {
+		return nil
+	}
+	if s.kernels.uncarried == nil {
+		s.kernels.uncarried = make(map[StreamID]error)
+	}
+	if s.kernels.uncarried[id] == nil {
+		// The first since the stream's last sync: the later ones were returned by their
+		// own launches, and the first is the one the rest may follow from.
+		s.kernels.uncarried[id] = err
+	}
+	return err
+}
+
+// TakeUncarried returns, and forgets, the error of the first launch on stream id since
+// the last TakeUncarried that failed before it was queued with no buffer to carry the
+// failure (a kernel that writes no buffer and did not compile: FailLaunch). That launch
+// returned it too; a sync of the stream reports it again, for the caller who launches
+// and syncs without looking at each launch's error. The Device's Sync of the stream
+// returns it; a layer that syncs with Server.Sync itself calls this at its sync.
+func (s *Server) TakeUncarried(id StreamID) error {
+	err := s.kernels.uncarried[id]
+	if err != nil {
+		delete(s.kernels.uncarried, id)
+	}
+	return err
 }
 
 // compiled is a loaded kernel (its module is never unloaded before Close, as in
@@ -151,9 +185,9 @@ func kindName(k hipsys.ParamKind) string {
 }
 
 // kernelCache is the server's compiled kernels (CubeCL's is_loaded / compile_kernel):
-// in memory by KernelID, and on disk by id, platform and architecture so that a second
-// process loads the code object without compiling. It is used by the server's owner
-// only.
+// in memory by KernelID, and on disk by id, platform, architecture and the compiler's
+// code identity (diskcache.go) so that a second process loads the code object without
+// compiling. It is used by the server's owner only.
 type kernelCache struct {
 	// The kernel launched last and what it loaded as: a loop of one kernel's launches
 	// compares a pointer instead of hashing 32 bytes into the map (whose lines a driver
@@ -167,12 +201,16 @@ type kernelCache struct {
 	arch string
 	disk *diskCache // nil: no disk cache
 	log  *slog.Logger
+
+	// uncarried holds, per stream, the first failed launch's error that no buffer
+	// carries since the stream's last sync (FailLaunch, TakeUncarried); nil until one.
+	uncarried map[StreamID]error
 }
 
 func newKernelCache(p hipsys.Platform, props hipsys.DeviceProps, dir string, log *slog.Logger) *kernelCache {
 	return &kernelCache{
 		p: p, arch: props.ArchName, log: log,
-		disk: openDiskCache(dir, p.Name(), props.ArchName, log),
+		disk: openDiskCache(dir, p, props.ArchName, log),
 		m:    make(map[KernelID]*compiled),
 	}
 }
@@ -198,21 +236,28 @@ func (c *kernelCache) load(k *Kernel) (*compiled, error) {
 	if ck := c.m[id]; ck != nil {
 		return ck, nil
 	}
-	if code := c.disk.read(id); code != nil {
+	entry := c.disk.entryName(k)
+	if code := c.disk.read(entry); code != nil {
 		ck, err := c.loadCode(k, code)
 		if err == nil {
 			c.m[id] = ck
 			return ck, nil
 		}
-		// A stale or corrupt entry (another toolchain wrote it): compile afresh and
-		// overwrite it rather than fail a kernel that compiles.
+		if errors.Is(err, ErrCompilation) {
+			// The entry point is missing: the code is what a compile would build again
+			// (the entry's name and checksum say so), and the source lacks the entry.
+			return nil, err
+		}
+		// The code is intact but this device or driver refuses it (one the code
+		// identity does not cover): compile afresh and overwrite it rather than fail a
+		// kernel that compiles.
 		c.log.Warn("server: cached code object did not load; recompiling", "kernel", k.Entry, "err", err)
 	}
 	code, err := c.compile(k)
 	if err != nil {
 		return nil, err
 	}
-	c.disk.write(id, code)
+	c.disk.write(entry, code)
 	ck, err := c.loadCode(k, code)
 	if err != nil {
 		return nil, err
@@ -223,10 +268,7 @@ func (c *kernelCache) load(k *Kernel) (*compiled, error) {
 
 // compile runs hiprtc on k. The program is always destroyed (CubeCL leaks it).
 func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
-	compiler := compilers[c.p.Name()]
-	if compiler == "" {
-		compiler = c.p.Name() + "'s compiler"
-	}
+	compiler := c.compilerName()
 	prog, err := c.p.RTCCreateProgram(k.Source, k.Entry+".hip", nil)
 	if err != nil {
 		return nil, &CompileError{Entry: k.Entry, Compiler: compiler, Source: k.Source, Err: err}
@@ -249,10 +291,19 @@ func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
 	return code, nil
 }
 
+// compilerName is the platform's compiler, as a compile error names it.
+func (c *kernelCache) compilerName() string {
+	if name := compilers[c.p.Name()]; name != "" {
+		return name
+	}
+	return c.p.Name() + "'s compiler"
+}
+
 // close unloads every module. The device must be done with them (Server.Close's
 // caller waited for its streams).
 func (c *kernelCache) close() {
 	c.lastK, c.lastCK = nil, nil
+	c.uncarried = nil
 	for id, ck := range c.m {
 		_ = c.p.ModuleUnload(ck.module)
 		delete(c.m, id)
@@ -267,6 +318,12 @@ func (c *kernelCache) loadCode(k *Kernel, code []byte) (*compiled, error) {
 	fn, err := c.p.ModuleGetFunction(mod, k.Entry)
 	if err != nil {
 		_ = c.p.ModuleUnload(mod)
+		if errors.Is(err, hipsys.ErrorNotFound) {
+			// The source compiled but has no such kernel: the user's mistake, reported as
+			// a compile error (a linker's "undefined symbol"), not as a failure to load.
+			return nil, &CompileError{Entry: k.Entry, Compiler: c.compilerName(), Source: k.Source, Err: err,
+				Log: fmt.Sprintf("the source has no kernel named %q: an entry point is an extern \"C\" __global__ function of that name", k.Entry)}
+		}
 		return nil, fmt.Errorf("server: kernel %q: entry point: %w", k.Entry, err)
 	}
 	// Parameters the platform cannot list leave launches unchecked, as before it could.

@@ -1,29 +1,54 @@
 package compute
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
 // EnvCacheDir overrides the on-disk kernel cache directory.
 const EnvCacheDir = "CUBEHIP_CACHE_DIR"
 
-// diskCache keeps code objects across processes: one file per kernel id, platform and
-// device architecture, so a code object is only ever loaded on the architecture it was
-// built for. Every failure only costs a compile: the cache is an optimisation, so it
-// logs and carries on.
+// diskCache keeps code objects across processes, one file per kernel and everything
+// that decides its code (entryName). A code object is loaded into the process (on the
+// cpu device, a shared object dlopened into it), so nothing is read from the cache
+// without a check: every entry carries a SHA-256 of its name and code, verified before
+// it is used, and the cache directory must be the user's own and writable by no one
+// else, or it is not used at all. Every failure only costs a compile: the cache is an
+// optimisation, so it logs and carries on.
 type diskCache struct {
-	dir    string
-	suffix string
+	root   string // the cache directory the user chose (or the default)
+	dir    string // root/kernels, where the entries are
+	ident  hipsys.CodeIdentifier
+	prefix string // the platform and architecture, as every entry name ends
 	log    *slog.Logger
+	state  dirState
 }
 
+type dirState uint8
+
+const (
+	dirUnchecked dirState = iota
+	dirUsable
+	dirRefused
+)
+
 // openDiskCache returns the cache under dir ("" : $CUBEHIP_CACHE_DIR, else cubehip under
-// the user cache dir; "-": none), or nil when there is none.
-func openDiskCache(dir, platform, arch string, log *slog.Logger) *diskCache {
+// the user cache dir; "-": none), or nil when there is none. A platform that cannot name
+// its compiler's code identity (hipsys.CodeIdentifier) gets none: an entry keyed without
+// it would outlive a compiler upgrade and be loaded as if nothing had changed. Nothing
+// is touched on disk until the first kernel is looked up.
+func openDiskCache(dir string, p hipsys.Platform, arch string, log *slog.Logger) *diskCache {
 	if dir == "" {
 		dir = os.Getenv(EnvCacheDir)
 	}
@@ -37,8 +62,22 @@ func openDiskCache(dir, platform, arch string, log *slog.Logger) *diskCache {
 	if dir == "-" {
 		return nil
 	}
-	dir = filepath.Join(dir, "kernels")
-	return &diskCache{dir: dir, suffix: "-" + clean(platform) + "-" + clean(arch) + ".co", log: log}
+	ident, ok := codeIdentifier(p)
+	if !ok {
+		log.Debug("server: no kernel disk cache: the platform cannot name its compiler's code identity", "platform", p.Name())
+		return nil
+	}
+	return &diskCache{root: dir, dir: filepath.Join(dir, "kernels"), ident: ident,
+		prefix: "-" + clean(p.Name()) + "-" + clean(arch), log: log}
+}
+
+// codeIdentifier is p's hipsys.CodeIdentifier, looked for under the server's queue
+// watch, which counts queued work and compiles nothing.
+func codeIdentifier(p hipsys.Platform) (hipsys.CodeIdentifier, bool) {
+	if w, ok := p.(*queueWatch); ok {
+		p = w.Platform
+	}
+	return hipsys.As[hipsys.CodeIdentifier](p)
 }
 
 // clean keeps an architecture string ("gfx90a:sramecc+:xnack-") file-name safe.
@@ -54,30 +93,102 @@ func clean(s string) string {
 	}, s)
 }
 
-func (d *diskCache) path(id KernelID) string {
-	return filepath.Join(d.dir, hex.EncodeToString(id[:])+d.suffix)
+// entryName is k's file name, "" when k has no entry (no disk cache, or no identity).
+// It hashes everything that decides k's code object, each part for a reason:
+//   - k's id: its source, entry point and options;
+//   - the platform and the device architecture, so that code is only ever loaded on
+//     the architecture it was built for (also spelt out in the name, for a reader);
+//   - the platform compiler's code identity for k's options: the compiler and its
+//     version, the device headers and flags it adds, and on the cpu device
+//     $CUBEHIP_CPU_CXXFLAGS and the warp width (a kernel built for 32 lanes runs
+//     32-lane code at 64), so that a change to any of them is a miss, never a stale hit.
+//
+// The identity is asked at every lookup (once per kernel and server, since loaded
+// kernels stay in memory), because it is what the next compile would use.
+func (d *diskCache) entryName(k *Kernel) string {
+	if d == nil || !d.usable() {
+		return ""
+	}
+	identity, err := d.ident.CodeIdentity(k.Options)
+	if err != nil {
+		d.log.Debug("server: kernel not cached on disk: no code identity", "kernel", k.Entry, "err", err)
+		return ""
+	}
+	id := k.ID()
+	h := sha256.New()
+	for _, part := range []string{string(id[:]), d.prefix, identity} {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write([]byte(part))
+	}
+	return hex.EncodeToString(h.Sum(nil)) + d.prefix + ".co"
 }
 
-// read is the cached code object for id, nil if there is none.
-func (d *diskCache) read(id KernelID) []byte {
-	if d == nil {
+// entryMagic starts every entry; the version digit changes with the layout:
+// magic, SHA-256 of the entry's name and code, code.
+const entryMagic = "CUBEHIPCO1\n"
+
+// seal is the bytes stored for code under name. The checksum covers the name too, so an
+// entry copied over another's name is refused like a corrupt one.
+func seal(name string, code []byte) []byte {
+	sum := entrySum(name, code)
+	out := make([]byte, 0, len(entryMagic)+len(sum)+len(code))
+	out = append(out, entryMagic...)
+	out = append(out, sum[:]...)
+	return append(out, code...)
+}
+
+// unseal is the code stored in b under name, false when b is not a whole, intact entry
+// (truncated, a byte flipped, another entry's, another layout's).
+func unseal(name string, b []byte) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(entryMagic))
+	if !ok || len(rest) < sha256.Size {
+		return nil, false
+	}
+	code := rest[sha256.Size:]
+	sum := entrySum(name, code)
+	if len(code) == 0 || !bytes.Equal(rest[:sha256.Size], sum[:]) {
+		return nil, false
+	}
+	return code, true
+}
+
+func entrySum(name string, code []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(code)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// read is the verified code object stored under name, nil if there is none or it does
+// not pass the check (which costs a compile, and the entry is removed).
+func (d *diskCache) read(name string) []byte {
+	if name == "" {
 		return nil
 	}
-	code, err := os.ReadFile(d.path(id))
-	if err != nil || len(code) == 0 {
+	path := filepath.Join(d.dir, name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	code, ok := unseal(name, b)
+	if !ok {
+		d.log.Warn("server: kernel cache entry is damaged (checksum mismatch); recompiling", "file", path)
+		_ = os.Remove(path)
 		return nil
 	}
 	return code
 }
 
-// write stores code for id atomically (a temporary file renamed over the name), so a
-// concurrent process reads either nothing or the whole object, never half of one.
-func (d *diskCache) write(id KernelID, code []byte) {
-	if d == nil {
-		return
-	}
-	if err := os.MkdirAll(d.dir, 0o755); err != nil {
-		d.log.Debug("server: kernel cache unavailable", "dir", d.dir, "err", err)
+// write stores code under name atomically (a temporary file, created 0600, renamed over
+// the name), so a concurrent process reads either nothing or the whole entry, never
+// half of one.
+func (d *diskCache) write(name string, code []byte) {
+	if name == "" {
 		return
 	}
 	f, err := os.CreateTemp(d.dir, ".tmp-*")
@@ -85,13 +196,62 @@ func (d *diskCache) write(id KernelID, code []byte) {
 		d.log.Debug("server: kernel cache unavailable", "dir", d.dir, "err", err)
 		return
 	}
-	_, werr := f.Write(code)
+	_, werr := f.Write(seal(name, code))
 	cerr := f.Close()
 	if werr == nil && cerr == nil {
-		werr = os.Rename(f.Name(), d.path(id))
+		werr = os.Rename(f.Name(), filepath.Join(d.dir, name))
 	}
 	if werr != nil || cerr != nil {
 		_ = os.Remove(f.Name())
 		d.log.Debug("server: kernel cache write failed", "err", werr, "close", cerr)
 	}
+}
+
+// usable creates the cache directory (0700) on first use and checks it and its parent:
+// each must be owned by this user and writable by no one else. Another user who can
+// write there could place a code object this process would load and run, checksum and
+// all, so such a directory is refused: no disk cache for this server, and one warning
+// per directory and process. A directory that cannot be created (a read-only file
+// system) costs only a debug line.
+func (d *diskCache) usable() bool {
+	if d.state != dirUnchecked {
+		return d.state == dirUsable
+	}
+	d.state = dirRefused
+	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+		d.log.Debug("server: kernel cache unavailable", "dir", d.dir, "err", err)
+		return false
+	}
+	for _, dir := range []string{d.root, d.dir} {
+		if err := private(dir); err != nil {
+			if _, warned := refusedDirs.LoadOrStore(dir, true); !warned {
+				d.log.Warn("server: kernel disk cache not used; compiled kernels are not kept across processes", "err", err)
+			}
+			return false
+		}
+	}
+	d.state = dirUsable
+	return true
+}
+
+// refusedDirs are the cache directories this process warned about.
+var refusedDirs sync.Map
+
+// private checks that dir is a directory owned by this process's user and writable by
+// no one else.
+func private(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return fmt.Errorf("%s belongs to another user (uid %d, this process runs as %d)", dir, sys.Uid, os.Getuid())
+	}
+	if perm := st.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("%s is writable by its group or by others (mode %#o): chmod go-w it, or choose another %s", dir, perm, EnvCacheDir)
+	}
+	return nil
 }

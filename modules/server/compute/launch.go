@@ -48,7 +48,8 @@ type launchScratch struct {
 // LaunchMode (no buffer touched), a nil kernel, a buffer list that does not match the kernel's IO, or arguments that do not
 // fit the kernel's parameters where the platform lists them (the outputs, and any buffer
 // the IO does not cover, then carry that error). Every failure of the work
-// itself is carried by the outputs, as in CubeCL.
+// itself is carried by the outputs, as in CubeCL, but a compile error of a kernel that
+// writes no buffer, which Launch returns and keeps for the stream's sync (FailLaunch).
 //
 // In steady state (kernel loaded, static count, info cached, all buffers on id's own
 // stream) it allocates nothing.
@@ -65,8 +66,9 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args *Args, id StreamID, mod
 	s.carryLateFailures() // before the inputs' failures are looked at
 	ck := s.kernels.get(k)
 	if ck == nil {
-		if ck = s.loadForLaunch(k, args.Buffers, id, mode); ck == nil {
-			return nil
+		var err error
+		if ck, err = s.loadForLaunch(k, args.Buffers, id, mode); ck == nil {
+			return err
 		}
 	}
 	if ck.params != nil {
@@ -140,20 +142,20 @@ func (s *Server) unfitLaunch(k *Kernel, buffers []Binding, id StreamID, mode Lau
 }
 
 // loadForLaunch compiles or loads k on its first launch; nil when that failed, the
-// failure then carried by k's outputs (or, for a dry run, invalidating the profiles).
+// failure then carried by k's outputs, or returned where k has none (FailLaunch), or,
+// for a dry run, invalidating the profiles.
 //
 //go:noinline
-func (s *Server) loadForLaunch(k *Kernel, buffers []Binding, id StreamID, mode LaunchMode) *compiled {
+func (s *Server) loadForLaunch(k *Kernel, buffers []Binding, id StreamID, mode LaunchMode) (*compiled, error) {
 	ck, err := s.kernels.load(k)
 	if err == nil {
-		return ck
+		return ck, nil
 	}
 	if mode == Execute {
-		s.failOutputs(k, buffers, id, err)
-	} else {
-		s.prof.failure(err)
+		return nil, s.FailLaunch(k, buffers, id, err)
 	}
-	return nil
+	s.prof.failure(err)
+	return nil, nil
 }
 
 // dynamicGrid resolves a dynamic count; false when it could not be read, the failure
