@@ -219,7 +219,9 @@ func TestDiskCacheDamagedEntryRecompiles(t *testing.T) {
 			b[len("CUBEHIPCO1\n")+5] ^= 1
 			require.NoError(t, os.WriteFile(file, b, 0o600))
 		}},
-		{"garbage", func(t *testing.T, file string, b []byte) { require.NoError(t, os.WriteFile(file, []byte("garbage"), 0o600)) }},
+		{"garbage", func(t *testing.T, file string, b []byte) {
+			require.NoError(t, os.WriteFile(file, []byte("garbage"), 0o600))
+		}},
 	} {
 		t.Run(damage.name, func(t *testing.T) {
 			dir := t.TempDir()
