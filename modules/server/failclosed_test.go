@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/faults"
 	"github.com/cubehip/cubehip/modules/server"
 )
 
@@ -186,4 +187,45 @@ func TestFailedStagingWaitBlamesNoBystander(t *testing.T) {
 	assert.Equal(t, want, got)
 	_, err = one.Read(b)
 	assert.Error(t, err, "the failed write's buffer carries its failure")
+}
+
+// After a device fault, a later call that the device refuses with the fault's status
+// names the work that faulted (its stream and the last kernel launched there) before its
+// own step, so a user reading "unable to reserve pinned memory" or a refused launch
+// learns why; a successful Sync ends that (the cpu device recovers from a fault).
+func TestLaterFailuresNameTheFaultedWork(t *testing.T) {
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	dev, ok := p.(deviceFaulter)
+	if !ok {
+		t.Skipf("platform %T cannot fault work on the device and recover", p)
+	}
+	f := faults.Wrap(&faultingLaunches{Platform: p, dev: dev})
+	w := f.Unwrap().(*faultingLaunches)
+	d, err := server.OpenPlatform(f, server.Options{DirectLaunch: true})
+	require.NoError(t, err)
+	defer d.Close()
+	x, y, z := upload(t, d.Stream, 1, 2, 3, 4), alloc(t, d.Stream, 16), alloc(t, d.Stream, 16)
+	require.NoError(t, d.Compile(devScale))
+	require.NoError(t, d.Sync())
+
+	w.armed.Store(1)
+	require.NoError(t, d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}}))
+	require.ErrorIs(t, d.Sync(), hipsys.ErrorLaunchFailure)
+
+	// The device now refuses a launch with the fault's status, as a faulted GPU does.
+	f.Fail("hipModuleLaunchKernel", hipsys.ErrorLaunchFailure)
+	_ = d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, z}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	f.Reset()
+	err = d.Check(z)
+	require.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+	assert.Regexp(t, `^compute: work queued on stream 0 failed on the device \(the last kernel launched there: dev_scale\)`, err.Error(),
+		"the refused launch's failure names the faulted work first")
+
+	require.NoError(t, d.Sync())
+	f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
+	_ = d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, z}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+	err = d.Check(z)
+	require.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
+	assert.NotContains(t, err.Error(), "failed on the device", "after a successful Sync a failure is its own")
 }

@@ -226,7 +226,12 @@ func (s *Server) streamWaitFailed(sys hipsys.Stream, err error) {
 	}
 	clear(u.writes)
 	u.writes, u.merged = u.writes[:0], 0
-	c.late = append(c.late, lateFailure{id: id, bs: bs, err: fmt.Errorf("compute: a wait for stream %d failed: %w", id, err)})
+	werr := fmt.Errorf("compute: a wait for stream %d failed: %w", id, err)
+	if q.lastKernel != nil {
+		werr = fmt.Errorf("compute: a wait for stream %d failed (the last kernel launched there: %s): %w", id, q.lastKernel.Entry, err)
+	}
+	s.noteFault(werr)
+	c.late = append(c.late, lateFailure{id: id, bs: bs, err: werr})
 	c.hasLate.Store(true)
 }
 
@@ -256,6 +261,14 @@ func (s *Server) carryLateFailures() {
 // failure is now carried by the buffers it belongs to. A GPU's fault is sticky: there
 // every later call fails anyway, with an error, never with wrong bytes.
 func (s *Server) failWait(id StreamID, q *streamState, point uint64, err error, locked bool) {
+	s.points.mu.Lock()
+	k := q.lastKernel
+	s.points.mu.Unlock()
+	if k != nil {
+		s.noteFault(fmt.Errorf("compute: work queued on stream %d failed on the device (the last kernel launched there: %s): %w", id, k.Entry, err))
+	} else {
+		s.noteFault(fmt.Errorf("compute: work queued on stream %d failed on the device: %w", id, err))
+	}
 	bs := s.points.fail(q, point, nil)
 	if !locked {
 		s.owner.Lock()
@@ -277,6 +290,7 @@ func (s *Server) launched(k *Kernel, buffers []Binding, q *streamState) {
 	c.mu.Lock()
 	at := c.mark()
 	u := &q.writes
+	q.lastKernel = k
 	for i := range buffers {
 		if i < len(k.IO) && k.IO[i] != Read {
 			u.record(buffers[i], at)

@@ -73,7 +73,7 @@ func (s *Server) WriteGlobal(k *Kernel, name string, data []byte, id StreamID) e
 	staged, err := st.ReservePinned(n)
 	if err != nil {
 		if st.Capture.IsRecording() {
-			return fmt.Errorf("%w for a %d-byte module variable write: %w", ErrNoPinnedMemory, n, err)
+			return s.explain(fmt.Errorf("%w for a %d-byte module variable write: %w", ErrNoPinnedMemory, n, err))
 		}
 		if err := s.p.StreamSynchronize(st.Sys); err != nil {
 			return fmt.Errorf("compute: write of module variable %q: %w", name, err)

@@ -303,7 +303,7 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 		s.dropInfo(st, owned)
 	}
 	if err != nil {
-		return launchError(k, err)
+		return s.explain(launchError(k, err))
 	}
 	s.launched(k, args.Buffers, s.watch.state(st.Sys))
 	if ferr := st.FlushDropsIfDue(false); ferr != nil {

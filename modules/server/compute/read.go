@@ -325,11 +325,11 @@ func (s *Server) readStaged(st *stream.Stream, f *ReadFuture) {
 			// Not while recording (a host wait would invalidate the capture), nor for
 			// a pitched read (2D copies take platform memory only).
 			if p.l.pitched || st.Capture.IsRecording() {
-				f.err = fmt.Errorf("%w for a read of %d bytes", ErrNoPinnedMemory, p.l.bytes)
+				f.err = s.explain(fmt.Errorf("%w for a read of %d bytes", ErrNoPinnedMemory, p.l.bytes))
 				break
 			}
 			if f.err = s.p.StreamSynchronize(st.Sys); f.err != nil {
-				f.err = fmt.Errorf("compute: read without staging: %w", f.err)
+				f.err = s.explain(fmt.Errorf("compute: read without staging: %w", f.err))
 				break
 			}
 			f.err = s.p.MemcpyDtoH(buf.heap, p.ptr)
@@ -393,6 +393,11 @@ func (f SyncFuture) wait(locked bool) error {
 		return err
 	}
 	f.s.points.confirm(q, point)
+	if f.s.fault.Load() != nil {
+		// A wait succeeded: the device is not refusing work (the cpu device recovers
+		// from a fault), so later failures are their own.
+		f.s.fault.Store(nil)
+	}
 	return nil
 }
 

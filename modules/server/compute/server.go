@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/stream"
@@ -85,8 +86,9 @@ type Server struct {
 
 	stagesSmallReads bool // the platform's hipsys.SmallReadStager says so
 	points           confirmations
-	owner            sync.Locker // Config.Owner, or a lock nobody else takes
-	one              [1]Binding  // a one-buffer write set, reused by every write
+	fault            atomic.Pointer[deviceFault] // errors.go: the fault a failed wait reported, until a wait succeeds
+	owner            sync.Locker                 // Config.Owner, or a lock nobody else takes
+	one              [1]Binding                  // a one-buffer write set, reused by every write
 }
 
 // New builds a server over p for the calling thread's current device. It creates no

@@ -41,6 +41,9 @@ type streamState struct {
 	flag         flagState   // flags.go
 
 	writes unconfirmed // confirm.go; guarded by confirmations.mu
+	// lastKernel is the kernel launched last on the stream, which a failed wait names
+	// as the work that most likely faulted; guarded by confirmations.mu.
+	lastKernel *Kernel
 }
 
 // share records that something outside the server may queue work on the stream:

@@ -277,11 +277,11 @@ func (s *Server) writeToGPU(st *stream.Stream, d CopyDescriptor, l layout, data 
 // writeUnstaged is the write's fallback when pinned staging ran out (why).
 func (s *Server) writeUnstaged(st *stream.Stream, l layout, ptr hipsys.DevicePtr, data []byte, why error) error {
 	if l.pitched || st.Capture.IsRecording() {
-		return fmt.Errorf("%w for a %d-byte write: %w", ErrNoPinnedMemory, len(data), why)
+		return s.explain(fmt.Errorf("%w for a %d-byte write: %w", ErrNoPinnedMemory, len(data), why))
 	}
 	// The blocking copy is not ordered with the stream's queued work: wait for it.
 	if err := s.p.StreamSynchronize(st.Sys); err != nil {
-		return fmt.Errorf("compute: write without staging: %w", err)
+		return s.explain(fmt.Errorf("compute: write without staging: %w", err))
 	}
 	if err := s.p.MemcpyHtoD(ptr, data); err != nil {
 		return fmt.Errorf("compute: write of %d bytes: %w", len(data), err)
@@ -336,7 +336,7 @@ func (s *Server) createWithData(st *stream.Stream, data []byte) (memory.Handle, 
 		var staged *stream.Staging
 		staged, err = st.ReservePinned(n)
 		if err != nil {
-			err = fmt.Errorf("%w: %w", ErrNoPinnedMemory, err)
+			err = s.explain(fmt.Errorf("%w: %w", ErrNoPinnedMemory, err))
 		} else {
 			copy(staged.Bytes(), data)
 			// SAFETY: staged is pinned C memory, released by the drop queue after a
