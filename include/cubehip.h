@@ -90,7 +90,12 @@ typedef int32_t cubehip_status;
 const char* cubehip_status_string(cubehip_status status);
 
 /* The calling thread's message for its last failed call, or "" when its last call
- * succeeded. Valid until the thread's next call into the library. Never NULL. */
+ * succeeded: every function that returns a cubehip_status empties it when it returns
+ * CUBEHIP_SUCCESS, except cubehip_device_count's answer of 0 devices, which leaves the
+ * reason. cubehip_status_string, cubehip_version and this function leave it as it is, so
+ * a host may print a status's name and the message in one call. Valid until the thread's
+ * next call of a function that returns a cubehip_status. Never NULL. The message's memory
+ * is the thread's, freed when the thread exits. */
 const char* cubehip_last_error(void);
 
 /* ---- version ------------------------------------------------------------------------ */

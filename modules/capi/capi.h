@@ -16,6 +16,8 @@ typedef const cubehip_kernel_desc capi_ckernel_desc;
 typedef const cubehip_arg capi_carg;
 
 void capi_set_last_error(const char* msg, size_t n);
+/* Empties the calling thread's message: a call that succeeds leaves "" behind. */
+void capi_clear_last_error(void);
 
 /* The benchmarks' C loops (benchloop.c): op is one of these. */
 enum {

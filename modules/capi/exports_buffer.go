@@ -27,7 +27,7 @@ func cubehip_buffer_alloc(h C.cubehip_device, stream C.uint64_t, size C.uint64_t
 		return fail(err)
 	}
 	out.id = C.uint64_t(handles.add(kindBuffer, &buffer{dev: dev, b: b}))
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_buffer_release
@@ -55,12 +55,12 @@ func cubehip_buffer_recycle(h C.cubehip_buffer, kept *C.int32_t) C.cubehip_statu
 	}
 	if k {
 		*kept = 1
-		return statusSuccess
+		return success()
 	}
 	// Released: the handle goes, as cubehip_buffer_release's does. A release racing this
 	// call on another thread removed it already and returned the buffer's ErrReleased.
 	handles.remove(uint64(h.id), kindBuffer)
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_buffer_size
@@ -73,7 +73,7 @@ func cubehip_buffer_size(h C.cubehip_buffer, size *C.uint64_t) C.cubehip_status 
 		return fail(err)
 	}
 	*size = C.uint64_t(b.b.Size())
-	return statusSuccess
+	return success()
 }
 
 // hostBytes views n bytes of host memory the caller passed, for the length of the call.

@@ -37,7 +37,8 @@ func cubehip_device_count(platform *C.capi_cchar, count *C.int32_t) C.cubehip_st
 	p, err := hipsys.Open(goString(platform))
 	if err != nil {
 		// An absent library or a platform with no device is an answer, not a failure:
-		// 0 devices, and the reason kept for a host that wants it.
+		// 0 devices, and the reason kept for a host that wants it: the one success
+		// that leaves a message (include/cubehip.h says so).
 		fail(err)
 		return statusSuccess
 	}
@@ -47,7 +48,7 @@ func cubehip_device_count(platform *C.capi_cchar, count *C.int32_t) C.cubehip_st
 		return statusSuccess
 	}
 	*count = C.int32_t(n)
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_device_properties
@@ -71,7 +72,7 @@ func cubehip_device_properties(platform *C.capi_cchar, index C.int32_t, props *C
 		return fail(err)
 	}
 	fillProps(props, p.Name(), pr)
-	return statusSuccess
+	return success()
 }
 
 func checkProps(props *C.cubehip_device_props) error {
@@ -164,7 +165,7 @@ func cubehip_device_open(platform *C.capi_cchar, index C.int32_t, options *C.cap
 	dev := &device{d: d}
 	dev.id = handles.add(kindDevice, dev)
 	out.id = C.uint64_t(dev.id)
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_device_close
@@ -191,7 +192,7 @@ func cubehip_device_get_properties(h C.cubehip_device, props *C.cubehip_device_p
 		return fail(err)
 	}
 	fillProps(props, dev.d.Platform(), dev.d.Props())
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_device_sync

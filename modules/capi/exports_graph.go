@@ -41,7 +41,7 @@ func cubehip_capture_end(h C.cubehip_device, stream C.uint64_t, out *C.cubehip_g
 		return fail(err)
 	}
 	out.id = C.uint64_t(handles.add(kindGraph, &graph{dev: dev, g: g}))
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_graph_replay
@@ -77,7 +77,7 @@ func cubehip_profile_start(h C.cubehip_device, stream C.uint64_t, out *C.cubehip
 		return fail(err)
 	}
 	out.id = C.uint64_t(handles.add(kindProfile, &profile{dev: dev, p: p}))
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_profile_stop
@@ -95,7 +95,7 @@ func cubehip_profile_stop(h C.cubehip_profile, ns *C.uint64_t) C.cubehip_status 
 		return fail(err)
 	}
 	*ns = C.uint64_t(d.Nanoseconds())
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_profile_abandon
@@ -105,7 +105,7 @@ func cubehip_profile_abandon(h C.cubehip_profile) C.cubehip_status {
 		return fail(handleError{k: kindProfile, id: uint64(h.id)})
 	}
 	obj.(*profile).p.Abandon()
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_memory_usage_get
@@ -128,7 +128,7 @@ func cubehip_memory_usage_get(h C.cubehip_device, usage *C.cubehip_memory_usage)
 	usage.bytes_in_use = C.uint64_t(u.BytesInUse)
 	usage.bytes_padding = C.uint64_t(u.BytesPadding)
 	usage.bytes_reserved = C.uint64_t(u.BytesReserved)
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_memory_report

@@ -37,7 +37,7 @@ func cubehip_buffer_import(h C.cubehip_device, stream C.uint64_t, ptr C.uint64_t
 		return fail(fmt.Errorf("cubehip_buffer_import: %w", err))
 	}
 	out.id = C.uint64_t(handles.add(kindBuffer, &buffer{dev: dev, b: b}))
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_stream_native_handle
@@ -55,5 +55,5 @@ func cubehip_stream_native_handle(h C.cubehip_device, stream C.uint64_t, handle 
 		return fail(fmt.Errorf("cubehip_stream_native_handle: %w", err))
 	}
 	*handle = C.uint64_t(n)
-	return statusSuccess
+	return success()
 }

@@ -22,5 +22,5 @@ func cubehip_buffer_device_pointer(h C.cubehip_buffer, ptr *C.uint64_t) C.cubehi
 		return fail(fmt.Errorf("cubehip_buffer_device_pointer: %w", err))
 	}
 	*ptr = C.uint64_t(p)
-	return statusSuccess
+	return success()
 }

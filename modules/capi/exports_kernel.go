@@ -29,7 +29,7 @@ func cubehip_kernel_create(h C.cubehip_device, desc *C.capi_ckernel_desc, out *C
 		return fail(err)
 	}
 	out.id = C.uint64_t(handles.add(kindKernel, &kernel{dev: dev, k: k, io: io, entry: k.Entry()}))
-	return statusSuccess
+	return success()
 }
 
 // kernelFromDesc copies everything the host described, so the host's strings and arrays
@@ -123,5 +123,5 @@ func cubehip_kernel_destroy(h C.cubehip_kernel) C.cubehip_status {
 	if _, ok := handles.remove(uint64(h.id), kindKernel); !ok {
 		return fail(handleError{k: kindKernel, id: uint64(h.id)})
 	}
-	return statusSuccess
+	return success()
 }

@@ -41,7 +41,7 @@ func cubehip_device_can_access_peer(platform *C.capi_cchar, index, peer C.int32_
 	if ok {
 		*out = 1
 	}
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_device_peers
@@ -69,7 +69,7 @@ func cubehip_device_peers(h C.cubehip_device, peers *C.int32_t, capacity C.int32
 	for i, p := range got {
 		out[i] = C.int32_t(p)
 	}
-	return statusSuccess
+	return success()
 }
 
 //export cubehip_buffer_copy_from

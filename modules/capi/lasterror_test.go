@@ -56,3 +56,26 @@ func TestLastErrorIsTheCallers(t *testing.T) {
 		}
 	}
 }
+
+// TestLastErrorC: a success empties the calling thread's message, and a thread that failed
+// a call gives its message buffer back when it exits (tests/lasterror_test.c).
+func TestLastErrorC(t *testing.T) {
+	bin := compileHost(t, cc(), "tests/lasterror_test.c", "-std=c11", "-fsanitize=undefined", "-fno-sanitize-recover=all")
+	out := runHost(t, bin)
+	require.Contains(t, out, "checks passed")
+	t.Log(strings.TrimSpace(out))
+}
+
+// TestSuccessEmptiesLastError: the header's "" when the thread's last call succeeded.
+func TestSuccessEmptiesLastError(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	require.NotZero(t, abiCall(2, 0, 0, 0, 0, nil, nil, 0)) // the size of the zero handle
+	require.NotEmpty(t, lastError())
+	dev, st := abiOpen("cpu")
+	require.Zero(t, st, lastError())
+	require.Empty(t, lastError(), "the message after a successful cubehip_device_open")
+	require.NotZero(t, abiCall(2, 0, 0, 0, 0, nil, nil, 0))
+	require.Zero(t, abiClose(dev))
+	require.Empty(t, lastError(), "the message after a successful cubehip_device_close")
+}

@@ -2,6 +2,8 @@ package main
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/include -I${SRCDIR}
+#cgo noescape capi_clear_last_error
+#cgo nocallback capi_clear_last_error
 #include "capi.h"
 */
 import "C"
@@ -122,10 +124,18 @@ func fail(err error) C.cubehip_status {
 	return statusOf(err)
 }
 
+// success is the status of a call that succeeded: the calling thread's last error is emptied,
+// as include/cubehip.h promises ("" when its last call succeeded), so a message a host
+// reads always belongs to the call it just made.
+func success() C.cubehip_status {
+	C.capi_clear_last_error()
+	return statusSuccess
+}
+
 // result is the status of a call that returns err: success, or err recorded.
 func result(err error) C.cubehip_status {
 	if err == nil {
-		return statusSuccess
+		return success()
 	}
 	return fail(err)
 }

@@ -24,12 +24,19 @@ static int checks;
 		}                                                                                     \
 	} while (0)
 
-/* STATUS checks that call returns want, naming both statuses when it does not. */
+/* STATUS checks that call returns want, naming both statuses when it does not, and that
+ * the thread's last error agrees: a message after a failure (a failing call that forgot
+ * its message leaves the host nothing to report), "" after a success (a stale message
+ * would be read as this call's). */
 #define STATUS(call, want)                                                                    \
 	do {                                                                                      \
 		cubehip_status got_ = (call);                                                         \
 		EXPECT(got_ == (want), "%s returned %s (%d), want %s", #call,                         \
 			cubehip_status_string(got_), (int)got_, cubehip_status_string(want));             \
+		if (got_ == CUBEHIP_SUCCESS)                                                          \
+			EXPECT(cubehip_last_error()[0] == 0, "%s succeeded, and left a message", #call);  \
+		else                                                                                  \
+			EXPECT(cubehip_last_error()[0] != 0, "%s failed without a message", #call);       \
 	} while (0)
 #define OK(call) STATUS(call, CUBEHIP_SUCCESS)
 
