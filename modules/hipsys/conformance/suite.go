@@ -36,6 +36,7 @@ func Run(t *testing.T, p hipsys.Platform) {
 	t.Run("modules", s.moduleErrors)
 	t.Run("kernels", s.kernels)
 	t.Run("kernel parameters", s.kernelParams)
+	t.Run("types", s.types)
 	t.Run("module globals", s.moduleGlobals)
 	t.Run("graphs", s.graphs)
 	t.Run("peers", s.peers)

@@ -60,7 +60,8 @@
 //     bytes), modules, graphs, executable graphs and programs are alive, for leak
 //     tests (hipsys.LiveCounter).
 //   - Device properties from cpuid: the CPU's brand string, "x86-64-vN", logical cores
-//     as multiprocessors, warp size 1.
+//     as multiprocessors, and the warp size the jit compiles for (jit.WarpSize): 32, or
+//     64 with CUBEHIP_CPU_WARP_SIZE=64.
 //
 // It does not own kernel compilation, loading or execution: hiprtc and modules are
 // package [github.com/cubehip/cubehip/modules/hipsys/cpu/jit], which this package calls

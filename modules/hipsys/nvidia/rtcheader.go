@@ -50,6 +50,15 @@ typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 
+// The short unsigned names AMD's HIP headers define for device code
+// (amd_detail/device_library_decls.h), so a kernel written for AMD that says uint
+// compiles here too; CUDA under NVRTC has none of them.
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+typedef unsigned long long ullong;
+
 // HIP's warp intrinsics act on the whole warp; CUDA 9 and later spell that with an
 // explicit mask (_sync), and from sm_70 on the unmasked forms no longer exist. Older
 // architectures keep CUDA's own unmasked declarations, which these would collide with.

@@ -3,10 +3,16 @@
  * so they can live in __shared__ (thread_local) arrays without per-thread construction. */
 #pragma once
 
+/* Laid out as AMD's HIP headers lay them out (amd_hip_vector_types.h, where they are clang
+ * vectors): 2- and 4-component types aligned to their whole size (uint2 8, double2 16,
+ * double4 32), 1- and 3-component types to one component's (float3 is 12 bytes, aligned 4).
+ * A struct holding one, or an array of them shared with a GPU, then has the same offsets
+ * here as on the GPU. CUDA's vector_types.h differs only in capping the 4-component types
+ * at 16 (double4 aligned 16); the conformance suite's layout table records both. */
 #define CUBEHIP_VEC1(T, N) struct N##1 { T x; };
-#define CUBEHIP_VEC2(T, N) struct N##2 { T x, y; };
+#define CUBEHIP_VEC2(T, N) struct alignas(2 * sizeof(T)) N##2 { T x, y; };
 #define CUBEHIP_VEC3(T, N) struct N##3 { T x, y, z; };
-#define CUBEHIP_VEC4(T, N) struct alignas(sizeof(T) * 4 <= 16 ? sizeof(T) * 4 : 16) N##4 { T x, y, z, w; };
+#define CUBEHIP_VEC4(T, N) struct alignas(4 * sizeof(T)) N##4 { T x, y, z, w; };
 
 #define CUBEHIP_OPS(V, N) \
 	inline V operator+(V a, V b) { V r; for (int i = 0; i < N; i++) (&r.x)[i] = (&a.x)[i] + (&b.x)[i]; return r; } \
