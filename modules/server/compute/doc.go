@@ -1,9 +1,10 @@
 // Package compute is the HIP compute server, CubeCL's HipServer in Go: one device's
 // streams, kernels and their compile cache, captured graphs, the event profiler and the
 // pinned staging that copies between Go memory and the device. It is the layer the
-// user package (server, whose Device is a thread-safe face over one Server), the C ABI
-// and Python stand on, as database/sql stands on database/sql/driver: programs import
-// server; implementers of those layers import compute.
+// user package (server, whose Device is a thread-safe face over one Server) stands on,
+// as database/sql stands on database/sql/driver: programs, the C ABI and the Python
+// package import server; a layer that needs the Server's single-owner method set itself
+// imports compute.
 //
 // # What it owns
 //
@@ -21,7 +22,14 @@
 //     is what the write scopes check and claim.
 //   - The copies between Go memory and the device: always through pinned staging (see
 //     [Server.Staging] for its two forms), never straight from pageable memory, except a
-//     small read of an idle stream, which is one blocking copy.
+//     small read of a stream the driver or the server's own counts show idle, which is
+//     one blocking copy.
+//   - What the server infers about each device stream that the driver does not say
+//     (streamstate.go): whether it is idle, which call carries a completion flag, which
+//     writes no wait has confirmed. One state per device stream, shared by the logical
+//     ids mapped onto it; a stream anything outside the server may queue on (its native
+//     handle handed out, memory imported on it) is never inferred idle, and every wait on
+//     it is the driver's.
 //   - The launch queue (launchqueue.go): on a platform that has one, a launch on the
 //     fast path is issued by a platform thread, and every other call first settles it.
 //
@@ -49,8 +57,9 @@
 //     bounds, which wrapped arithmetic would pass.
 //   - An asynchronous device fault (reported by a later wait, not by the call that
 //     queued the work) lands on every buffer written, launched into or replayed into
-//     on the wait's stream since that stream's last successful wait (a Sync, or the
-//     wait for a staging chunk), never on a buffer such a wait confirmed; the wait
+//     on the wait's device stream, by any logical id mapped onto it, since that
+//     stream's last successful wait (a Sync, or the wait for a staging chunk), never on
+//     a buffer such a wait confirmed; the wait
 //     fails the call that waits, and the fault is then acknowledged with a stream
 //     synchronization, so a device that recovers runs the stream's later work.
 //

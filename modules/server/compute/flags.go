@@ -10,9 +10,9 @@ import (
 // Completion flags (hipsys.FlaggingQueue, hipsys.FlagWaiter; the nvidia platform has
 // them). A caller that launches and then waits, the pattern of a synchronous loop, sees
 // its launch done sooner when the launch is followed at once by a write the stream makes
-// to host memory and the wait spins on it, than through the driver's stream wait: on an
-// H200 (2026-12-03) the C ABI's launch + sync went from 1.08-1.13 to 1.007-1.040 of the raw
-// driver's C loop. But the write costs the launch about 1 µs of its caller's time, and
+// to host memory and the wait spins on it, than through the driver's stream wait (the C
+// ABI's launch + sync on an H200 came to within 4% of the raw driver's C loop, from 8-13%
+// over; docs/benchmarks.md has the figures). But the write costs the launch about 1 µs of its caller's time, and
 // covers only what was queued before it. So the watch flags a launch only when it
 // guesses that a wait on the stream comes next with nothing queued between, and waits
 // on a flag only when nothing was queued on the stream after the flagged launch. A small
@@ -108,9 +108,9 @@ func (w *queueWatch) syncFlagged(s hipsys.Stream) error {
 // (waitSmall) follows it at once, so no guess is needed, and the wait takes the flag
 // when nothing was queued on the stream after the copy.
 func (w *queueWatch) copySmall(dst hipsys.HostPtr, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
-	fc, ok := w.Platform.(hipsys.FlaggingCopier)
 	q := w.state(s)
-	if w.flags == nil || !ok || q.shared.Load() {
+	fc := w.flaggedCopies
+	if w.flags == nil || fc == nil || q.shared.Load() {
 		return w.MemcpyDtoHAsync(dst, src, size, s)
 	}
 	n := q.begun.Add(1)
@@ -125,7 +125,7 @@ func (w *queueWatch) copySmall(dst hipsys.HostPtr, src hipsys.DevicePtr, size ui
 // flagging gives the watch and the queue wrapper what flags need, when the platform and
 // its queue have them.
 func flagging(p hipsys.Platform, q hipsys.LaunchQueue) (hipsys.FlagWaiter, hipsys.FlaggingQueue) {
-	fw, ok1 := p.(hipsys.FlagWaiter)
+	fw, ok1 := hipsys.As[hipsys.FlagWaiter](p)
 	fq, ok2 := q.(hipsys.FlaggingQueue)
 	if !ok1 || !ok2 {
 		return nil, nil

@@ -30,6 +30,10 @@ type queueWatch struct {
 	// flags is the platform's completion-flag wait (hipsys.FlagWaiter), set when the
 	// server also holds a launch queue that flags launches (flags.go); nil otherwise.
 	flags hipsys.FlagWaiter
+
+	// flaggedCopies is the platform's flagged device-to-host copy (hipsys.FlaggingCopier),
+	// found once through its wrappers; nil when it has none.
+	flaggedCopies hipsys.FlaggingCopier
 }
 
 // queueRecent pairs a stream with its state, immutable once published.
@@ -38,7 +42,13 @@ type queueRecent struct {
 	q *streamState
 }
 
-func newQueueWatch(p hipsys.Platform) *queueWatch { return &queueWatch{Platform: p} }
+func newQueueWatch(p hipsys.Platform) *queueWatch {
+	w := &queueWatch{Platform: p}
+	if fc, ok := hipsys.As[hipsys.FlaggingCopier](p); ok {
+		w.flaggedCopies = fc
+	}
+	return w
+}
 
 // state is s's counters. A run of calls on one stream reads one pointer: the map's
 // lookup walks several nodes, each a likely cache miss after a driver call.
