@@ -1,14 +1,18 @@
 package jit
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"hash"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 
 	"github.com/klauspost/cpuid/v2"
 )
@@ -98,6 +102,99 @@ var cpuKey = sync.OnceValue(func() string {
 	return key
 })
 
+// workDir is the directory under cacheDir the jit keeps its files in (cacheDir/cpu-v1,
+// created 0700), the same for the life of the process. Objects found there are loaded
+// into the process (dlopen), so it must be the user's own and writable by no one else,
+// and so must cacheDir, whose other writers could swap cpu-v1 for a directory of their
+// own. Where it is not (or cannot be created), the jit works, after one warning per
+// process and directory, in a fresh private directory under the temporary directory,
+// and keeps nothing across processes.
+func workDir(cacheDir string) string {
+	workDirs.Lock()
+	defer workDirs.Unlock()
+	if d, ok := workDirs.m[cacheDir]; ok {
+		return d
+	}
+	d := filepath.Join(cacheDir, layoutVersion)
+	err := os.MkdirAll(d, 0o700)
+	for _, dir := range []string{cacheDir, d} {
+		if err == nil {
+			err = private(dir)
+		}
+	}
+	if err != nil {
+		if tmp, terr := os.MkdirTemp("", "cubehip-cpu-"); terr == nil {
+			slog.Warn("cpu: kernel cache directory not used; compiled kernels are not kept across processes", "err", err, "instead", tmp)
+			d = tmp
+		}
+	}
+	if workDirs.m == nil {
+		workDirs.m = map[string]string{}
+	}
+	workDirs.m[cacheDir] = d
+	return d
+}
+
+var workDirs struct {
+	sync.Mutex
+	m map[string]string // cache dir -> the directory used for it
+}
+
+// private checks that dir is a directory owned by this process's user and writable by
+// no one else.
+func private(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return fmt.Errorf("%s belongs to another user (uid %d, this process runs as %d)", dir, sys.Uid, os.Getuid())
+	}
+	if perm := st.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("%s is writable by its group or by others (mode %#o): chmod go-w it, or choose another CUBEHIP_CACHE_DIR", dir, perm)
+	}
+	return nil
+}
+
+// objectMagic starts every cached object; the version digit changes with the layout:
+// magic, SHA-256 of the key and image, image.
+const objectMagic = "CUBEHIPOBJ1\n"
+
+// sealObject is what the cache stores for img under key. The checksum is verified before
+// the image is handed out (and loaded into the process): a file cut short or with a
+// flipped byte decodes as an image all the same, and would be dlopened. It covers the key
+// too, so an object copied over another's name is refused.
+func sealObject(key string, img []byte) []byte {
+	sum := objectSum(key, img)
+	out := append([]byte(objectMagic), sum[:]...)
+	return append(out, img...)
+}
+
+// unsealObject is the image stored in b under key, false when b is not a whole, intact
+// object.
+func unsealObject(key string, b []byte) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(objectMagic))
+	if !ok || len(rest) < sha256.Size {
+		return nil, false
+	}
+	img := rest[sha256.Size:]
+	sum := objectSum(key, img)
+	return img, bytes.Equal(rest[:sha256.Size], sum[:])
+}
+
+func objectSum(key string, img []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write([]byte(key))
+	h.Write([]byte{0})
+	h.Write(img)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
 // readCached returns the file's bytes, or nil when it is absent or unreadable: a cache
 // that cannot be read is a miss, never an error.
 func readCached(path string) []byte {
@@ -108,12 +205,13 @@ func readCached(path string) []byte {
 	return b
 }
 
-// writeAtomic writes through a temporary file in the same directory and renames it into
-// place, so a concurrent reader (another process sharing the cache) sees the whole file
-// or none. Two writers of the same key write the same bytes; the last rename wins.
+// writeAtomic writes through a temporary file (0600) in the same directory (created
+// 0700) and renames it into place, so a concurrent reader (another process sharing the
+// cache) sees the whole file or none. Two writers of the same key write the same bytes;
+// the last rename wins.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(dir, ".tmp-*")

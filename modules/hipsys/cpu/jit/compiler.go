@@ -21,7 +21,7 @@ const callCompile = "hiprtcCompileProgram"
 // safe for concurrent use; two goroutines compiling the same program share one compiler
 // run.
 type Compiler struct {
-	root string // <cache dir>/cpu-v1
+	cacheDir string // its files are in workDir(cacheDir)
 
 	mu     sync.Mutex
 	memory map[string][]byte  // key -> image
@@ -41,8 +41,11 @@ func NewCompiler(cacheDir string) *Compiler {
 	if cacheDir == "" {
 		cacheDir = DefaultCacheDir()
 	}
-	return &Compiler{root: filepath.Join(cacheDir, layoutVersion), memory: map[string][]byte{}, flight: map[string]*flight{}}
+	return &Compiler{cacheDir: cacheDir, memory: map[string][]byte{}, flight: map[string]*flight{}}
 }
+
+// root is the directory the compiler keeps its files in (workDir).
+func (c *Compiler) root() string { return workDir(c.cacheDir) }
 
 // Compile compiles source (name is the file name compiler messages use) with the
 // in-memory headers and hiprtc options, and returns the code object and the compiler's
@@ -54,7 +57,7 @@ func NewCompiler(cacheDir string) *Compiler {
 // running the compiler. It blocks for the length of the compile (about a second with g++
 // -O3) otherwise.
 func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options []string) ([]byte, string, error) {
-	tc, err := findToolchain(c.root)
+	tc, err := findToolchain(c.root())
 	if err != nil {
 		return nil, "", hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInternalError, err.Error())
 	}
@@ -100,7 +103,7 @@ func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options
 // $CXX value (and kept on disk across processes); the rest costs a hash. It fails, as
 // Compile would, when there is no compiler.
 func (c *Compiler) CodeIdentity(options []string) (string, error) {
-	tc, err := findToolchain(c.root)
+	tc, err := findToolchain(c.root())
 	if err != nil {
 		return "", hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInternalError, err.Error())
 	}
@@ -109,8 +112,8 @@ func (c *Compiler) CodeIdentity(options []string) (string, error) {
 
 // compileMiss looks on disk, then compiles and stores.
 func (c *Compiler) compileMiss(tc *toolchain, key, source, name string, headers []header, options []string) ([]byte, string, error) {
-	path := filepath.Join(c.root, "obj", key[:2], key+".img")
-	if img := readCached(path); img != nil {
+	path := filepath.Join(c.root(), "obj", key[:2], key+".img")
+	if img, ok := unsealObject(key, readCached(path)); ok {
 		if _, err := decodeImage(img); err == nil {
 			return img, "", nil
 		}
@@ -119,7 +122,7 @@ func (c *Compiler) compileMiss(tc *toolchain, key, source, name string, headers 
 	if err != nil {
 		return nil, log, err
 	}
-	_ = writeAtomic(path, img) // best effort: a read-only cache only costs the next process a compile
+	_ = writeAtomic(path, sealObject(key, img)) // best effort: a read-only cache only costs the next process a compile
 	return img, log, nil
 }
 
@@ -129,21 +132,22 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	internal := func(err error) error {
 		return hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInternalError, err.Error())
 	}
-	inc, err := includeDir(c.root)
+	root := c.root()
+	inc, err := includeDir(root)
 	if err != nil {
 		return nil, "", internal(err)
 	}
-	tmp, err := os.MkdirTemp(c.root, ".build-*")
+	tmp, err := os.MkdirTemp(root, ".build-*")
 	if err != nil {
 		return nil, "", internal(err)
 	}
 	defer os.RemoveAll(tmp)
 	for _, h := range headers {
 		p := filepath.Join(tmp, "headers", h.name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return nil, "", internal(err)
 		}
-		if err := os.WriteFile(p, []byte(h.source), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(h.source), 0o600); err != nil {
 			return nil, "", internal(err)
 		}
 	}
@@ -160,7 +164,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	common = append(common, "-include", filepath.Join(inc, "cubehip_prelude.h"))
 	var live map[int]bool
 	if conditional.MatchString(source) {
-		if err := os.WriteFile(filepath.Join(tmp, file), []byte(source), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(tmp, file), []byte(source), 0o600); err != nil {
 			return nil, "", internal(err)
 		}
 		live = liveLines(tc, tmp, file, source, ppFlags(common))
@@ -178,7 +182,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		// __device__ functions too.
 		prog.tlsBuiltins = prog.tlsBuiltins || strings.HasPrefix(f, "-I")
 	}
-	if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o600); err != nil {
 		return nil, "", internal(err)
 	}
 	modes := []string{"-DCUBEHIP_FIBERS=" + boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS=" + boolFlag(prog.tlsBuiltins),

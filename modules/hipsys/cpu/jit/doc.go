@@ -56,10 +56,16 @@
 // (pch.go; CUBEHIP_CPU_PCH=0 turns it off).
 //
 // Code objects are cached by a hash of the source, headers, options, the compiler's
-// identity, the CPU's features and the prelude: in memory per Compiler and on disk under
-// <cacheDir>/cpu-v1 (files written atomically, so processes may share the directory). A
-// cache hit runs no compiler at all: the compiler's --version output is itself cached,
-// keyed by the binary's path, size and modification time.
+// identity, $CUBEHIP_CPU_CXXFLAGS, the warp width, the CPU's features and the prelude:
+// in memory per Compiler and on disk under <cacheDir>/cpu-v1 (files written atomically,
+// so processes may share the directory). CodeIdentity is that hash without the program,
+// for a cache kept above this one. A cache hit runs no compiler at all: the compiler's
+// --version output is itself cached, keyed by the binary's path, size and modification
+// time. What is cached is loaded into the process, so nothing is taken from the cache
+// unchecked: each object is stored with a SHA-256 of its key and bytes, verified before
+// use (a damaged one is compiled again), directories are created 0700 and files 0600,
+// and a cache directory another user owns or others can write to is not used (one
+// warning, then a private temporary directory for the process).
 //
 // # Running
 //

@@ -60,7 +60,7 @@ func TestCodeIdentityCoversWhatDecidesTheCode(t *testing.T) {
 // caches agree on what makes code different.
 func TestCacheKeyIsCodeIdentityAndProgram(t *testing.T) {
 	c := NewCompiler(t.TempDir())
-	tc, err := findToolchain(c.root)
+	tc, err := findToolchain(c.root())
 	require.NoError(t, err)
 	id, err := c.CodeIdentity([]string{"-O2"})
 	require.NoError(t, err)

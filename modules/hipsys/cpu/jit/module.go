@@ -44,9 +44,9 @@ type Module struct {
 }
 
 // Load loads a code object that Compile produced: the shared object inside it is written
-// once (by content hash) under DefaultCacheDir and dlopen'ed. Loading the same image twice
-// shares one copy of its globals (__device__ variables): the dynamic loader opens a file
-// once per process. Errors: hipErrorInvalidImage for bytes that are not a cpu code object
+// once (by content hash) in the jit's private directory under DefaultCacheDir and
+// dlopen'ed. Loading the same image twice shares one copy of its globals (__device__
+// variables): the dynamic loader opens a file once per process. Errors: hipErrorInvalidImage for bytes that are not a cpu code object
 // or whose object does not load on this host.
 func Load(image []byte) (*Module, error) {
 	im, err := decodeImage(image)
@@ -54,7 +54,7 @@ func Load(image []byte) (*Module, error) {
 		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, err.Error())
 	}
 	sum := sha256.Sum256(im.object)
-	path := filepath.Join(DefaultCacheDir(), layoutVersion, "so", hex.EncodeToString(sum[:16])+".so")
+	path := filepath.Join(workDir(DefaultCacheDir()), "so", hex.EncodeToString(sum[:16])+".so")
 	// A file already there is used only if it holds these very bytes: the cache is a
 	// directory other processes write to, and a short or stale file must not be loaded.
 	if old := readCached(path); !bytes.Equal(old, im.object) {

@@ -35,7 +35,7 @@ func preludeDir(tc *toolchain, inc string, flags []string) string {
 		return inc
 	}
 	sum := sha256.Sum256([]byte(tc.identity + "\x00" + filepath.Base(inc) + "\x00" + strings.Join(flags, "\x00")))
-	dir := filepath.Join(DefaultCacheDir(), layoutVersion, "pch", hex.EncodeToString(sum[:12]))
+	dir := filepath.Join(workDir(DefaultCacheDir()), "pch", hex.EncodeToString(sum[:12]))
 	if _, err := os.Stat(filepath.Join(dir, "cubehip_prelude.h.gch")); err == nil {
 		return dir
 	}
@@ -49,7 +49,7 @@ func preludeDir(tc *toolchain, inc string, flags []string) string {
 // then renames it to dir: other processes see all of it or nothing. Failures leave no
 // directory, and compiles go on without one.
 func buildPCH(tc *toolchain, inc, dir string, flags []string) {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".build-*")
@@ -66,10 +66,10 @@ func buildPCH(tc *toolchain, inc, dir string, flags []string) {
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Join(tmp, filepath.Dir(rel)), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(tmp, filepath.Dir(rel)), 0o700); err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(tmp, rel), b, 0o644)
+		return os.WriteFile(filepath.Join(tmp, rel), b, 0o600)
 	})
 	if err != nil {
 		return

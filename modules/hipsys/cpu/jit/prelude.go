@@ -70,7 +70,7 @@ func includeDir(root string) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, "cubehip_prelude.h")); err == nil {
 		return dir, nil
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", err
 	}
 	tmp, err := os.MkdirTemp(root, ".include-*")
@@ -92,10 +92,10 @@ func includeDir(root string) (string, error) {
 			return "", err
 		}
 		p := filepath.Join(tmp, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
+		if err := os.WriteFile(p, b, 0o600); err != nil {
 			return "", err
 		}
 	}
