@@ -18,7 +18,9 @@
 //     identified by the hash of source, entry and options, compiled once per device
 //     architecture through hiprtc, kept in memory and on disk ($CUBEHIP_CACHE_DIR, else
 //     cubehip under os.UserCacheDir()) so a second process loads the code object
-//     without compiling. Each kernel declares the access of each buffer parameter; that
+//     without compiling. A disk entry is also keyed by the compiler's code identity
+//     (hipsys.CodeIdentifier) and checked against its SHA-256 before it is loaded, in a
+//     directory only the user can write (diskcache.go). Each kernel declares the access of each buffer parameter; that
 //     is what the write scopes check and claim.
 //   - The copies between Go memory and the device: always through pinned staging (see
 //     [Server.Staging] for its two forms), never straight from pageable memory, except a
