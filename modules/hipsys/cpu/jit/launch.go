@@ -88,8 +88,9 @@ func (f *Function) ParamSizes() []uint32 { return f.sizes }
 // Errors: hipErrorInvalidConfiguration for a zero or oversized grid or block,
 // hipErrorInvalidValue for dynamic shared memory over MaxSharedMemPerBlock or arguments
 // that do not match the kernel's, hipErrorInvalidHandle once the module is closed. A
-// kernel that faults (an out-of-bounds pointer) crashes the process, as memory is shared
-// with it.
+// kernel that faults ends the launch with the error a GPU gives, naming the kernel
+// (fault.go): hipErrorIllegalAddress for a bad memory access, hipErrorLaunchFailure for
+// the others.
 func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error {
 	if f == nil || f.m == nil {
 		return errUnloaded
@@ -132,12 +133,18 @@ func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []by
 	if m.barrier {
 		barrier = 1
 	}
+	installFaultHandlers()
+	var fault C.cubehip_fault
 	// SAFETY: params and offsets are Go memory holding no Go pointers; cubehip_run copies
-	// them before running any block and keeps nothing after it returns (noescape).
+	// them before running any block and keeps nothing after it returns (noescape). fault
+	// is written before it returns and holds no pointer.
 	rc := C.cubehip_run(f.run, buf, C.uint32_t(len(params)), offs, C.uint32_t(len(offsets)),
 		C.uint32_t(grid.X), C.uint32_t(grid.Y), C.uint32_t(grid.Z),
-		C.uint32_t(block.X), C.uint32_t(block.Y), C.uint32_t(block.Z), C.uint32_t(sharedMem), barrier)
+		C.uint32_t(block.X), C.uint32_t(block.Y), C.uint32_t(block.Z), C.uint32_t(sharedMem), barrier, &fault)
 	m.users.Add(-1)
+	if rc == C.CUBEHIP_FAULTED {
+		return faultError(f.name, &fault)
+	}
 	if rc != 0 {
 		return statusError(hipsys.Status(rc))
 	}

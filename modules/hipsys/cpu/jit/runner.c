@@ -6,6 +6,7 @@
  * per block. A launch too small to repay a wake-up runs inline on the caller. */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "fault.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -29,6 +30,8 @@ typedef struct job {
 	uint64_t nblocks, chunk, nchunks;
 	atomic_uint_fast64_t next; /* next chunk to claim */
 	atomic_int err;
+	atomic_int faulted; /* a fault ended the launch; fault is the first one's */
+	cubehip_fault fault;
 	int barrier;
 	int workers; /* workers inside run_chunks for this job; under mu */
 	int listed;  /* still on the list; under mu */
@@ -89,8 +92,16 @@ static void run_chunks(job* j, cubehip_arena* arena) {
 		if (c >= j->nchunks) return;
 		uint64_t first = c * j->chunk, end = first + j->chunk;
 		if (end > j->nblocks) end = j->nblocks;
-		int rc = j->fn(j->launch, first, end, arena);
-		if (rc) atomic_store(&j->err, rc);
+		cubehip_fault f;
+		int rc = cubehip_guarded(j->fn, j->launch, first, end, arena, &f);
+		if (rc == CUBEHIP_FAULTED) {
+			/* As on a GPU, a fault ends the whole launch: the chunks nobody has claimed
+			 * never run; those running on other threads finish. */
+			if (atomic_exchange(&j->faulted, 1) == 0) j->fault = f;
+			atomic_store_explicit(&j->next, j->nchunks, memory_order_relaxed);
+		} else if (rc) {
+			atomic_store(&j->err, rc);
+		}
 	}
 }
 
@@ -142,7 +153,9 @@ static void pool_start(void) {
 	if (sched_getaffinity(0, sizeof set, &set) == 0) ncpu = CPU_COUNT(&set);
 	if (ncpu < 1) ncpu = 1;
 	/* Workers block every signal: Go delivers its own signals to its threads, and a
-	 * handler running on a worker's fiber stack has nowhere safe to run. */
+	 * handler running on a worker's fiber stack has nowhere safe to run. The faults a
+	 * kernel raises are the exception: fault.c unblocks them on a worker, with an
+	 * alternate stack to handle them on, before its first guarded range of blocks. */
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -164,7 +177,7 @@ int cubehip_pool_threads(void) {
 
 int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs, uint32_t nargs,
                 uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
-                uint32_t shared, int barrier) {
+                uint32_t shared, int barrier, cubehip_fault* fault) {
 	/* A private, aligned copy: the Go buffer may be reused as soon as this call returns
 	 * and need not be aligned for the kernel's widest argument. */
 	_Alignas(16) unsigned char args[CUBEHIP_MAX_PARAM_BYTES];
@@ -183,8 +196,9 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 	if (barrier && arena == NULL) return 2; /* hipErrorOutOfMemory */
 	cubehip_arena* a = arena ? &arena->arena : NULL;
 	int rc;
+	fault->signal = 0;
 	if (pool == 1 || nblocks == 1 || threads <= INLINE_THREADS) {
-		rc = fn(&L, 0, nblocks, a);
+		rc = cubehip_guarded(fn, &L, 0, nblocks, a, fault);
 	} else {
 		job j;
 		memset(&j, 0, sizeof j);
@@ -196,6 +210,7 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 		j.nchunks = (nblocks + j.chunk - 1) / j.chunk;
 		atomic_init(&j.next, 0);
 		atomic_init(&j.err, 0);
+		atomic_init(&j.faulted, 0);
 		j.barrier = barrier;
 		pthread_mutex_lock(&mu);
 		j.listed = 1;
@@ -215,6 +230,10 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 		while (j.workers > 0) pthread_cond_wait(&done_cv, &mu);
 		pthread_mutex_unlock(&mu);
 		rc = atomic_load(&j.err);
+		if (atomic_load(&j.faulted)) {
+			*fault = j.fault;
+			rc = CUBEHIP_FAULTED;
+		}
 	}
 	if (arena) arena_return(arena);
 	return rc;

@@ -3,13 +3,15 @@
 #define CUBEHIP_RUNNER_H
 #include <stdint.h>
 #include "prelude/cubehip_abi.h"
+#include "fault.h"
 
 /* Runs one launch to completion: blocks spread over the worker pool (or inline on the
  * calling thread for small launches). buf/offs are read before any block runs and not kept.
- * Returns 0, or a hipError_t. */
+ * Returns 0, a hipError_t, or CUBEHIP_FAULTED with *fault saying what a faulting kernel
+ * did (fault.h). */
 int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs, uint32_t nargs,
                 uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
-                uint32_t shared, int barrier);
+                uint32_t shared, int barrier, cubehip_fault* fault);
 /* Threads a large launch runs on: the pool's workers plus the caller. */
 int cubehip_pool_threads(void);
 

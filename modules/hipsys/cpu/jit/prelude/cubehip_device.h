@@ -19,6 +19,11 @@ inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
+/* Ends the launch as a GPU's trap does: the runner catches the illegal instruction on
+ * the kernel's thread (fault.c) and fails the launch with hipErrorLaunchFailure. abort()
+ * and a failed assert() end it the same way, through SIGABRT. */
+[[noreturn]] inline void __trap() { __builtin_trap(); }
+
 #include "cubehip_atomic.h"
 
 /* ---- min/max: CUDA and HIP give the global namespace overloads for every pair of

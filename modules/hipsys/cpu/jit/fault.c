@@ -1,0 +1,163 @@
+/* fault.c: a kernel that faults ends its launch, not the process.
+ *
+ * Kernels run in this process, so an out-of-bounds access (SIGSEGV, SIGBUS), an integer
+ * division by zero (SIGFPE), __trap() (SIGILL) or abort() (SIGABRT) raises a signal on
+ * the thread running the kernel. Go's runtime owns the handlers of those signals and,
+ * for one raised outside Go code, crashes the process naming no kernel. The handlers
+ * installed here sit in front of Go's: a signal raised by kernel code (this thread's
+ * guard is set, and the kernel, not kill(2), sent it) jumps back to cubehip_guarded,
+ * which returns CUBEHIP_FAULTED and lets the runner end the launch; every other signal
+ * goes on to the handler that was there before (Go's), as if these were not installed,
+ * so a nil dereference in Go code still panics and os/signal still sees its signals.
+ *
+ * The handlers run on the thread's alternate signal stack (SA_ONSTACK): Go's on Go
+ * threads, one of our own on the pool's workers. A kernel may fault on a fiber's stack,
+ * even by overflowing it into its guard page, where no handler could run; the jump
+ * back to the guard's native stack frame restores the signal mask saved there.
+ *
+ * What a jump cannot undo: C++ destructors of the kernel's frames do not run, and a lock
+ * the kernel held (a printf's stdio lock in a libc call) stays held. Kernels take no
+ * locks of cubehip's; the prelude's printf formats into a per-thread buffer. */
+#define _GNU_SOURCE
+#include "fault.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <ucontext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static const int caught[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define NCAUGHT ((int)(sizeof caught / sizeof caught[0]))
+static struct sigaction previous[NCAUGHT]; /* what each was before; written before enabled */
+static atomic_int enabled;                  /* the handlers are installed */
+
+/* A guarded range of blocks in flight on this thread. */
+typedef struct guard {
+	sigjmp_buf env;
+	cubehip_fault* f;
+} guard;
+
+/* initial-exec: the handler reads these, and a thread's first access to a dynamic-model
+ * thread-local (libcubehip.so) may allocate, which a handler must not. */
+#define FAULT_TLS __thread __attribute__((tls_model("initial-exec")))
+static FAULT_TLS guard* current; /* set only while this thread runs kernel code */
+static FAULT_TLS int prepared;   /* prepare_thread has run on this thread */
+static FAULT_TLS int abrt_blocked;
+
+/* Whether the kernel's own code raised sig: a fault the CPU reported (si_code > 0), or
+ * abort(), which raises SIGABRT at its own thread; never a signal sent by kill(2). */
+static int raised_by_code(int sig, const siginfo_t* info) {
+	if (sig == SIGABRT) return info->si_code == SI_TKILL && info->si_pid == getpid();
+	return info->si_code > 0;
+}
+
+/* Hands sig to the handler installed before ours, as if ours were not there. */
+static void forward(int sig, siginfo_t* info, void* uc) {
+	int i = 0;
+	while (i < NCAUGHT - 1 && caught[i] != sig) i++;
+	const struct sigaction* p = &previous[i];
+	if (p->sa_flags & SA_SIGINFO) {
+		p->sa_sigaction(sig, info, uc);
+	} else if (p->sa_handler == SIG_DFL) {
+		/* The default action: a fault returns to its instruction and faults again under
+		 * it; a sent signal is sent again, and acts once this handler returns. */
+		struct sigaction d;
+		memset(&d, 0, sizeof d);
+		d.sa_handler = SIG_DFL;
+		sigaction(sig, &d, NULL);
+		if (info->si_code <= 0) raise(sig);
+	} else if (p->sa_handler != SIG_IGN) {
+		p->sa_handler(sig);
+	}
+}
+
+static void on_signal(int sig, siginfo_t* info, void* uc) {
+	guard* g = current;
+	if (g == NULL || !raised_by_code(sig, info)) {
+		forward(sig, info, uc);
+		return;
+	}
+	current = NULL;
+	g->f->signal = sig;
+	g->f->code = info->si_code;
+	g->f->addr = sig == SIGABRT ? 0 : (uint64_t)(uintptr_t)info->si_addr;
+	/* The mask the kernel ran with, as it was when the signal came: the guard saved none
+	 * (a system call per range of blocks), and the handler's own mask blocks everything.
+	 * abort() unblocks SIGABRT on its way; a thread that blocked it keeps it blocked. */
+	sigset_t mask = ((ucontext_t*)uc)->uc_sigmask;
+	if (abrt_blocked) sigaddset(&mask, SIGABRT);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	siglongjmp(g->env, 1);
+}
+
+/* Readies this thread for guarded kernels: an alternate signal stack where it has none
+ * (the pool's workers; Go gives its own threads one), and the synchronous signals
+ * unblocked (the workers block every signal, and a blocked SIGSEGV that an instruction
+ * raises kills the process without calling any handler; Go's threads have them unblocked
+ * already). */
+static void prepare_thread(void) {
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_DISABLE)) {
+		size_t size = 64 * 1024;
+		void* p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (p != MAP_FAILED) {
+			ss.ss_sp = p;
+			ss.ss_size = size;
+			ss.ss_flags = 0;
+			if (sigaltstack(&ss, NULL) != 0) munmap(p, size); /* then handlers run in place */
+		}
+	}
+	sigset_t sync, now;
+	sigemptyset(&sync);
+	for (int i = 0; i < NCAUGHT; i++)
+		if (caught[i] != SIGABRT) sigaddset(&sync, caught[i]);
+	pthread_sigmask(SIG_UNBLOCK, &sync, &now);
+	abrt_blocked = sigismember(&now, SIGABRT) == 1;
+	prepared = 1;
+}
+
+void cubehip_faults_install(int on) {
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static int done;
+	pthread_mutex_lock(&mu);
+	if (!done && on) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_signal;
+		/* SA_ONSTACK, as Go requires of every handler in its process; the whole mask, so
+		 * no other handler runs on the alternate stack under this one. */
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+		sigfillset(&sa.sa_mask);
+		for (int i = 0; i < NCAUGHT; i++) {
+			/* Read first, then replace: a signal between the two finds previous set. */
+			sigaction(caught[i], NULL, &previous[i]);
+			sigaction(caught[i], &sa, NULL);
+		}
+		atomic_store(&enabled, 1);
+	}
+	done = 1;
+	pthread_mutex_unlock(&mu);
+}
+
+int cubehip_guarded(cubehip_entry_fn fn, const cubehip_launch* launch, uint64_t first, uint64_t end,
+                    cubehip_arena* arena, cubehip_fault* f) {
+	if (!atomic_load_explicit(&enabled, memory_order_relaxed)) return fn(launch, first, end, arena);
+	if (!prepared) prepare_thread();
+	guard g;
+	g.f = f;
+	/* No mask saved (0): on_signal restores the kernel's own before it jumps. */
+	if (sigsetjmp(g.env, 0)) {
+		f->first = first;
+		f->end = end;
+		return CUBEHIP_FAULTED;
+	}
+	current = &g;
+	int rc = fn(launch, first, end, arena);
+	current = NULL;
+	return rc;
+}

@@ -1,0 +1,28 @@
+/* fault.h: a kernel that faults ends its launch, not the process (fault.c). */
+#ifndef CUBEHIP_FAULT_H
+#define CUBEHIP_FAULT_H
+#include <stdint.h>
+#include "prelude/cubehip_abi.h"
+
+/* What ended a launch early: the signal a kernel raised on some thread of it, and the
+ * range of blocks that thread was running. signal is 0 when nothing faulted. */
+typedef struct cubehip_fault {
+	int signal;
+	int code;      /* si_code: which kind of SIGSEGV, SIGFPE, ... */
+	uint64_t addr; /* si_addr: the address a memory fault touched, or the instruction's */
+	uint64_t first, end;
+} cubehip_fault;
+
+/* cubehip_guarded's result for a range of blocks a fault ended. Not a hipError_t: the Go
+ * side picks the status from the signal. */
+#define CUBEHIP_FAULTED (-1)
+
+/* Installs the handlers of the signals a kernel can raise (once; later calls do nothing).
+ * Before it, or with on == 0, kernels run unguarded and a fault kills the process. */
+void cubehip_faults_install(int on);
+
+/* Runs blocks [first, end) of a launch on this thread. A fault inside the kernel returns
+ * CUBEHIP_FAULTED with *f filled; otherwise the entry's own result. */
+int cubehip_guarded(cubehip_entry_fn fn, const cubehip_launch* launch, uint64_t first, uint64_t end,
+                    cubehip_arena* arena, cubehip_fault* f);
+#endif
