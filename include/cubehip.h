@@ -18,7 +18,9 @@
  *   are written, always NUL-terminated when cap > 0, and *len (when not NULL) receives the
  *   full length without the NUL, so a caller can size a buffer and ask again.
  * - Streams are numbered: stream 0 is the device's default; any uint64_t is a stream id,
- *   and ids are spread over the device's streams as CubeCL does.
+ *   and ids are spread over the device's streams as CubeCL does: id mod max_streams
+ *   (cubehip_device_options; 128 by default), so ids that differ by a multiple of it share
+ *   a device stream (see cubehip_capture_begin).
  *
  * Failures are carried by buffers: a launch, write or replay that fails does not return
  * its failure from the call that queued it. The failure is carried by exactly the buffers
@@ -328,12 +330,27 @@ cubehip_status cubehip_launch_dynamic(cubehip_kernel kernel, uint64_t stream, cu
 
 /* ---- graphs ------------------------------------------------------------------------- */
 
-/* Starts recording the stream's work into a graph: launches, writes and copies queued on
- * the stream until cubehip_capture_end are recorded, not run. */
+/* Starts recording the stream's work into a graph: launches and device-to-device copies
+ * queued on the stream until cubehip_capture_end are recorded, not run.
+ *
+ * A write from host memory (cubehip_buffer_write, cubehip_kernel_global_write) on the
+ * capturing stream cannot be recorded: a graph would need host memory of its own holding
+ * the bytes for every replay. It is refused at the call with CUBEHIP_ERROR_CAPTURE_REFUSED
+ * (the buffer is left as it was), and the capture then ends refused. Write buffers before
+ * cubehip_capture_begin, or between replays.
+ *
+ * Stream ids share device streams (id mod max_streams; 128 by default), and a capture
+ * records its device stream's work whichever id queued it. So while a stream captures,
+ * work on another id of the same device stream (a launch, an allocation, a read, a
+ * sync, a capture_begin or capture_end) is refused with CUBEHIP_ERROR_INVALID_ARGUMENT,
+ * the message naming both ids, rather than recorded into the other id's graph. A second
+ * cubehip_capture_begin on a capturing stream is CUBEHIP_ERROR_INVALID_ARGUMENT. */
 cubehip_status cubehip_capture_begin(cubehip_device device, uint64_t stream);
 
-/* Ends the recording and gives the graph. A recording in which any work failed is
- * CUBEHIP_ERROR_CAPTURE_REFUSED, and the outputs of that work carry the failure. */
+/* Ends the recording and gives the graph. A recording in which any work failed or was
+ * refused is CUBEHIP_ERROR_CAPTURE_REFUSED (*graph is {0}), and the outputs of work that
+ * failed carry the failure. A stream with no capture open is
+ * CUBEHIP_ERROR_INVALID_ARGUMENT. */
 cubehip_status cubehip_capture_end(cubehip_device device, uint64_t stream, cubehip_graph* graph);
 
 /* Runs the recorded work again, on the stream it was recorded on. */

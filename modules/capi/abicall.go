@@ -128,6 +128,9 @@ func abiCall(op byte, h1, h2 uint64, n1, n2 uint64, data []byte, words []uint64,
 	}
 }
 
+// abiStatus is a status as the tests hold it (a test file cannot name C types).
+type abiStatus = C.cubehip_status
+
 // abiOpen, abiClose and abiKernel are the fuzz test's fixtures: a device, and kernels on it.
 func abiOpen(platform string) (uint64, C.cubehip_status) {
 	cs := C.CString(platform)

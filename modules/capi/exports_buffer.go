@@ -22,7 +22,11 @@ func cubehip_buffer_alloc(h C.cubehip_device, stream C.uint64_t, size C.uint64_t
 	if err != nil {
 		return fail(err)
 	}
-	b, err := dev.d.On(server.StreamID(stream)).Alloc(uint64(size))
+	st, err := dev.stream(uint64(stream), "cubehip_buffer_alloc")
+	if err != nil {
+		return fail(err)
+	}
+	b, err := st.Alloc(uint64(size))
 	if err != nil {
 		return fail(err)
 	}
@@ -103,6 +107,9 @@ func cubehip_buffer_write(h C.cubehip_buffer, stream C.uint64_t, offset C.uint64
 	if err := span(b, offset, size, "cubehip_buffer_write"); err != nil {
 		return fail(err)
 	}
+	if err := b.dev.caps.refuseWrite(uint64(stream), "cubehip_buffer_write"); err != nil {
+		return fail(err)
+	}
 	return result(b.dev.d.On(server.StreamID(stream)).WriteAt(b.b, uint64(offset), data))
 }
 
@@ -119,7 +126,11 @@ func cubehip_buffer_read(h C.cubehip_buffer, stream C.uint64_t, offset C.uint64_
 	if err := span(b, offset, size, "cubehip_buffer_read"); err != nil {
 		return fail(err)
 	}
-	return result(b.dev.d.On(server.StreamID(stream)).ReadAt(data, b.b, uint64(offset)))
+	st, err := b.dev.stream(uint64(stream), "cubehip_buffer_read")
+	if err != nil {
+		return fail(err)
+	}
+	return result(st.ReadAt(data, b.b, uint64(offset)))
 }
 
 //export cubehip_buffer_check

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/server"
+	"github.com/cubehip/cubehip/modules/stream"
 )
 
 // Library version: MAJOR*10000 + MINOR*100 + PATCH, the same as include/cubehip.h's.
@@ -163,6 +164,10 @@ func cubehip_device_open(platform *C.capi_cchar, index C.int32_t, options *C.cap
 		return fail(err)
 	}
 	dev := &device{d: d}
+	dev.caps.streams = uint64(stream.DefaultMaxStreams)
+	if opts.MaxStreams > 0 {
+		dev.caps.streams = uint64(opts.MaxStreams)
+	}
 	dev.id = handles.add(kindDevice, dev)
 	out.id = C.uint64_t(dev.id)
 	return success()
@@ -201,5 +206,9 @@ func cubehip_device_sync(h C.cubehip_device, stream C.uint64_t) C.cubehip_status
 	if err != nil {
 		return fail(err)
 	}
-	return result(dev.d.On(server.StreamID(stream)).Sync())
+	st, err := dev.stream(uint64(stream), "cubehip_device_sync")
+	if err != nil {
+		return fail(err)
+	}
+	return result(st.Sync())
 }

@@ -57,6 +57,9 @@ func cubehip_kernel_global_write(h C.cubehip_kernel, stream C.uint64_t, name *C.
 	if err != nil {
 		return fail(err)
 	}
+	if err := k.dev.caps.refuseWrite(uint64(stream), "cubehip_kernel_global_write"); err != nil {
+		return fail(err)
+	}
 	return result(k.dev.d.On(server.StreamID(stream)).WriteGlobal(k.k, n, data))
 }
 
@@ -71,5 +74,9 @@ func cubehip_kernel_global_read(h C.cubehip_kernel, stream C.uint64_t, name *C.c
 	if err != nil {
 		return fail(err)
 	}
-	return result(k.dev.d.On(server.StreamID(stream)).ReadGlobalInto(data, k.k, n))
+	st, err := k.dev.stream(uint64(stream), "cubehip_kernel_global_read")
+	if err != nil {
+		return fail(err)
+	}
+	return result(st.ReadGlobalInto(data, k.k, n))
 }

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/cubehip/cubehip/modules/memory"
@@ -20,10 +21,12 @@ func cubehip_capture_begin(h C.cubehip_device, stream C.uint64_t) C.cubehip_stat
 		return fail(err)
 	}
 	st := dev.d.On(server.StreamID(stream))
-	if err := st.PrepareCapture(); err != nil {
-		return fail(err)
-	}
-	return result(st.BeginCapture())
+	return result(dev.caps.begin(uint64(stream), func() error {
+		if err := st.PrepareCapture(); err != nil {
+			return err
+		}
+		return st.BeginCapture()
+	}))
 }
 
 //export cubehip_capture_end
@@ -36,9 +39,24 @@ func cubehip_capture_end(h C.cubehip_device, stream C.uint64_t, out *C.cubehip_g
 	if err != nil {
 		return fail(err)
 	}
-	g, err := dev.d.On(server.StreamID(stream)).EndCapture()
+	cp, err := dev.caps.end(uint64(stream))
 	if err != nil {
 		return fail(err)
+	}
+	g, err := dev.d.On(server.StreamID(stream)).EndCapture()
+	if cp.refused != nil {
+		// A write was refused inside the capture: a graph without it would replay the
+		// rest as if it were whole.
+		if g != nil {
+			_ = g.Destroy()
+		}
+		return fail(captureFailed{id: uint64(stream), err: cp.refused})
+	}
+	if err != nil {
+		if errors.Is(err, server.ErrClosed) {
+			return fail(err)
+		}
+		return fail(captureFailed{id: uint64(stream), err: err})
 	}
 	out.id = C.uint64_t(handles.add(kindGraph, &graph{dev: dev, g: g}))
 	return success()
@@ -72,7 +90,11 @@ func cubehip_profile_start(h C.cubehip_device, stream C.uint64_t, out *C.cubehip
 	if err != nil {
 		return fail(err)
 	}
-	p, err := dev.d.On(server.StreamID(stream)).StartProfile()
+	st, err := dev.stream(uint64(stream), "cubehip_profile_start")
+	if err != nil {
+		return fail(err)
+	}
+	p, err := st.StartProfile()
 	if err != nil {
 		return fail(err)
 	}
@@ -172,5 +194,9 @@ func cubehip_memory_set_allocation_mode(h C.cubehip_device, stream C.uint64_t, m
 	default:
 		return fail(argError(fmt.Sprintf("cubehip_memory_set_allocation_mode: mode %d is neither AUTO nor PERSISTENT", mode)))
 	}
-	return result(dev.d.On(server.StreamID(stream)).SetAllocationMode(m))
+	st, err := dev.stream(uint64(stream), "cubehip_memory_set_allocation_mode")
+	if err != nil {
+		return fail(err)
+	}
+	return result(st.SetAllocationMode(m))
 }

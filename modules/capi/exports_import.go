@@ -32,7 +32,11 @@ func cubehip_buffer_import(h C.cubehip_device, stream C.uint64_t, ptr C.uint64_t
 		// and hands it back as it was given.
 		rel = func() { C.capi_call_release(release, userData) }
 	}
-	b, err := dev.d.On(server.StreamID(stream)).Import(hipsys.DevicePtr(ptr), uint64(nbytes), rel)
+	st, err := dev.stream(uint64(stream), "cubehip_buffer_import")
+	if err != nil {
+		return fail(err)
+	}
+	b, err := st.Import(hipsys.DevicePtr(ptr), uint64(nbytes), rel)
 	if err != nil {
 		return fail(fmt.Errorf("cubehip_buffer_import: %w", err))
 	}

@@ -192,7 +192,10 @@ func launch(h C.cubehip_kernel, stream C.uint64_t, grid *C.capi_cu32, count C.cu
 	if err := s.convert(k, args, n); err != nil {
 		return fail(fmt.Errorf("cubehip_launch %q: %w", k.entry, err))
 	}
-	st := k.dev.d.On(server.StreamID(stream))
+	st, err := k.dev.stream(uint64(stream), "cubehip_launch")
+	if err != nil {
+		return fail(err)
+	}
 	if dynamic {
 		cb, err := lookup[*buffer](uint64(count.id), kindBuffer)
 		if err != nil {

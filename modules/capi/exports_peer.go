@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
-	"github.com/cubehip/cubehip/modules/server"
 )
 
 // Several devices: peer reachability and copies of a buffer between devices.
@@ -82,5 +81,9 @@ func cubehip_buffer_copy_from(dst C.cubehip_buffer, stream C.uint64_t, src C.cub
 	if err != nil {
 		return fail(err)
 	}
-	return result(d.dev.d.On(server.StreamID(stream)).CopyFrom(d.b, s.b))
+	st, err := d.dev.stream(uint64(stream), "cubehip_buffer_copy_from")
+	if err != nil {
+		return fail(err)
+	}
+	return result(st.CopyFrom(d.b, s.b))
 }

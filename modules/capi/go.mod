@@ -6,11 +6,11 @@ require (
 	github.com/cubehip/cubehip/modules/hipsys v0.1.0
 	github.com/cubehip/cubehip/modules/memory v0.1.0
 	github.com/cubehip/cubehip/modules/server v0.1.0
+	github.com/cubehip/cubehip/modules/stream v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 
 require (
-	github.com/cubehip/cubehip/modules/stream v0.1.0 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.50.0 // indirect

@@ -10,8 +10,9 @@ import (
 // invalidates every handle it made (device.close sweeps them out of the registry).
 type (
 	device struct {
-		d  *server.Device
-		id uint64
+		d    *server.Device
+		id   uint64
+		caps captures
 	}
 	buffer struct {
 		dev *device

@@ -84,9 +84,13 @@ func statusOf(err error) C.cubehip_status {
 	var he handleError
 	var ae argError
 	var ce *server.CompileError
+	var rf refusal
+	var cf captureFailed
 	switch {
 	case err == nil:
 		return statusSuccess
+	case errors.As(err, &rf), errors.As(err, &cf):
+		return statusCaptureRefused
 	case errors.As(err, &he), errors.Is(err, server.ErrReleased), errors.Is(err, server.ErrForeign):
 		return statusInvalidHandle
 	case errors.As(err, &ae), errors.Is(err, server.ErrInvalidArgument),

@@ -334,6 +334,29 @@ static void test_graphs_profiles_memory(cubehip_device dev) {
 	STATUS(cubehip_graph_replay(gr), CUBEHIP_ERROR_INVALID_HANDLE);
 	STATUS(cubehip_graph_destroy(gr), CUBEHIP_ERROR_INVALID_HANDLE);
 
+	/* A write inside a capture cannot be recorded: refused at the call, in the C API's
+	 * terms, and the capture ends refused. */
+	uint32_t before[N];
+	OK(cubehip_buffer_read(a, 2, 0, before, sizeof before));
+	OK(cubehip_capture_begin(dev, 2));
+	STATUS(cubehip_buffer_write(a, 2, 0, zeros, sizeof zeros), CUBEHIP_ERROR_CAPTURE_REFUSED);
+	EXPECT(strstr(cubehip_last_error(), "stream 2 is capturing") != NULL &&
+			strstr(cubehip_last_error(), "prepare run") == NULL,
+		"the write's refusal: %s", cubehip_last_error());
+	/* Stream 130 shares stream 2's device stream (130 mod 128): its work would land in
+	 * stream 2's graph, so it is refused, naming both. */
+	STATUS(cubehip_launch(fill, 130, g, fa, 3), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	EXPECT(strstr(cubehip_last_error(), "stream 130") != NULL && strstr(cubehip_last_error(), "stream 2") != NULL,
+		"names both streams: %s", cubehip_last_error());
+	STATUS(cubehip_capture_end(dev, 130, &gr), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	STATUS(cubehip_capture_end(dev, 2, &gr), CUBEHIP_ERROR_CAPTURE_REFUSED);
+	EXPECT(gr.id == 0, "no graph from a refused capture");
+	OK(cubehip_buffer_read(a, 2, 0, out, sizeof out));
+	EXPECT(memcmp(out, before, sizeof out) == 0, "the refused write changed the buffer");
+	STATUS(cubehip_capture_end(dev, 2, &gr), CUBEHIP_ERROR_INVALID_ARGUMENT); /* none open */
+	OK(cubehip_launch(fill, 130, g, fa, 3)); /* no capture open: any stream again */
+	OK(cubehip_device_sync(dev, 130));
+
 	cubehip_profile p;
 	OK(cubehip_profile_start(dev, 2, &p));
 	for (int i = 0; i < 10; i++) OK(cubehip_launch(fill, 2, g, fa, 3));
