@@ -88,7 +88,7 @@ func (c *command) nodeType() hipsys.GraphNodeType {
 }
 
 // exec runs the command on its stream's worker. A panic (a broken invariant; a kernel
-// that faults kills the process before Go sees anything) becomes the stream's error
+// that faults is a launch error, never a panic) becomes the stream's error
 // rather than taking the whole process down with a Go panic in a goroutine nobody owns.
 func (c *command) exec() (err error) {
 	defer func() {

@@ -23,8 +23,8 @@
 //     memsets (Memset, MemcpyHtoD, ...) run on the calling goroutine after that work.
 //   - Asynchronous failures, delivered as a GPU delivers a failed kernel: at the
 //     next synchronization of any kind that waits for it. A command that fails on
-//     the worker (a graph's kernel whose module was unloaded, a barrier kernel whose
-//     fiber stacks cannot be mapped) becomes its stream's failure, and every
+//     the worker (a kernel that faults, a graph's kernel whose module was unloaded, a
+//     barrier kernel whose fiber stacks cannot be mapped) becomes its stream's failure, and every
 //     synchronization that waits past it returns it: EventSynchronize, and EventQuery
 //     once complete, of an event recorded after it on that stream; StreamQuery once
 //     the stream is idle; StreamSynchronize; DeviceSynchronize. A synchronization that
@@ -67,8 +67,19 @@
 // package [github.com/cubehip/cubehip/modules/hipsys/cpu/jit], which this package calls
 // on the stream workers.
 //
-// A kernel runs in this process: one that writes out of bounds corrupts or crashes the
-// host process, which no status can report. Kernel pointer arguments are not checked.
+// A kernel runs in this process. One that faults (a load or store at an unmapped
+// address, an integer division by zero, __trap(), abort() or a failed assert) ends its
+// launch, not the process: the launch fails on the worker with the status a GPU gives
+// (hipErrorIllegalAddress for a bad memory access, hipErrorLaunchFailure for the rest)
+// and a message naming the kernel and the fault, delivered as every asynchronous failure
+// is (above). The fault is not sticky, where a GPU's is: the kernel stopped at its bad
+// access, so the device is no more damaged than by any failed command, and a process
+// that opens the device again, or a layer above that tracks which buffers a failed launch
+// left unwritten, finds it working. What no status can report is a write out of bounds
+// that lands in memory the process owns: it corrupts the host process silently. Kernel
+// pointer arguments are not checked. CUBEHIP_CPU_CATCH_FAULTS=0 leaves faults to Go's
+// runtime, which ends the process (a core dump under GOTRACEBACK=crash), for debugging
+// the kernel; package jit says how faults are caught.
 //
 // # Concurrency
 //

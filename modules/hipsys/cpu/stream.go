@@ -301,8 +301,8 @@ func (s *stream) shutdown() {
 // hipErrorLaunchFailure and detail, as a kernel that faults on a GPU does: the call
 // returns at once, and the failure is delivered as every asynchronous failure is, by
 // the synchronizations that wait past it (see the package doc). It is how the layers
-// above test where a device fault reported late lands; a kernel cannot fault on the cpu
-// device without taking the process down (its memory is the host's). While h captures,
+// above test where a device fault reported late lands without compiling a kernel that
+// faults (which fails its launch the same way, with the status of its fault). While h captures,
 // the failing command is recorded instead, and fails each replay.
 func (p *Platform) FailOnDevice(h hipsys.Stream, detail string) error {
 	const call = "hipModuleLaunchKernel"

@@ -86,8 +86,25 @@
 // launch, at most one wake-up per worker. A launch of one block, or of at most 4096
 // threads, runs inline on the caller without waking the pool.
 //
-// Kernels share the process's memory: a kernel that writes out of bounds can crash the
-// host process, and so can one that overflows its 64 KiB fiber stack.
+// # Faults
+//
+// A kernel that faults ends its launch, not the process (fault.c, fault.go): an access
+// to an unmapped address (SIGSEGV, SIGBUS; a fiber that overflows its 64 KiB stack into
+// the guard page too) is hipErrorIllegalAddress, an integer division by zero (SIGFPE),
+// __trap() (SIGILL), abort() and a failed assert (SIGABRT) are hipErrorLaunchFailure,
+// each with a message naming the kernel, the fault and the blocks that thread ran. As on
+// a GPU the launch ends there: blocks not yet started never run. Go's runtime owns those
+// signals' handlers, so at the first launch handlers are put in front of Go's (with
+// SA_ONSTACK, as Go requires): the runner sets a thread-local guard around each range of
+// blocks it runs, on the pool's workers and on the launching thread alike, and a signal
+// the CPU raised while the guard is set jumps back to it (sigsetjmp/siglongjmp; from a
+// fiber's stack too, the handler running on the thread's alternate signal stack). Every
+// other signal goes on to the handler that was there before, Go's, so Go's nil-pointer
+// panics and os/signal behave as before. A kernel's C++ destructors do not run, and a
+// libc lock it held stays held. $CUBEHIP_CPU_CATCH_FAULTS=0 (read when the process
+// starts) installs nothing: a fault then ends the process, for a core dump with the
+// kernel's frames. Kernels share the process's memory: a stray write that lands in
+// mapped memory corrupts the host process silently.
 //
 // # Concurrency
 //
