@@ -7,6 +7,7 @@ require (
 	github.com/cubehip/cubehip/modules/memory v0.1.0
 	github.com/cubehip/cubehip/modules/stream v0.1.0
 	github.com/stretchr/testify v1.12.1
+	pgregory.net/rapid v1.3.0
 )
 
 require (
