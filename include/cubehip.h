@@ -387,7 +387,11 @@ cubehip_status cubehip_memory_usage_get(cubehip_device device, cubehip_memory_us
 /* A report of every stream's pools, as JSON: [{"Stream": id, "Report": {"Dynamic": [pool...], "Persistent": pool}}]. */
 cubehip_status cubehip_memory_report(cubehip_device device, char* buf, size_t cap, size_t* len);
 
-/* Frees pool pages no buffer uses. */
+/* Frees pool pages no buffer uses. The library does so itself shortly (about 100 ms)
+ * after buffers are released, when the pools then reserve more than twice the bytes in
+ * use plus 256 MiB: each device stream has pools of its own, and a host that gives each
+ * of many threads its own stream id would otherwise keep every stream's pages reserved
+ * after its threads released their buffers. */
 cubehip_status cubehip_memory_cleanup(cubehip_device device);
 
 typedef enum cubehip_allocation_mode {

@@ -198,3 +198,17 @@ func abiNativeStream(dev, stream uint64) (uint64, C.cubehip_status) {
 	s := cubehip_stream_native_handle(C.cubehip_device{id: C.uint64_t(dev)}, C.uint64_t(stream), &h)
 	return uint64(h), s
 }
+
+// abiAlloc allocates size bytes on the stream and returns the buffer's id.
+func abiAlloc(dev, stream, size uint64) (uint64, C.cubehip_status) {
+	var b C.cubehip_buffer
+	s := cubehip_buffer_alloc(C.cubehip_device{id: C.uint64_t(dev)}, C.uint64_t(stream), C.uint64_t(size), &b)
+	return uint64(b.id), s
+}
+
+// abiMemoryUsage is the device's bytes in use and reserved.
+func abiMemoryUsage(dev uint64) ([2]uint64, C.cubehip_status) {
+	u := C.cubehip_memory_usage{size: C.sizeof_cubehip_memory_usage}
+	s := cubehip_memory_usage_get(C.cubehip_device{id: C.uint64_t(dev)}, &u)
+	return [2]uint64{uint64(u.bytes_in_use), uint64(u.bytes_reserved)}, s
+}

@@ -40,7 +40,9 @@ func cubehip_buffer_release(h C.cubehip_buffer) C.cubehip_status {
 	if !ok {
 		return fail(handleError{k: kindBuffer, id: uint64(h.id)})
 	}
-	return result(obj.(*buffer).b.Release())
+	b := obj.(*buffer)
+	b.dev.trim.schedule(b.dev)
+	return result(b.b.Release())
 }
 
 //export cubehip_buffer_recycle
@@ -64,6 +66,7 @@ func cubehip_buffer_recycle(h C.cubehip_buffer, kept *C.int32_t) C.cubehip_statu
 	// Released: the handle goes, as cubehip_buffer_release's does. A release racing this
 	// call on another thread removed it already and returned the buffer's ErrReleased.
 	handles.remove(uint64(h.id), kindBuffer)
+	b.dev.trim.schedule(b.dev)
 	return success()
 }
 

@@ -180,6 +180,7 @@ func cubehip_device_close(h C.cubehip_device) C.cubehip_status {
 		return fail(handleError{k: kindDevice, id: uint64(h.id)})
 	}
 	dev := obj.(*device)
+	dev.trim.stop()
 	// The device's objects go first, so no call can reach a handle of a device in the
 	// middle of closing; calls already past their lookup meet the Device's own
 	// ErrClosed.

@@ -13,6 +13,7 @@ type (
 		d    *server.Device
 		id   uint64
 		caps captures
+		trim trimmer
 	}
 	buffer struct {
 		dev *device
