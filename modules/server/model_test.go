@@ -71,6 +71,9 @@ import (
 //     bytes, or carry a failure (never a mix of the two: a multi-chunk write that
 //     failed halfway must carry the failure). A Sync error is acceptable only when an
 //     injected failure was consumed or a fault is pending on its device stream.
+//  8. Reads are not ordered across streams by the server (stream/order.go: the
+//     client's to order, as in CubeCL), so before work writes a buffer that queued work
+//     on another device stream reads, the model Syncs that stream (logged as an op).
 //  7. Outside work (a memset queued by "another library" on a stream of its own, then
 //     ordered onto the Device's native stream with an event wait) is the Device's order
 //     on that device stream: a read there reads the outside bytes. Until a Sync of that
@@ -235,6 +238,10 @@ type mbuf struct {
 	// (readable from other device streams until a Sync of outsideDev).
 	outsideDev int
 	before     [][]byte
+	// readers are the device streams with queued work that reads it and no Sync since:
+	// a write on another device stream must be ordered after them by the client (the
+	// server orders on last writes only), which the model does with a Sync first.
+	readers map[int]bool
 	// trapDev is the device stream of the trap whose output it is (mustErr), -1 none.
 	trapDev int
 }
@@ -575,6 +582,23 @@ func (m *model) apply(op modelOp) {
 			}
 		}
 	}
+	var written *mbuf
+	wd := m.dev(op.S)
+	switch op.Kind {
+	case "write", "writeAt", "launch", "capture":
+		written = m.live(op.B)
+	case "replay":
+		if op.G < len(m.graphs) && !m.graphs[op.G].destroyed {
+			written, wd = m.graphs[op.G].y, m.dev(m.graphs[op.G].s)
+		}
+	}
+	if written != nil {
+		for r := range written.readers {
+			if r != wd {
+				m.apply(modelOp{Kind: "sync", S: r}) // the client orders a write after other streams' reads
+			}
+		}
+	}
 	m.ops = append(m.ops, "\t"+op.String())
 	m.stats.add(func(s *modelStats) { s.ops++ })
 	s := m.d.On(server.StreamID(op.S))
@@ -810,6 +834,10 @@ func (m *model) afterLaunch(kind int, x, y *mbuf, c uint32, d int, err error, a 
 	inErr, inMust := false, false
 	if kind == kAddC {
 		inErr, inMust = m.mayCarry(x), x.mustErr
+		if x.readers == nil {
+			x.readers = map[int]bool{}
+		}
+		x.readers[d] = true
 	}
 	if trapped {
 		m.failStream(d)
@@ -830,11 +858,19 @@ func (m *model) afterLaunch(kind int, x, y *mbuf, c uint32, d int, err error, a 
 			inMust = false // tolerated: CUBEHIP_MODEL_TOLERATE=crossfault
 		}
 		m.wrote(y, d, newAlts, inErr || a.hit(), inMust)
+		if inMust && x.trapDev >= 0 {
+			y.trapDev = x.trapDev // computed from what a fault not yet reported left
+		}
 	}
 }
 
 func (m *model) afterSync(d int, err error, a *armed) {
 	m.t.Helper()
+	if err == nil || !a.hit() {
+		for _, b := range m.bufs {
+			delete(b.readers, d) // the stream was waited for
+		}
+	}
 	if err == nil {
 		for _, b := range m.bufs {
 			delete(b.pending, d)
