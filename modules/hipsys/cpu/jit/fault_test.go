@@ -19,10 +19,12 @@ import (
 
 const faultSource = `#include <hip/hip_runtime.h>
 #include <cstdlib>
+#include <cassert>
 extern "C" __global__ void store(int* p, int v) { p[threadIdx.x] = v; }
 extern "C" __global__ void divide(int* out, int a, int b) { out[threadIdx.x] = a / b; }
 extern "C" __global__ void trap(int* out) { out[0] = 1; __trap(); }
 extern "C" __global__ void aborts(int* out) { out[0] = 1; abort(); }
+extern "C" __global__ void asserts(int* out, int v) { assert(v == 1); out[0] = v; }
 // Block bad of the grid stores through p; every other thread marks its slot of out.
 extern "C" __global__ void one_block(int* out, int* p, int bad, int n) {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -108,6 +110,10 @@ func TestFaultingKernelFailsItsLaunch(t *testing.T) {
 	t.Run("abort", func(t *testing.T) {
 		err := launchErr(function(t, m, "aborts"), one, one, new(hipsys.KernelArgs).Ptr(out.dev()))
 		requireFault(t, err, hipsys.ErrorLaunchFailure, "aborts", "abort()", "SIGABRT")
+	})
+	t.Run("failed assert", func(t *testing.T) {
+		err := launchErr(function(t, m, "asserts"), one, one, new(hipsys.KernelArgs).Ptr(out.dev()).I32(2))
+		requireFault(t, err, hipsys.ErrorLaunchFailure, "asserts", "SIGABRT")
 	})
 	// The same thread runs kernels on after each fault: nothing of the fault is left on it.
 	launch(t, function(t, m, "store"), one, block, 0, new(hipsys.KernelArgs).Ptr(out.dev()).I32(9))
