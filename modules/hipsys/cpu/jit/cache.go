@@ -42,6 +42,8 @@ func DefaultCacheDir() string {
 //   - $CUBEHIP_CPU_CXXFLAGS, appended to every compile;
 //   - the warp width, which the prelude's warp functions and warpSize are built for (a
 //     32-lane object run at 64 lanes gives 32-lane answers);
+//   - $CUBEHIP_CPU_REGIONS, which decides whether barrier kernels are rewritten into
+//     regions or run as fibers (regions.go);
 //   - the host CPU (objects are built with -march=native and would fault on an older
 //     CPU sharing the cache);
 //   - the options.
@@ -59,6 +61,7 @@ func codeKey(tc *toolchain, options []string) string {
 		part(f)
 	}
 	part("warp" + strconv.Itoa(WarpSize))
+	part("regions=" + boolFlag(regionsEnabled()))
 	part(cpuKey())
 	part(strconv.Itoa(len(options)))
 	for _, o := range options {

@@ -182,11 +182,11 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		// __device__ functions too.
 		prog.tlsBuiltins = prog.tlsBuiltins || strings.HasPrefix(f, "-I")
 	}
+	prog.withHeaders(source, headers)
 	if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o600); err != nil {
 		return nil, "", internal(err)
 	}
-	modes := []string{"-DCUBEHIP_FIBERS=" + boolFlag(prog.barrier), "-DCUBEHIP_TLS_BUILTINS=" + boolFlag(prog.tlsBuiltins),
-		"-DCUBEHIP_WARPS=" + boolFlag(prog.warps)}
+	modes := []string{"-DCUBEHIP_TLS_BUILTINS=" + boolFlag(prog.tlsBuiltins), "-DCUBEHIP_WARPS=" + boolFlag(prog.warps)}
 	prelude := preludeDir(tc, inc, append(append([]string{}, codegen...), modes...))
 	args := append([]string{}, tc.argv[1:]...)
 	args = append(args, codegen...)
@@ -199,6 +199,20 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
+	if runErr != nil && prog.regions() {
+		// The rewrite into regions must never turn a kernel that compiles into one that
+		// does not: compile the fibers' version, whose errors are the user's own.
+		prog.fallBack(source, "its regions did not compile")
+		if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o600); err != nil {
+			return nil, "", internal(err)
+		}
+		cmd = exec.CommandContext(context.Background(), tc.argv[0], args...)
+		cmd.Dir = tmp
+		out.Reset()
+		cmd.Stdout, cmd.Stderr = &out, &out
+		runErr = cmd.Run()
+	}
+	prog.logModes(name)
 	log := strings.ReplaceAll(out.String(), tmp+string(filepath.Separator), "")
 	if runErr != nil {
 		var exit *exec.ExitError
@@ -212,7 +226,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		return nil, log, internal(err)
 	}
 	im := &image{object: obj}
-	if prog.barrier {
+	if prog.fibers() {
 		im.flags |= flagBarrier
 	}
 	for _, e := range prog.entries {

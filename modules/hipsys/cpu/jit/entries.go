@@ -10,22 +10,39 @@ type program struct {
 	entries     []entry  // extern "C" __global__ functions, in source order
 	bodies      []body   // the entries' bodies, wrapped in the thread loop before compiling
 	shared      []shared // extern __shared__ declarations, rewritten before compiling
-	barrier     bool     // the source names __syncthreads: its kernels run as fibers
-	warps       bool     // the source names a warp function: fibers scheduled as warps too
+	barrier     bool     // the source names __syncthreads
+	warps       bool     // the source names a warp function: fiber entries scheduled as warps too
 	dynShared   bool     // the translation unit needs the dynamic shared buffer
 	tlsBuiltins bool     // threadIdx & co. are named outside entry bodies (builtinsOutside)
 	rewritten   string   // the source with bodies and shared rewritten, line numbers unchanged
 }
 
+// runMode is how an entry's threads run.
+type runMode uint8
+
+const (
+	modeLoop    runMode = iota // no barrier: one loop over the blocks and their threads
+	modeRegions                // barriers: loops over the threads between them (regions.go)
+	modeFiber                  // one fiber per thread, switched at barriers and warp functions
+)
+
 // entry is one kernel entry point: Name is what hipModuleGetFunction looks up, Ref how the
 // generated launcher names the function (qualified when it sits in a namespace).
 type entry struct{ Name, Ref string }
 
-// body is the byte range of an entry's braces, and how many index-variable names
-// (threadIdx, hipBlockIdx_x, ...) it holds.
+// body is an entry's definition: its name, parameter names and braces (byte offsets and
+// token indices), how many index-variable names (threadIdx, hipThreadIdx_x, ...) it holds,
+// whether it names a barrier or a warp function, and how it runs (why: why it runs as
+// fibers, for the debug log).
 type body struct {
-	open, close int
-	builtins    int
+	name              string
+	params            []string
+	open, close       int
+	openTok, closeTok int
+	builtins          int
+	sync, warp        bool
+	mode              runMode
+	why               string
 }
 
 // shared is one `extern __shared__ T name[];`.
@@ -122,15 +139,188 @@ func scanLive(src string, live map[int]bool) *program {
 		p.warps = p.warps || warpNames[w]
 	}
 	// Warp functions and cooperative groups read the running thread's index and wait
-	// at barriers from the prelude's code: such a module runs as fibers, with the
+	// at barriers from the prelude's code: their entries run as fibers, with the
 	// thread-local index kept current.
 	if p.warps {
 		p.barrier, p.tlsBuiltins = true, true
 	} else {
 		p.tlsBuiltins = builtinsOutside(src, p.bodies)
 	}
-	p.rewritten = rewrite(src, p.bodies, p.shared)
+	p.plan(src, toks, hidden(src, toks, p.bodies))
 	return p
+}
+
+// hidden says why the source's barriers or warp functions may be out of the jit's sight
+// (in a __device__ function or a macro), "" when every one sits in an entry body.
+func hidden(src string, toks []token, bodies []body) string {
+	in := map[int]bool{}
+	for _, b := range bodies {
+		for i := b.openTok; i <= b.closeTok; i++ {
+			in[i] = true
+		}
+	}
+	for i, t := range toks {
+		if !in[i] && (t.text == "__syncthreads" || strings.HasPrefix(t.text, "__syncthreads_") || warpNames[t.text]) {
+			return t.text + " outside the entries' bodies"
+		}
+	}
+	for _, w := range directiveWords(src) {
+		if w == "__syncthreads" || strings.HasPrefix(w, "__syncthreads_") || warpNames[w] {
+			return w + " in a macro"
+		}
+	}
+	return ""
+}
+
+// plan decides how each entry runs and rewrites the source for it: entries without
+// barriers or warp functions as loops; the others as regions where formRegions can,
+// else as fibers. Every entry runs as fibers when a barrier or a warp function is
+// hidden (why): in a __device__ function any entry may call, a macro or a header.
+func (p *program) plan(src string, toks []token, why string) {
+	var edits []edit
+	regions := regionsEnabled()
+	macros := pureMacros(src)
+	for i := range p.bodies {
+		b := &p.bodies[i]
+		switch {
+		case why != "":
+			b.mode, b.why = modeFiber, why
+		case !b.sync && !b.warp:
+			b.mode = modeLoop
+		case !regions:
+			b.mode, b.why = modeFiber, "CUBEHIP_CPU_REGIONS=0"
+		default:
+			e, reason := formRegions(src, toks, b.openTok, b.closeTok, b.params, macros)
+			if reason == "" {
+				b.mode = modeRegions
+				edits = append(edits, e...)
+				continue
+			}
+			b.mode, b.why = modeFiber, reason
+		}
+		end := " CUBEHIP_THREADS_END }"
+		if b.mode == modeFiber {
+			end = " CUBEHIP_FIBER_END }"
+		}
+		edits = append(edits, edit{b.open, b.open + 1, "{ CUBEHIP_THREADS_BEGIN "}, edit{b.close, b.close + 1, end})
+	}
+	for _, d := range p.shared {
+		text := d.typ + "* const " + d.name + " = reinterpret_cast<" + d.typ + "*>(cubehip_dyn_shared);"
+		if !d.block {
+			text = "static thread_local " + text
+		}
+		edits = append(edits, edit{d.start, d.end, text + strings.Repeat("\n", strings.Count(src[d.start:d.end], "\n"))})
+	}
+	p.rewritten = applyEdits(src, edits)
+}
+
+// withHeaders replans every entry as fibers when an in-memory header names a barrier or
+// a warp function: a __device__ function there may hold it.
+func (p *program) withHeaders(src string, headers []header) {
+	for _, h := range headers {
+		if strings.Contains(h.source, "__syncthreads") || namesWarp(h.source) {
+			p.plan(src, tokenize(src), "a barrier or warp function in header "+h.name)
+			return
+		}
+	}
+}
+
+// fallBack runs every entry that is not a plain loop as fibers, for the reason why.
+func (p *program) fallBack(src string, why string) {
+	if !p.regions() {
+		return
+	}
+	p.plan(src, tokenize(src), why)
+}
+
+// regions reports whether any entry runs as regions.
+func (p *program) regions() bool {
+	for _, b := range p.bodies {
+		if b.mode == modeRegions {
+			return true
+		}
+	}
+	return false
+}
+
+// logModes logs, at debug level, each entry with barriers that runs as fibers and why.
+func (p *program) logModes(file string) {
+	for _, b := range p.bodies {
+		if b.mode == modeFiber {
+			debugLog().Debug("cpu jit: kernel runs as one fiber per thread", "kernel", b.name, "file", file, "why", b.why)
+		}
+	}
+}
+
+// fibers reports whether any entry runs as fibers (its launches need fiber stacks).
+func (p *program) fibers() bool {
+	for _, b := range p.bodies {
+		if b.mode == modeFiber {
+			return true
+		}
+	}
+	return false
+}
+
+// pureMacros are the source's object-like and function-like macros whose definitions
+// name no thread index and call nothing but other such macros and arithmetic: the same
+// for every thread, as a constant is.
+func pureMacros(src string) map[string]bool {
+	defs := map[string][]token{}
+	for _, line := range strings.Split(src, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "#")
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutPrefix(strings.TrimSpace(rest), "define")
+		if !ok {
+			continue
+		}
+		ts := tokenize(rest)
+		if len(ts) > 0 && ts[0].kind == 'i' {
+			defs[ts[0].text] = ts[1:]
+		}
+	}
+	pure := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for name, body := range defs {
+			if pure[name] {
+				continue
+			}
+			ok := true
+			for i, t := range body {
+				call := i+1 < len(body) && body[i+1].text == "("
+				if t.kind == 'i' && (threadNames[t.text] || call && !pureWords[t.text] && !pure[t.text] && !(i == 0 || body[i-1].text == "(")) {
+					ok = false
+				}
+				if t.kind == 'i' && !call && !pureWords[t.text] && !pure[t.text] && !uniformNames[t.text] && !(t.text[0] >= '0' && t.text[0] <= '9') && !macroParam(body, t.text) {
+					ok = false
+				}
+			}
+			if ok {
+				pure[name], changed = true, true
+			}
+		}
+	}
+	return pure
+}
+
+// macroParam reports whether name is a parameter of a function-like macro whose tokens
+// after its name are body: (a, b) at its start.
+func macroParam(body []token, name string) bool {
+	if len(body) == 0 || body[0].text != "(" {
+		return false
+	}
+	for _, t := range body[1:] {
+		if t.text == ")" {
+			return false
+		}
+		if t.text == name {
+			return true
+		}
+	}
+	return false
 }
 
 // warpNames are the functions (and cooperative groups' names, whose members call them
@@ -255,7 +445,7 @@ func kernelBody(toks []token, at int) (body, bool) {
 	if i >= len(toks) {
 		return body{}, false
 	}
-	b := body{open: toks[i].start}
+	b := body{name: toks[at].text, params: paramNames(toks, at+1), open: toks[i].start, openTok: i}
 	depth := 0
 	for ; i < len(toks); i++ {
 		switch t := toks[i]; {
@@ -264,14 +454,46 @@ func kernelBody(toks []token, at int) (body, bool) {
 		case t.text == "}":
 			depth--
 			if depth == 0 {
-				b.close = t.start
+				b.close, b.closeTok = t.start, i
 				return b, true
 			}
 		case t.kind == 'i' && isBuiltin(t.text):
 			b.builtins++
+		case t.text == "__syncthreads" || strings.HasPrefix(t.text, "__syncthreads_"):
+			b.sync = true
+		case warpNames[t.text]:
+			b.warp = true
 		}
 	}
 	return body{}, false
+}
+
+// paramNames are the names of the parameters in the list whose ( is toks[open]: the last
+// word of each, before any array brackets.
+func paramNames(toks []token, open int) []string {
+	var names []string
+	last := ""
+	depth := 0
+	for i := open; i < len(toks); i++ {
+		switch t := toks[i]; {
+		case t.text == "(" || t.text == "[" || t.text == "<":
+			depth++
+		case t.text == ")" || t.text == "]" || t.text == ">":
+			depth--
+			if depth == 0 {
+				if last != "" {
+					names = append(names, last)
+				}
+				return names
+			}
+		case t.text == "," && depth == 1:
+			names = append(names, last)
+			last = ""
+		case t.kind == 'i' && depth == 1:
+			last = t.text
+		}
+	}
+	return names
 }
 
 // declaredExternC reports whether the declaration holding toks[at] starts with extern "C"
@@ -364,33 +586,24 @@ func joinTokens(ts []string) string {
 	return b.String()
 }
 
-// rewrite wraps each entry body in the thread loop (CUBEHIP_THREADS_BEGIN/END,
-// cubehip_entry.h) and turns each `extern __shared__ T a[];` into a pointer to the OS
-// thread's dynamic shared buffer (CUBEHIP_MAX_SHARED bytes, defined in the generated
-// tail). One OS thread runs one block at a time, so the buffer is the running block's. At
-// namespace scope the pointer is thread_local (initialized per thread on first use); in a
-// function it is a local. Only insertions on existing lines and newline-preserving
-// replacements: compiler messages keep the user's line numbers.
-func rewrite(src string, bodies []body, decls []shared) string {
-	type edit struct {
-		start, end int
-		text       string
-	}
-	var edits []edit
-	for _, b := range bodies {
-		edits = append(edits, edit{b.open, b.open + 1, "{ CUBEHIP_THREADS_BEGIN "}, edit{b.close, b.close + 1, " CUBEHIP_THREADS_END }"})
-	}
-	for _, d := range decls {
-		text := d.typ + "* const " + d.name + " = reinterpret_cast<" + d.typ + "*>(cubehip_dyn_shared);"
-		if !d.block {
-			text = "static thread_local " + text
-		}
-		edits = append(edits, edit{d.start, d.end, text + strings.Repeat("\n", strings.Count(src[d.start:d.end], "\n"))})
-	}
+// applyEdits applies the edits to src: the thread loop or regions around each entry body
+// (cubehip_entry.h, cubehip_regions.h), and each `extern __shared__ T a[];` turned into
+// a pointer to the OS thread's dynamic shared buffer (CUBEHIP_MAX_SHARED bytes, defined
+// in the generated tail). One OS thread runs one block at a time, so the buffer is the
+// running block's. At namespace scope the pointer is thread_local (initialized per
+// thread on first use); in a function it is a local. Only insertions on existing lines
+// and newline-preserving replacements: compiler messages keep the user's line numbers.
+// Inserts at one place apply in the order they were made, before a replacement there.
+func applyEdits(src string, edits []edit) string {
 	if len(edits) == 0 {
 		return src
 	}
-	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].start != edits[j].start {
+			return edits[i].start < edits[j].start
+		}
+		return edits[i].end == edits[i].start && edits[j].end != edits[j].start
+	})
 	var b strings.Builder
 	last := 0
 	for _, e := range edits {
@@ -413,11 +626,15 @@ func (p *program) tail() string {
 	if p.dynShared {
 		b.WriteString("CUBEHIP_DYN_SHARED_STORAGE\n")
 	}
-	mode := "loop"
-	if p.barrier {
-		mode = "fiber"
+	fiber := map[string]bool{}
+	for _, bd := range p.bodies {
+		fiber[bd.name] = fiber[bd.name] || bd.mode == modeFiber
 	}
 	for _, e := range p.entries {
+		mode := "loop"
+		if fiber[e.Name] {
+			mode = "fiber"
+		}
 		b.WriteString("CUBEHIP_ENTRY(" + e.Name + ", " + e.Ref + ", " + mode + ")\n")
 	}
 	return b.String()

@@ -15,7 +15,7 @@ import (
 // Precompiled preludes. Parsing the prelude (<cmath>, <type_traits> and the device
 // library) is about a third of a small kernel's compile; GCC can load it precompiled
 // instead. A precompiled header is only valid for the flags it was built with, and the
-// prelude tests the jit's mode macros (CUBEHIP_FIBERS, CUBEHIP_WARPS, ...), so there is
+// prelude tests the jit's mode macros (CUBEHIP_WARPS, CUBEHIP_TLS_BUILTINS), so there is
 // one per set of code-generation flags and modes: a copy of the include directory with
 // cubehip_prelude.h.gch beside cubehip_prelude.h, under DefaultCacheDir, shared by every
 // compiler and process. The first compile of a set runs without one and starts building

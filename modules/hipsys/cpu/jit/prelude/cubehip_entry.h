@@ -4,14 +4,11 @@
 #pragma once
 
 /* Set by the jit on the command line (-D) from what it found in the source. */
-#ifndef CUBEHIP_FIBERS
-#define CUBEHIP_FIBERS 0
-#endif
 #ifndef CUBEHIP_TLS_BUILTINS
 #define CUBEHIP_TLS_BUILTINS 1
 #endif
 /* The module calls warp functions (shuffles, votes, __syncwarp, cooperative groups' tiles):
- * its fibers are scheduled warp by warp as well as at barriers (CUBEHIP_FIBERS is set too). */
+ * its fiber entries are scheduled warp by warp as well as at barriers. */
 #ifndef CUBEHIP_WARPS
 #define CUBEHIP_WARPS 0
 #endif
@@ -297,7 +294,7 @@ template <class... A> struct entry<void (*)(A...)> {
 	 * The scheduler resumes each live fiber in turn until it reaches a barrier or returns,
 	 * so round k runs every thread from barrier k-1 to barrier k, which is exactly what a
 	 * barrier promises. Each fiber runs its own call of the entry, whose body runs just its
-	 * thread (CUBEHIP_FIBERS); the thread-local threadIdx that code outside entry bodies
+	 * thread (CUBEHIP_FIBER_END); the thread-local threadIdx that code outside entry bodies
 	 * reads is per OS thread, so it is set before each resume. */
 	template <void (*F)(A...)> static int fiber(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena* arena) {
 		pack<A...> args(L->params);
@@ -427,29 +424,34 @@ template <class F> __attribute__((always_inline)) inline void threads(const F& b
 			}
 }
 
-/* Runs an entry body (a closure taking blockIdx and threadIdx) over the blocks of c, or
- * for the fiber's own block and thread. c is a copy: the body's stores cannot alias it. */
-template <class F> __attribute__((always_inline)) inline void run(const F& body, const block_ctx c) {
-	if constexpr (CUBEHIP_FIBERS) {
-		F f = body;
-		f(c.bid, c.tid);
-	} else {
-		/* Code outside entry bodies reads the thread-local copies (CUBEHIP_TLS_BUILTINS). */
-		uint3* const tls_block = CUBEHIP_TLS_BUILTINS ? &::blockIdx : nullptr;
-		uint3* const tls_thread = CUBEHIP_TLS_BUILTINS ? &::threadIdx : nullptr;
-		uint3 bid = c.bid;
-		for (uint64_t k = 0; k < c.count; k++) {
-			if constexpr (CUBEHIP_TLS_BUILTINS) *tls_block = bid;
-			threads(body, bid, c.bdim, tls_thread);
-			if (++bid.x == c.gdim.x) {
-				bid.x = 0;
-				if (++bid.y == c.gdim.y) {
-					bid.y = 0;
-					++bid.z;
-				}
+/* Calls f(bid) for each block of c in x-fastest order, keeping the thread-local blockIdx
+ * current for code outside entry bodies (CUBEHIP_TLS_BUILTINS). */
+template <class F> __attribute__((always_inline)) inline void each_block(const block_ctx& c, const F& f) {
+	uint3 bid = c.bid;
+	for (uint64_t k = 0; k < c.count; k++) {
+		if constexpr (CUBEHIP_TLS_BUILTINS) ::blockIdx = bid;
+		f(bid);
+		if (++bid.x == c.gdim.x) {
+			bid.x = 0;
+			if (++bid.y == c.gdim.y) {
+				bid.y = 0;
+				++bid.z;
 			}
 		}
 	}
+}
+
+/* Runs an entry body (a closure taking blockIdx and threadIdx) over the blocks of c. c is
+ * a copy: the body's stores cannot alias it. */
+template <class F> __attribute__((always_inline)) inline void run(const F& body, const block_ctx c) {
+	uint3* const tls_thread = CUBEHIP_TLS_BUILTINS ? &::threadIdx : nullptr;
+	each_block(c, [&](uint3 bid) { threads(body, bid, c.bdim, tls_thread); });
+}
+
+/* Runs an entry body for the fiber's own block and thread. */
+template <class F> __attribute__((always_inline)) inline void run_fiber(const F& body, const block_ctx c) {
+	F f = body;
+	f(c.bid, c.tid);
 }
 } // namespace cubehip
 
@@ -469,4 +471,11 @@ template <class F> __attribute__((always_inline)) inline void run(const F& body,
 	}                                                \
 	;                                                \
 	::cubehip::run(__cubehip_body, *__cubehip_b);    \
+	}
+/* The end of a body that runs as one fiber per thread (it has barriers or warp functions
+ * the jit did not turn into regions, cubehip_regions.h): the fiber's own thread only. */
+#define CUBEHIP_FIBER_END                               \
+	}                                                   \
+	;                                                   \
+	::cubehip::run_fiber(__cubehip_body, *__cubehip_b); \
 	}

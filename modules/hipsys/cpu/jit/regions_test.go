@@ -1,0 +1,232 @@
+package jit_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
+)
+
+// regionKernels are barrier kernels the jit turns into regions (TestRegionsKernelsRun
+// checks that it does), one construct each. Every one takes (in, out, n) over ints, so
+// the two ways of running them must agree exactly.
+const regionKernels = `
+#define SCALE 3
+struct pair { int a, b; };
+__device__ int quarter() { return threadIdx.x % 4; } // reads the thread-local index
+
+// Barriers at the top level and in a uniform for loop; extern shared memory.
+extern "C" __global__ void reduce_tree(const int* in, int* out, int n) {
+	extern __shared__ int s[];
+	unsigned t = threadIdx.x;
+	unsigned i = blockIdx.x * blockDim.x + t;
+	s[t] = i < n ? in[i] : 0;
+	__syncthreads();
+	for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
+		if (t % (2 * stride) == 0 && t + stride < blockDim.x) s[t] += s[t + stride];
+		__syncthreads();
+	}
+	if (t == 0) out[blockIdx.x] = s[0];
+}
+
+// Hillis-Steele: a local of the loop body lives across the barrier between read and write.
+extern "C" __global__ void scan_hs(const int* in, int* out, int n) {
+	extern __shared__ int s[];
+	int t = threadIdx.x;
+	int i = blockIdx.x * blockDim.x + t;
+	s[t] = i < n ? in[i] : 0;
+	__syncthreads();
+	for (unsigned off = 1; off < blockDim.x; off <<= 1) {
+		int v = t >= off ? s[t - off] : 0;
+		__syncthreads();
+		s[t] += v;
+		__syncthreads();
+	}
+	if (i < n) out[i] = s[t];
+}
+
+// Square tiles of blockDim.x: two-dimensional blocks and grids, an accumulator in a slot.
+extern "C" __global__ void matmul(const int* in, int* out, int n) {
+	extern __shared__ int tiles[];
+	const int tile = blockDim.x;
+	int* As = tiles;
+	int* Bs = tiles + tile * tile;
+	int tx = threadIdx.x, ty = threadIdx.y;
+	int row = blockIdx.y * tile + ty, col = blockIdx.x * tile + tx;
+	int acc = 0;
+	for (int k0 = 0; k0 < n; k0 += tile) {
+		As[ty * tile + tx] = row < n && k0 + tx < n ? in[row * n + k0 + tx] : 0;
+		Bs[ty * tile + tx] = col < n && k0 + ty < n ? in[(k0 + ty) * n + col] % 7 : 0;
+		__syncthreads();
+		for (int k = 0; k < tile; k++) acc += As[ty * tile + k] * Bs[k * tile + tx];
+		__syncthreads();
+	}
+	if (row < n && col < n) out[row * n + col] = acc;
+}
+
+// Threads past n return before the second barrier; the others go on.
+extern "C" __global__ void early(const int* in, int* out, int n) {
+	extern __shared__ int s[];
+	int t = threadIdx.x;
+	int m = n % (int)blockDim.x + 1;
+	s[t] = -1;
+	__syncthreads();
+	if (t >= m) return;
+	s[t] = in[t] * 2;
+	__syncthreads();
+	if (t == 0 && blockIdx.x == 1) return;
+	out[blockIdx.x * blockDim.x + t] = s[t] + s[(t + 1) % m];
+}
+
+// Barriers in both branches of a block-uniform if, a do-while and nested loops.
+extern "C" __global__ void branches(const int* in, int* out, int n) {
+	extern __shared__ int s[];
+	const int t = threadIdx.x;
+	const int base = blockIdx.x * blockDim.x;
+	s[t] = in[(base + t) % n];
+	__syncthreads();
+	if (blockIdx.x % 2 == 0) {
+		int v = s[blockDim.x - 1 - t];
+		__syncthreads();
+		s[t] = v * SCALE;
+	} else {
+		for (int r = 0; r < 2; r++) {
+			for (int step = 1; step < 4; step++) {
+				int v = s[(t + step) % blockDim.x];
+				__syncthreads();
+				s[t] = (s[t] + v) % 1000;
+				__syncthreads();
+			}
+		}
+	}
+	__syncthreads();
+	int rounds = 0;
+	do {
+		int w = s[(t + 1) % blockDim.x];
+		__syncthreads();
+		s[t] -= w;
+		__syncthreads();
+		rounds++;
+	} while (false);
+	if (n > 0) __syncthreads();
+	{
+		int u = s[t];
+		__syncthreads();
+		s[(t + 1) % blockDim.x] = u + rounds;
+	}
+	__syncthreads();
+	out[base + t] = s[t];
+}
+
+// A three-dimensional block reversed through shared memory, with HIP's index macros and a
+// __device__ function reading threadIdx.
+extern "C" __global__ void cube(const int* in, int* out, int n) {
+	extern __shared__ int s[];
+	int lin = hipThreadIdx_x + hipBlockDim_x * (hipThreadIdx_y + hipBlockDim_y * hipThreadIdx_z);
+	int nt = blockDim.x * blockDim.y * blockDim.z;
+	s[lin] = in[(blockIdx.x * nt + lin) % n] + quarter();
+	for (int k = 0; k < 2; k++) __syncthreads();
+	out[blockIdx.x * nt + lin] = s[nt - 1 - lin] + lin;
+}
+
+// Atomics on shared and global memory between barriers.
+extern "C" __global__ void hist(const int* in, int* out, int n) {
+	__shared__ int h[64];
+	for (int b = threadIdx.x; b < 64; b += blockDim.x) h[b] = 0;
+	__syncthreads();
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) atomicAdd(&h[(in[i] & 0x7fffffff) % 64], 1);
+	__syncthreads();
+	for (int b = threadIdx.x; b < 64; b += blockDim.x) atomicAdd(&out[b], h[b]);
+}
+
+// An array, a struct and a value read from shared memory live across barriers.
+extern "C" __global__ void locals(const int* in, int* out, int n) {
+	extern __shared__ int s[];
+	int t = threadIdx.x;
+	int acc[3];
+	pair p;
+	p.a = in[(blockIdx.x * blockDim.x + t) % n];
+	p.b = t;
+	for (int k = 0; k < 3; k++) acc[k] = p.a * (k + 1);
+	s[t] = p.a;
+	__syncthreads();
+	int other = s[(t + 1) % blockDim.x];
+	__syncthreads();
+	s[t] = other + acc[0] + acc[1] + acc[2] + p.b;
+	__syncthreads();
+	out[blockIdx.x * blockDim.x + t] = s[blockDim.x - 1 - t];
+}
+`
+
+// regionCase is one kernel of regionKernels launched with one block shape: grid, shared
+// memory and the size of out follow from the block.
+type regionCase struct {
+	entry string
+	block hipsys.Dim3
+}
+
+func (c regionCase) launchShape(n int) (grid hipsys.Dim3, shared uint32, outLen int) {
+	threads := int(c.block.Count())
+	switch c.entry {
+	case "matmul":
+		g := uint32((n + int(c.block.X) - 1) / int(c.block.X))
+		return hipsys.Dim3{X: g, Y: g, Z: 1}, uint32(2 * threads * 4), n * n
+	case "hist":
+		return hipsys.Dim3{X: 3, Y: 1, Z: 1}, 0, 64
+	}
+	return hipsys.Dim3{X: 3, Y: 1, Z: 1}, uint32(threads * 4), 3 * threads
+}
+
+// regionCases: every kernel over block sizes that include 1, non-powers of two and 1024.
+func regionCases() []regionCase {
+	var cases []regionCase
+	for _, e := range []string{"reduce_tree", "scan_hs", "early", "branches", "hist", "locals"} {
+		for _, x := range []uint32{1, 7, 32, 100, 256, 1000, 1024} {
+			cases = append(cases, regionCase{e, dim(x, 1, 1)})
+		}
+	}
+	for _, x := range []uint32{1, 5, 16, 32} {
+		cases = append(cases, regionCase{"matmul", dim(x, x, 1)})
+	}
+	for _, b := range []hipsys.Dim3{dim(5, 3, 2), dim(16, 16, 1), dim(7, 1, 3), dim(8, 8, 16)} {
+		cases = append(cases, regionCase{"cube", b})
+	}
+	return cases
+}
+
+// runRegionCase launches the case's kernel from m over a fixed input and returns out.
+func runRegionCase(t *testing.T, m *jit.Module, c regionCase) []int32 {
+	const n = 70
+	grid, shared, outLen := c.launchShape(n)
+	in := alloc[int32](t, max(n*n, 4096))
+	for i := range in.s {
+		in.s[i] = int32((i*7919)%1000 - 500)
+	}
+	out := alloc[int32](t, outLen)
+	clear(out.s)
+	var args hipsys.KernelArgs
+	args.Ptr(in.dev()).Ptr(out.dev()).I32(n)
+	launch(t, function(t, m, c.entry), grid, c.block, shared, &args)
+	return append([]int32(nil), out.s...)
+}
+
+// Every transformed construct gives the fibers' answers: each kernel runs as regions and,
+// with CUBEHIP_CPU_REGIONS=0, as fibers, over many block shapes.
+func TestRegionsMatchFibers(t *testing.T) {
+	for name, mode := range jit.EntryModes(regionKernels) {
+		require.Equal(t, "regions", mode, name)
+	}
+	regions := load(t, regionKernels)
+	t.Setenv("CUBEHIP_CPU_REGIONS", "0")
+	fibers := load(t, regionKernels)
+	for _, c := range regionCases() {
+		t.Run(fmt.Sprintf("%s/%dx%dx%d", c.entry, c.block.X, c.block.Y, c.block.Z), func(t *testing.T) {
+			want := runRegionCase(t, fibers, c)
+			got := runRegionCase(t, regions, c)
+			require.Equal(t, want, got)
+		})
+	}
+}
