@@ -212,3 +212,17 @@ func abiMemoryUsage(dev uint64) ([2]uint64, C.cubehip_status) {
 	s := cubehip_memory_usage_get(C.cubehip_device{id: C.uint64_t(dev)}, &u)
 	return [2]uint64{uint64(u.bytes_in_use), uint64(u.bytes_reserved)}, s
 }
+
+// abiLaunchScalars launches kernel over grid (x, 1, 1) with one buffer and the scalars
+// given as (kind, bits) pairs: the message test's malformed launches.
+func abiLaunchScalars(kernel, buf uint64, gridX uint32, kinds []int32, bits []uint64) C.cubehip_status {
+	grid := [3]C.uint32_t{C.uint32_t(gridX), 1, 1}
+	args := make([]C.cubehip_arg, 1+len(kinds))
+	args[0].kind = C.CUBEHIP_ARG_BUFFER
+	*(*C.uint64_t)(unsafe.Pointer(&args[0].v)) = C.uint64_t(buf)
+	for i, k := range kinds {
+		args[i+1].kind = C.int32_t(k)
+		*(*uint64)(unsafe.Pointer(&args[i+1].v)) = bits[i]
+	}
+	return cubehip_launch(C.cubehip_kernel{id: C.uint64_t(kernel)}, 0, (*C.capi_cu32)(unsafe.Pointer(&grid[0])), (*C.capi_carg)(unsafe.Pointer(&args[0])), C.size_t(len(args)))
+}

@@ -190,7 +190,7 @@ func launch(h C.cubehip_kernel, stream C.uint64_t, grid *C.capi_cu32, count C.cu
 		scratchPool.Put(s)
 	}()
 	if err := s.convert(k, args, n); err != nil {
-		return fail(fmt.Errorf("cubehip_launch %q: %w", k.entry, err))
+		return fail(fmt.Errorf("kernel %s: %w", k.entry, err))
 	}
 	st, err := k.dev.stream(uint64(stream), "cubehip_launch")
 	if err != nil {

@@ -119,7 +119,7 @@ func hasStatus(err error) bool {
 
 // fail records err as the calling thread's last error and returns its status.
 func fail(err error) C.cubehip_status {
-	msg := err.Error()
+	msg := cMessage(err.Error())
 	if len(msg) == 0 {
 		msg = "error"
 	}
