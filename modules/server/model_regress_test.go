@@ -124,3 +124,48 @@ func TestModelRegress_EventSyncFailureOnAnotherStream(t *testing.T) {
 		})
 	}
 }
+
+// Found by TestModel (not shrunk yet: delta debugging was still running): MaxStreams 2,
+// default staging; buffer 0 (homed on stream 1) is written on device stream 1 by
+// launches behind a spin, and a 1 KiB read of it on stream 0 (idle after its Sync)
+// returns bytes from before those launches (the first word 0, the second the alloc's
+// pattern) with a nil error: a small read did not wait for the other stream's write.
+// It reproduces every run here; it may be bug (2)'s root (the small-read path trusting
+// an idle stream).
+func TestModelRegress_SmallReadMissesAnotherStreamsWrite(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2, BigStaging: true}, 1, []modelOp{
+		{Kind: "alloc", S: 1, Size: 1024},
+		{Kind: "alloc", S: 0, Size: 1024},
+		{Kind: "alloc", S: 0, Size: 4},
+		{Kind: "alloc", S: 0, Size: 4},
+		{Kind: "alloc", S: 0, Size: 4},
+		{Kind: "alloc", S: 0, Size: 4},
+		{Kind: "capture", S: 0, B: 5, X: 5, Seed: 42, K: 2},
+		{Kind: "write", S: 3, B: 5, Seed: 295},
+		{Kind: "capture", S: 0, B: 1, X: 3, Seed: 944, K: 1},
+		{Kind: "alloc", S: 1, Size: 4, Seed: 10065},
+		{Kind: "alloc", S: 3, Size: 4, Seed: 93211488},
+		{Kind: "writeAt", S: 3, Off: 32, Len: 8576, Seed: 42},
+		{Kind: "alloc", S: 3, Size: 65536},
+		{Kind: "alloc", S: 0, Size: 65536, Seed: 4132104063},
+		{Kind: "alloc", S: 3, Size: 1024, Seed: 3},
+		{Kind: "readAt", S: 2, B: 2, Off: 12, Len: 125319},
+		{Kind: "launch", S: 1, X: 1, Seed: 1},
+		{Kind: "alloc", S: 1, Size: 4, Seed: 68784},
+		{Kind: "spin", S: 1},
+		{Kind: "alloc", S: 1, Size: 65536, Seed: 3},
+		{Kind: "alloc", S: 3, Size: 65536, Seed: 640},
+		{Kind: "readSlice", S: 0, B: 3, Off: 20, Len: 94348},
+		{Kind: "alloc", S: 3, Size: 1024, Seed: 1},
+		{Kind: "alloc", S: 2, Size: 1024},
+		{Kind: "readAt", S: 1, B: 8, Off: 18603, Len: 25, Flag: true},
+		{Kind: "capture", S: 2, B: 12, Seed: 1},
+		{Kind: "alloc", S: 2, Size: 4, Seed: 30041},
+		{Kind: "write", S: 1, B: 15, Seed: 256394},
+		{Kind: "alloc", S: 0, Size: 65536, Seed: 3},
+		{Kind: "alloc", S: 2, Size: 1024, Seed: 336},
+		{Kind: "sync", S: 0},
+		{Kind: "launch", S: 3, X: 4, Seed: 7},
+		{Kind: "read", S: 0},
+	})
+}

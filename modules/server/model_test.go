@@ -1130,11 +1130,11 @@ func modelChecks() int {
 	case raceEnabled && testing.Short():
 		return 50
 	case raceEnabled:
-		return 300
+		return 150
 	case testing.Short():
 		return 300
 	}
-	return 2000
+	return 1500
 }
 
 // withChecks runs f with rapid's check count set to n unless -rapid.checks was given.
