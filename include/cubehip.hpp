@@ -148,6 +148,14 @@ inline cubehip_arg arg(float v) {
 	a.v.f32 = v;
 	return a;
 }
+inline cubehip_arg arg(std::int8_t v) { return cubehip_arg_i8(v); }
+inline cubehip_arg arg(std::uint8_t v) { return cubehip_arg_u8(v); }
+inline cubehip_arg arg(std::int16_t v) { return cubehip_arg_i16(v); }
+inline cubehip_arg arg(std::uint16_t v) { return cubehip_arg_u16(v); }
+// arg_struct is a by-value struct argument: T laid out as the kernel's C type is.
+template <class T> inline cubehip_arg arg_struct(const T& v) {
+	return cubehip_arg_bytes(&v, static_cast<std::uint32_t>(sizeof(T)), static_cast<std::uint32_t>(alignof(T)));
+}
 inline cubehip_arg arg(double v) {
 	cubehip_arg a{};
 	a.kind = CUBEHIP_ARG_F64;

@@ -41,15 +41,7 @@ static int checks;
 #define OK(call) STATUS(call, CUBEHIP_SUCCESS)
 
 /* Launch arguments the tests pass often: a whole buffer, an unsigned scalar. */
-static inline cubehip_arg buf_arg(cubehip_buffer b) {
-	cubehip_arg a = {.kind = CUBEHIP_ARG_BUFFER};
-	a.v.buffer.buffer = b;
-	return a;
-}
-static inline cubehip_arg u32_arg(uint32_t v) {
-	cubehip_arg a = {.kind = CUBEHIP_ARG_U32};
-	a.v.u64 = v;
-	return a;
-}
+static inline cubehip_arg buf_arg(cubehip_buffer b) { return cubehip_arg_buffer(b); }
+static inline cubehip_arg u32_arg(uint32_t v) { return cubehip_arg_u32(v); }
 
 #endif
