@@ -90,6 +90,7 @@ type regionVar struct {
 	decl    string // varRemat: the declaration statement
 	varying bool   // varRemat: recomputed from the thread's index
 	store   bool   // varBlock: memory the threads may write (shared, static)
+	shared  bool   // varBlock: a __shared__ array, named in regions through a reference
 	slot    int    // varSlot
 }
 
@@ -476,7 +477,15 @@ func (f *regionForm) blockLevel(s *stmt) bool {
 	}
 	if shared || static {
 		for _, dc := range d.decls {
-			f.addVar(&regionVar{name: f.toks[dc.name].text, kind: varBlock, store: !constant})
+			v := &regionVar{name: f.toks[dc.name].text, kind: varBlock, store: !constant}
+			// A __shared__ array is a thread_local of the module: each access from a
+			// region would look its address up again (__tls_get_addr). A reference taken
+			// once per block, which regions name instead, is a pointer in a register.
+			if shared && dc.array && f.toks[d.typeLo].text != "extern" {
+				v.shared = true
+				f.insert(f.toks[s.last].end, " auto& __cubehip_sh_"+v.name+" = "+v.name+";")
+			}
+			f.addVar(v)
 		}
 		return true
 	}
@@ -525,6 +534,8 @@ func (f *regionForm) openText() string {
 		for _, v := range sc {
 			if v.kind == varSlot {
 				fmt.Fprintf(&b, "[[maybe_unused]] auto& %s = __cubehip_s%d[__cubehip_t]; ", v.name, v.slot)
+			} else if v.shared {
+				fmt.Fprintf(&b, "[[maybe_unused]] auto& %s = __cubehip_sh_%s; ", v.name, v.name)
 			} else if v.kind == varRemat && !seen[v.decl] {
 				seen[v.decl] = true
 				b.WriteString("[[maybe_unused]] " + v.decl + " ")
@@ -549,6 +560,14 @@ func (f *regionForm) regionStmt(s *stmt) {
 		return
 	}
 	for k := s.first; k <= s.last; k++ {
+		if plainAtomics[f.toks[k].text] && f.toks[k+1].text == "(" && f.toks[k+2].text == "&" {
+			// One OS thread runs the block's threads one after another: an atomic on
+			// the block's shared memory races with nothing, and a plain update is the
+			// same, many times cheaper than a locked one.
+			if v := f.lookup(f.toks[k+3].text); v != nil && v.shared {
+				f.replace(k, k, "::cubehip::plain::"+f.toks[k].text)
+			}
+		}
 		if f.toks[k].text == "return" {
 			f.ret = true
 			f.replace(k, k+1, "{ __cubehip_live[__cubehip_t] = 0; goto __cubehip_r"+strconv.Itoa(f.label)+"; }")
@@ -564,6 +583,12 @@ func (f *regionForm) regionStmt(s *stmt) {
 			}
 		}
 	}
+}
+
+// plainAtomics have a plain version for shared memory in regions (cubehip_regions.h).
+var plainAtomics = map[string]bool{
+	"atomicAdd": true, "atomicSub": true, "atomicMax": true, "atomicMin": true, "atomicExch": true,
+	"atomicAnd": true, "atomicOr": true, "atomicXor": true, "atomicCAS": true, "atomicInc": true, "atomicDec": true,
 }
 
 // escapes reports whether s holds a break or continue that leaves it (bound tells which

@@ -38,6 +38,9 @@ type figure struct {
 	// na, when set, is why the figure cannot be measured here (a peer copy with one
 	// device); it is shown as n/a with that reason.
 	na string
+	// cpu marks the cpu device's own figures (a kernel against its C loop,
+	// bench_cpu.go): the only ones judged on the cpu device.
+	cpu bool
 }
 
 // runBench measures the Device budgets on the default device, each beside the same work
@@ -77,6 +80,13 @@ func runBench(out io.Writer, args []string) error {
 		return err
 	}
 	figs = append(figs, peer)
+	if d.Platform() == "cpu" {
+		cpu, err := b.cpuSection()
+		if err != nil {
+			return err
+		}
+		figs = append(figs, cpu...)
+	}
 	// The anchor is a CUDA driver-API program: its figures are raw only for nvidia.
 	if path := anchorPath(*anchor); path != "" && d.Platform() == "nvidia" {
 		fmt.Fprintf(progress, "running the anchor %s (3 runs) ...\n", path)
@@ -114,18 +124,6 @@ type row struct {
 	Verdict string  `json:"verdict"` // ok, MISSED, n/a (not judged here), or what it needs
 }
 
-// gpuOnly is the figures whose budget holds a GPU to its driver: on the cpu device, the
-// raw side is a queue push or a host memcpy, so the comparison means nothing there and
-// the figure is shown with its budget "n/a".
-func gpuOnly(name string) bool {
-	for _, p := range []string{"launch", "read 4 B", "write 256 MiB"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // judge holds each figure to its budget.
 func judge(figs []figure, cpu bool) []row {
 	var rows []row
@@ -134,7 +132,9 @@ func judge(figs []figure, cpu bool) []row {
 		switch {
 		case f.na != "":
 			r.Budget, r.Verdict = f.na, "n/a"
-		case cpu && gpuOnly(f.name):
+		case cpu && !f.cpu:
+			// A budget set for a GPU against its driver: on the cpu device the raw side is
+			// a queue push, a host memcpy or a malloc, so the comparison means nothing.
 			_, rule := f.budget(f.device, max(f.raw, 1e-12))
 			r.Budget, r.Verdict = strings.Split(rule, " (")[0], "n/a"
 		case f.raw == 0 && f.anchorKey != "":
@@ -184,7 +184,8 @@ func printRows(out io.Writer, rows []row, cpu bool) {
 		fmt.Fprintf(out, "%-22s %9.3f %-4s %s %-7s  %s: %s\n", r.Name, r.Device, r.Unit, raw, r.RawBy, r.Budget, r.Verdict)
 	}
 	if cpu {
-		fmt.Fprintln(out, "\n(n/a: a budget set for a GPU against its driver; on the cpu device the raw calls are queue pushes and host memcpy)")
+		fmt.Fprintln(out, "\n(n/a: a budget set for a GPU against its driver; on the cpu device the raw calls are queue pushes and host memcpy;")
+		fmt.Fprintln(out, " the cpu device is judged by its kernels against single-threaded C loops: at least 1× at 2 cores or fewer, 4× at 16 or more, in between on the line, the block scan a fifth of that)")
 	}
 }
 

@@ -45,6 +45,67 @@ template <class T> inline T* slot(unsigned i, unsigned n) {
 	return slot_grow<T>(i, n);
 }
 
+/* Atomics on a block's __shared__ memory from a region: the block's threads run one after
+ * another on one OS thread, so nothing races with the update (regions.go rewrites the
+ * calls). Same results and return values as cubehip_atomic.h's. */
+namespace plain {
+template <class T, class U> inline T atomicAdd(T* p, U v) {
+	const T o = *p;
+	*p = T(o + T(v));
+	return o;
+}
+template <class T, class U> inline T atomicSub(T* p, U v) {
+	const T o = *p;
+	*p = T(o - T(v));
+	return o;
+}
+template <class T, class U> inline T atomicMax(T* p, U v) {
+	const T o = *p;
+	if (o < T(v)) *p = T(v);
+	return o;
+}
+template <class T, class U> inline T atomicMin(T* p, U v) {
+	const T o = *p;
+	if (T(v) < o) *p = T(v);
+	return o;
+}
+template <class T, class U> inline T atomicExch(T* p, U v) {
+	const T o = *p;
+	*p = T(v);
+	return o;
+}
+template <class T, class U> inline T atomicAnd(T* p, U v) {
+	const T o = *p;
+	*p = T(o & T(v));
+	return o;
+}
+template <class T, class U> inline T atomicOr(T* p, U v) {
+	const T o = *p;
+	*p = T(o | T(v));
+	return o;
+}
+template <class T, class U> inline T atomicXor(T* p, U v) {
+	const T o = *p;
+	*p = T(o ^ T(v));
+	return o;
+}
+template <class T, class U, class V> inline T atomicCAS(T* p, U cmp, V v) {
+	const T o = *p;
+	if (o == T(cmp)) *p = T(v);
+	return o;
+}
+template <class U> inline unsigned atomicInc(unsigned* p, U lim) {
+	const unsigned o = *p;
+	*p = o >= unsigned(lim) ? 0u : o + 1;
+	return o;
+}
+template <class U> inline unsigned atomicDec(unsigned* p, U lim) {
+	const unsigned o = *p;
+	*p = (o == 0 || o > unsigned(lim)) ? unsigned(lim) : o - 1;
+	return o;
+}
+} // namespace plain
+
 /* Runs a region body (a closure taking blockIdx) once per block of c. */
 template <class F> __attribute__((always_inline)) inline void run_regions(const F& body, const block_ctx c) {
 	each_block(c, [&](uint3 bid) {
