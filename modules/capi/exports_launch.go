@@ -201,13 +201,13 @@ func launch(h C.cubehip_kernel, stream C.uint64_t, grid *C.capi_cu32, count C.cu
 		if err != nil {
 			return fail(err)
 		}
-		return result(st.CallDynamic(k.k, cb.b, s.args...))
+		return result(st.CallDynamicArgs(k.k, cb.b, s.args))
 	}
 	if grid == nil {
 		return fail(argError("cubehip_launch: grid is NULL"))
 	}
 	g := unsafe.Slice((*uint32)(unsafe.Pointer(grid)), 3)
-	return result(st.Call(k.k, hipsys.Dim3{X: g[0], Y: g[1], Z: g[2]}, s.args...))
+	return result(st.CallArgs(k.k, hipsys.Dim3{X: g[0], Y: g[1], Z: g[2]}, s.args))
 }
 
 //export cubehip_launch

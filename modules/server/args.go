@@ -84,55 +84,101 @@ func (a Arg) size() uint32 {
 // CubeCL's order (buffers, scalars, info: see Args), and returns without waiting for it.
 // It is Call with the arguments in that order.
 func (s Stream) Launch(k *Kernel, grid hipsys.Dim3, args Args) error {
-	return s.launch(k, compute.CubeCount{X: grid.X, Y: grid.Y, Z: grid.Z}, nil, nil, &args)
+	return s.launch(k, compute.CubeCount{X: grid.X, Y: grid.Y, Z: grid.Z}, nil, nil, callArgs{cc: &args})
 }
 
 // Call enqueues k on the stream over grid blocks of k.Block threads, with args in the
 // order the kernel declares its parameters, and returns without waiting for it:
 //
 //	// extern "C" __global__ void saxpy(int n, float a, const float* x, float* y)
-//	dev.Call(saxpy, grid, server.I32(n), server.F32(2), x.Arg(), y.Arg())
+//	err := dev.Call(saxpy, server.Dim3{X: uint32(n+255) / 256}, n, float32(2), x, y)
 //
-// The buffers, in the order they appear, take the accesses of k's IO.
+// A zero Y or Z of grid is 1; a grid with X == 0 is an error: to launch nothing for an
+// empty input, skip the call (see Dim3).
+//
+// Each argument is a plain Go value, converted to the parameter it goes to as the
+// kernel's declaration in its source names it:
+//
+//   - a *Buffer or a View (a range of one) for a pointer parameter; the buffers, in the
+//     order they appear, take the accesses of k's IO;
+//   - a Go integer (int, int32, uint64, bool, a named type of one ...) for an integer
+//     parameter, converted exactly: a value the C type cannot hold is an error ("argument
+//     0 (n): int -1 does not fit the kernel's unsigned int");
+//   - a Go integer for a float or double, when that type holds it exactly;
+//   - a float32 or float64 for a float or double: a float64 is rounded to the nearest
+//     float, as C++ and CuPy convert it (the untyped constant 0.1 of a Go call is a
+//     float64), and refused when it is finite and beyond float's range. An integer
+//     parameter takes no floating-point value: convert it, saying how to round;
+//   - an Arg (I32(n), F32(a), Struct, Info, b.Arg()) to say the exact type yourself: it
+//     is passed as it is, its width checked against the parameter. A by-value struct
+//     and the info pointer are passed so.
+//
+// Where the declaration cannot be read (a macro, a template parameter), a value keeps
+// its own Go type (int32 is a C int; int and uint take the width the platform reports),
+// and the platform's list of the compiled kernel's parameters is what checks it.
 //
 // Call returns an error, and queues and changes nothing, for a launch that is malformed:
 // a nil kernel, a released or foreign buffer, a buffer count that does not match k's
-// IO, and, where the platform lists the compiled kernel's parameters, a count of
-// arguments or an argument's width that does not match them or a buffer where the
-// kernel takes a value (the error names the parameter: "launch saxpy: argument 0 (n):
-// int64 given, the kernel takes 4 bytes"). Everything that goes wrong with the work
-// itself (a compile error, an input that carries a failure, a launch the driver refuses)
-// is carried by the buffers k writes and returned by their next Read, Sync or Check. A
-// compile error of a kernel that writes no buffer (one that only prints) has nothing to
-// carry it: Call returns it (a *CompileError; an entry point the source lacks is one
-// too), and so does the stream's next Sync. A grid with a zero dimension enqueues
-// nothing and changes nothing.
+// IO, an argument that cannot go to its parameter, a count of arguments that does not
+// match the kernel's, an explicit Arg whose width is not the parameter's, or a launch
+// configuration over the device's limits. The error names the parameter: "launch
+// saxpy: argument 1 (a): a buffer given, the kernel takes float a". Everything that goes
+// wrong with the work itself (a compile error, an input that carries a failure, a launch
+// the driver refuses) is carried by the buffers k writes and returned by their next
+// Read, Sync or Check. A compile error of a kernel that writes no buffer (one that only
+// prints) has nothing to carry it: Call returns it (a *CompileError; an entry point the
+// source lacks is one too), and so does the stream's next Sync.
 //
 // In steady state (k compiled, the buffers on this stream, the info cached) a launch
 // allocates nothing. On a platform with a launch queue (nvidia; Options.DirectLaunch
 // turns it off), such a launch may be issued by the queue's thread after Call returns:
 // the Device's next call of any other kind waits for it first, and a refusal then
 // leaves the buffers as it would have had it been seen at once.
-func (s Stream) Call(k *Kernel, grid hipsys.Dim3, args ...Arg) error {
-	return s.launch(k, compute.CubeCount{X: grid.X, Y: grid.Y, Z: grid.Z}, nil, args, nil)
+func (s Stream) Call(k *Kernel, grid hipsys.Dim3, args ...any) error {
+	return s.launch(k, compute.CubeCount{X: grid.X, Y: grid.Y, Z: grid.Z}, nil, args, callArgs{})
+}
+
+// CallArgs is Call with arguments already built as Args, in a slice the caller keeps
+// (the C ABI's form: it converts each C argument itself).
+func (s Stream) CallArgs(k *Kernel, grid hipsys.Dim3, args []Arg) error {
+	return s.launch(k, compute.CubeCount{X: grid.X, Y: grid.Y, Z: grid.Z}, nil, nil, callArgs{list: args})
 }
 
 // LaunchDynamic is Launch with the grid read from count (three uint32: x, y, z) when
 // the launch runs, after the work queued before it. A count buffer that carries a
-// failure, or that cannot be read, leaves k's outputs carrying that failure.
+// failure, or that cannot be read, leaves k's outputs carrying that failure. The count
+// is data the host never sees, so it is taken as it is, as CubeCL takes it: a count
+// with a zero dimension launches nothing.
 func (s Stream) LaunchDynamic(k *Kernel, count *Buffer, args Args) error {
 	if count == nil {
 		return fmt.Errorf("launch: count: %w: nil buffer", ErrInvalidArgument)
 	}
-	return s.launch(k, compute.CubeCount{}, count, nil, &args)
+	return s.launch(k, compute.CubeCount{}, count, nil, callArgs{cc: &args})
 }
 
 // CallDynamic is Call with the grid read from count, as LaunchDynamic reads it.
-func (s Stream) CallDynamic(k *Kernel, count *Buffer, args ...Arg) error {
+func (s Stream) CallDynamic(k *Kernel, count *Buffer, args ...any) error {
 	if count == nil {
 		return fmt.Errorf("launch: count: %w: nil buffer", ErrInvalidArgument)
 	}
-	return s.launch(k, compute.CubeCount{}, count, args, nil)
+	return s.launch(k, compute.CubeCount{}, count, args, callArgs{})
+}
+
+// CallDynamicArgs is CallDynamic with arguments already built as Args (see CallArgs).
+func (s Stream) CallDynamicArgs(k *Kernel, count *Buffer, args []Arg) error {
+	if count == nil {
+		return fmt.Errorf("launch: count: %w: nil buffer", ErrInvalidArgument)
+	}
+	return s.launch(k, compute.CubeCount{}, count, nil, callArgs{list: args})
+}
+
+// callArgs is a launch's Args in the form they were given: in the kernel's order, or
+// in CubeCL's (Launch). Call's Go values travel apart from them: the compiler's escape
+// analysis does not tell a struct's fields apart, and what happens to the Args (kept in
+// the Device's scratch) would otherwise move every boxed Go value to the heap.
+type callArgs struct {
+	list []Arg
+	cc   *Args
 }
 
 // launchArgs is a launch's arguments sorted for the compute server, in the Device's
@@ -203,18 +249,23 @@ func (d *Device) gather(k *Kernel, list []Arg, cc *Args) ([]Arg, bool, error) {
 	return list, reordered, nil
 }
 
-// fit checks the gathered arguments against k's parameters as the platform lists them
-// (nil: it cannot tell, and the launch goes unchecked): the count, each width, and a
-// pointer where the kernel takes one. A kind the platform does not report (nvidia
-// reports offsets and sizes only) is checked by width alone.
+// fit checks the gathered arguments against k's parameters as the platform lists them,
+// completed by the source's declaration (k.param): the count, each width, and a pointer
+// where the kernel takes one. Where neither says (a platform that cannot list them and
+// a declaration that was not read), the launch goes unchecked.
 func (d *Device) fit(k *Kernel, params []hipsys.KernelParam, list []Arg) error {
-	if params == nil {
+	if params == nil && k.sig == nil {
 		return nil
 	}
-	if len(list) != len(params) {
-		return fmt.Errorf("launch %s: %w: the kernel takes %d arguments, %d given", k.Entry(), ErrInvalidArgument, len(params), len(list))
+	n := len(params)
+	if params == nil {
+		n = len(k.sig)
 	}
-	for i, p := range params {
+	if len(list) != n {
+		return fmt.Errorf("launch %s: %w: the kernel takes %d arguments, %d given", k.Entry(), ErrInvalidArgument, n, len(list))
+	}
+	for i := range n {
+		p := k.param(params, i)
 		a := list[i]
 		pointer := a.kind != argScalar
 		switch {
@@ -222,12 +273,50 @@ func (d *Device) fit(k *Kernel, params []hipsys.KernelParam, list []Arg) error {
 			return argError(k, i, p, a, "a pointer (a buffer)")
 		case p.Kind == hipsys.ParamValue && pointer:
 			return argError(k, i, p, a, fmt.Sprintf("a %d-byte value", p.Size))
-		case p.Size != a.size():
+		case p.Size != 0 && p.Size != a.size():
 			return argError(k, i, p, a, fmt.Sprintf("%d bytes", p.Size))
 		}
 	}
 	return nil
 }
+
+// param is k's parameter i as the platform lists it (params; nil where it cannot),
+// completed from the source's declaration where the platform does not say: its name
+// (the cpu device and nvidia keep none), whether it is a pointer (nvidia says sizes
+// only), its size. A size of 0 is unknown.
+func (k *Kernel) param(params []hipsys.KernelParam, i int) hipsys.KernelParam {
+	var p hipsys.KernelParam
+	if i < len(params) {
+		p = params[i]
+	}
+	if i >= len(k.sig) || params != nil && len(params) != len(k.sig) {
+		return p // a declaration read wrong says nothing about the compiled kernel
+	}
+	s := &k.sig[i]
+	if p.Name == "" {
+		p.Name = s.name
+	}
+	if p.Kind == hipsys.ParamUnknown {
+		switch {
+		case s.pointer:
+			p.Kind = hipsys.ParamPointer
+		case s.ctype != cUnknown:
+			p.Kind = hipsys.ParamValue
+		}
+	}
+	if params == nil {
+		switch {
+		case s.pointer:
+			p.Size = 8
+		default:
+			p.Size = cSizes[s.ctype]
+		}
+	}
+	return p
+}
+
+// cSizes are the widths of the scalar types (0: unknown).
+var cSizes = [...]uint32{cI8: 1, cU8: 1, cBool: 1, cI16: 2, cU16: 2, cI32: 4, cU32: 4, cF32: 4, cI64: 8, cU64: 8, cF64: 8, cUnknown: 0}
 
 //go:noinline
 func argError(k *Kernel, i int, p hipsys.KernelParam, a Arg, takes string) error {
@@ -259,7 +348,7 @@ func (d *Device) params(k *Kernel) ([]hipsys.KernelParam, error) {
 	return params, nil
 }
 
-func (s Stream) launch(k *Kernel, grid compute.CubeCount, count *Buffer, list []Arg, cc *Args) error {
+func (s Stream) launch(k *Kernel, grid compute.CubeCount, count *Buffer, vals []any, args callArgs) error {
 	d := s.d
 	if err := d.enter(); err != nil {
 		return err
@@ -275,45 +364,58 @@ func (s Stream) launch(k *Kernel, grid compute.CubeCount, count *Buffer, list []
 		}
 		grid.Dynamic = &count.b
 	} else {
-		static = &hipsys.Dim3{X: grid.X, Y: grid.Y, Z: grid.Z}
+		g := shape(hipsys.Dim3{X: grid.X, Y: grid.Y, Z: grid.Z})
+		grid.Y, grid.Z = g.Y, g.Z
+		static = &g
 	}
 	if err := d.limits.check(k, static); err != nil {
 		return err
 	}
 	var err error
 	if d.trace == nil {
-		err = d.launch(k, grid, s.id, list, cc)
+		err = d.launch(k, grid, s.id, vals, &args)
 	} else {
-		err = d.tracedLaunch(k, grid, s.id, list, cc)
+		err = d.tracedLaunch(k, grid, s.id, vals, &args)
 	}
 	clear(d.bufs)
+	clear(d.vals)
 	clear(d.args.order.Scalars)
 	clear(d.args.cc)
 	d.args.info = nil
 	return err
 }
 
-func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, list []Arg, cc *Args) error {
-	list, reordered, err := d.gather(k, list, cc)
+func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, vals []any, args *callArgs) error {
+	list := args.list
+	if vals != nil {
+		var err error
+		if list, err = d.fromValues(k, vals); err != nil {
+			return err
+		}
+	}
+	list, reordered, err := d.gather(k, list, args.cc)
 	if err != nil {
+		return err
+	}
+	// Each argument is checked against its parameter before the buffers are counted, so
+	// that a buffer where a value goes is named as such, not as one buffer too many.
+	params, perr := d.params(k)
+	if perr != nil {
+		params = nil // the declaration alone checks the launch
+	}
+	if err := d.fit(k, params, list); err != nil {
 		return err
 	}
 	if len(d.bufs) != len(k.k.IO) {
 		return fmt.Errorf("launch %s: %w: the kernel declares %d buffers (its IO), %d given", k.Entry(), ErrInvalidArgument, len(k.k.IO), len(d.bufs))
 	}
-	params, err := d.params(k)
-	switch {
-	case err == nil:
-		if err := d.fit(k, params, list); err != nil {
-			return err
-		}
-	case !d.srv.Loaded(k.k):
+	if perr != nil && !d.srv.Loaded(k.k) {
 		// A kernel that did not compile is launched all the same: the launch leaves its
 		// outputs carrying the compile error, as every failure of the work itself. The
 		// error is the one just returned: compiling again to learn it would double the
 		// cost of a failed compile (g++ on the cpu device takes a tenth of a second).
 		// A kernel that writes no buffer has nothing to carry it: the error is returned.
-		return d.srv.FailLaunch(k.k, d.bufs, id, err)
+		return d.srv.FailLaunch(k.k, d.bufs, id, perr)
 	}
 	// Parameters the platform failed to list leave the launch unchecked.
 	la := &d.args
@@ -341,9 +443,9 @@ type Args struct {
 // launch pays one nil check.
 //
 //go:noinline
-func (d *Device) tracedLaunch(k *Kernel, grid compute.CubeCount, id StreamID, list []Arg, cc *Args) error {
+func (d *Device) tracedLaunch(k *Kernel, grid compute.CubeCount, id StreamID, vals []any, args *callArgs) error {
 	start, ok := d.traceBegin(id)
-	err := d.launch(k, grid, id, list, cc)
+	err := d.launch(k, grid, id, vals, args)
 	switch {
 	case ok && err == nil:
 		d.traceEnd(id, "launch", k.Entry(), start)

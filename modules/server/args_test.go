@@ -178,8 +178,12 @@ func TestCallRefusesArgumentsThatDoNotFit(t *testing.T) {
 		{"wrong width last", "argument 3 (n): float64 given, the kernel takes 4 bytes", func() error {
 			return d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.F64(4)}})
 		}},
-		{"buffer count", "the kernel declares 2 buffers (its IO), 1 given", func() error {
-			return d.Call(argSaxpy, grid(4), server.I32(4), server.F32(2), y.Arg())
+		{"buffer count", "the kernel declares 1 buffers (its IO), 2 given", func() error {
+			oneIO := server.NewKernel(argSource, "arg_saxpy", devBlock, []server.Access{server.ReadWrite})
+			return d.Call(oneIO, grid(4), server.I32(4), server.F32(2), x.Arg(), y.Arg())
+		}},
+		{"a buffer for a scalar, one buffer too many for the IO", "argument 1 (a): a buffer given, the kernel takes float a", func() error {
+			return d.Call(argSaxpy, grid(4), 4, x, x, y)
 		}},
 		{"info not last", "the info pointer must be the last argument", func() error {
 			return d.Call(devIota, grid(4), server.Info(4, 1), y.Arg())

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cubehip/cubehip/modules/server/compute"
 )
@@ -27,6 +28,12 @@ type Buffer struct {
 
 	released bool // guarded by d.mu
 	imported bool // another library's memory (Stream.Import): never kept by Recycle
+
+	// self is the buffer itself, for Call: a *Buffer that Call reads out of an
+	// interface and keeps is taken from here, not from the interface, so that the
+	// compiler can leave a call's other arguments (a float32 ...) on the caller's stack.
+	// A Buffer no Device made has none.
+	self *Buffer
 }
 
 // Size is the buffer's size in bytes.
@@ -35,8 +42,14 @@ func (b *Buffer) Size() uint64 { return b.size }
 // Stream is the stream whose pools the buffer's memory came from.
 func (b *Buffer) Stream() StreamID { return b.stream }
 
+// String names the buffer as a person reads it: "Buffer(#7, 4096 B on cpu:0, stream
+// 0)", its id (ids are not reused while it lives), size, device and home stream.
 func (b *Buffer) String() string {
-	return fmt.Sprintf("buffer %d (%d bytes, stream %d)", b.b.ID(), b.size, b.stream)
+	if b == nil || b.d == nil {
+		return "Buffer(nil)"
+	}
+	dev := strings.TrimSuffix(strings.TrimPrefix(b.d.String(), "Device("), ")")
+	return fmt.Sprintf("Buffer(#%d, %d B on %s, stream %d)", b.b.ID(), b.size, dev, b.stream)
 }
 
 // Release gives the buffer's memory back to its pool. It does not block: work already
@@ -114,7 +127,9 @@ func (s Stream) buffer(h compute.Handle, size uint64) (*Buffer, error) {
 	}
 	view := b
 	_ = b.Release() // the handle keeps the allocation; the view is lent to calls
-	return &Buffer{d: s.d, h: h, b: view, size: size, stream: s.id}, nil
+	nb := &Buffer{d: s.d, h: h, b: view, size: size, stream: s.id}
+	nb.self = nb
+	return nb, nil
 }
 
 // own checks, under d.mu, that b can be used in a call of d: what names the call and the

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -44,7 +45,18 @@ type Options struct {
 }
 
 // Device is the handle users hold on one device. Its embedded Stream is stream 0, so
-// d.Write, d.Launch, d.Read ... work there; On(id) reaches the others.
+// every Stream method works on the Device itself, on stream 0; On(id) reaches the other
+// streams. What a program mostly calls:
+//
+//	dev.Call(k, grid, args...)               // launch a kernel (Stream.Call), plain Go values
+//	server.UploadSlice(dev.Stream, xs)       // a new buffer holding a slice (also AllocSlice)
+//	server.ReadSlice[float32](dev.Stream, b) // a buffer's contents as a slice (ReadSliceInto)
+//	dev.Write(b, data), dev.Read(b)          // bytes in and out (Stream.Write, Stream.Read)
+//	dev.Sync(bufs...)                        // wait for the stream's work (Stream.Sync)
+//	dev.Close()                              // release everything
+//
+// See Stream for the rest: Launch (CubeCL's argument order), Capture, Profile, Check,
+// Import, ReadAt and WriteAt, the Context variants.
 //
 // A Device is safe for use by any number of goroutines. Calls are serialized, but the
 // waits for the device (a read's copies, a sync, a profile's end event) happen after the
@@ -76,6 +88,7 @@ type Device struct {
 	lastK      *Kernel
 	lastParams []hipsys.KernelParam
 	paramsOf   map[compute.KernelID][]hipsys.KernelParam
+	vals       []Arg // scratch: Call's Go values as Args (under mu)
 
 	// single is a platform with one device. Then every thread's current device is that
 	// one (HIP's default, and there is no other to switch to), and each platform call
@@ -148,6 +161,14 @@ func (d *Device) Platform() string { return d.srv.Platform().Name() }
 
 // Index is the device's number on its platform.
 func (d *Device) Index() int { return d.index }
+
+// String names the device as a person reads it: "Device(cpu:0)", its platform and index.
+func (d *Device) String() string {
+	if d == nil || d.srv == nil {
+		return "Device(nil)"
+	}
+	return "Device(" + d.Platform() + ":" + strconv.Itoa(d.index) + ")"
+}
 
 // Props are the device's properties, read once by Open.
 func (d *Device) Props() hipsys.DeviceProps { return d.srv.Props() }

@@ -273,8 +273,8 @@ func TestDeviceLaunch(t *testing.T) {
 		require.Equal(t, 4*xs[i], sums[i], "add %d", i)
 		require.Equal(t, float32(2*i), iotas[i], "iota %d", i)
 	}
-	// A zero grid enqueues nothing and changes nothing.
-	require.NoError(t, d.Launch(devInc, hipsys.Dim3{}, server.Args{Buffers: []*server.Buffer{out}, Scalars: []server.Scalar{server.U32(n)}}))
+	// A grid of no blocks is refused, and enqueues nothing and changes nothing.
+	require.ErrorIs(t, d.Launch(devInc, hipsys.Dim3{}, server.Args{Buffers: []*server.Buffer{out}, Scalars: []server.Scalar{server.U32(n)}}), server.ErrInvalidArgument)
 	assert.Equal(t, got, readFloats(t, d.Stream, out))
 }
 

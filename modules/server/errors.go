@@ -8,8 +8,9 @@ import (
 	"github.com/cubehip/cubehip/modules/stream"
 )
 
-// Errors for errors.Is. Each comes back wrapped with what was wrong ("launch: buffer 2:
-// buffer 7 (4096 bytes, stream 0) was released"), never as a panic. A failure of a HIP
+// Errors for errors.Is. Each comes back wrapped with what was wrong ("launch saxpy:
+// argument 3: launch: server: already released: Buffer(#7, 4096 B on cpu:0, stream 0)"),
+// never as a panic. A failure of a HIP
 // call is a *hipsys.Error naming the call and HIP's status, wrapped with the step that
 // made it; errors.Is matches it against hipsys's statuses (hipsys.ErrorOutOfMemory, ...).
 var (

@@ -13,11 +13,33 @@ import (
 // launch it many times, on any device. It cannot be changed once built (its accessors
 // return copies), so it is safe to share between goroutines.
 type Kernel struct {
-	k *compute.Kernel
+	k   *compute.Kernel
+	sig []sigParam // the entry's parameters as the source declares them; nil when unread
 }
 
 // Dim3 is a grid or block shape: x, y and z counts (of blocks, or of threads per block).
+//
+// A zero Y or Z means 1, so Dim3{X: n} is n×1×1, in a grid and in a block alike. X is
+// never taken for 1: a grid with X == 0 is an error (a launch of no blocks is almost
+// always a count computed wrong, and CUDA and CuPy refuse it too: to launch nothing for
+// an empty input, skip the call), and so is a block with X == 0, except the whole zero
+// Dim3 given as a block, which means the default block, 256×1×1.
 type Dim3 = hipsys.Dim3
+
+// DefaultBlock is the block of a kernel that is given none: 256 threads, a multiple
+// of every GPU's warp or wavefront, as the C ABI and the Python package use too.
+var DefaultBlock = Dim3{X: 256, Y: 1, Z: 1}
+
+// shape is d with a zero Y or Z taken as 1.
+func shape(d Dim3) Dim3 {
+	if d.Y == 0 {
+		d.Y = 1
+	}
+	if d.Z == 0 {
+		d.Z = 1
+	}
+	return d
+}
 
 // Access is how a kernel uses one buffer parameter: Read, Write or ReadWrite. A launch
 // checks the buffers it reads for a carried failure (and passes it on to its outputs
@@ -32,10 +54,15 @@ const (
 )
 
 // NewKernel returns a kernel of source's entry point, launched in blocks of block
-// threads, with io the access of each buffer parameter in order; options go to the
-// compiler as given. It is DefineKernel with Block, IO and CompilerOptions.
+// threads (the zero Dim3: DefaultBlock), with io the access of each buffer parameter in
+// order (nil: inferred from the signature, as DefineKernel does without IO); options go
+// to the compiler as given. It is DefineKernel with Block, IO and CompilerOptions.
 func NewKernel(source, entry string, block hipsys.Dim3, io []Access, options ...string) *Kernel {
-	return DefineKernel(source, entry, Block(block), IO(io...), CompilerOptions(options...))
+	opts := []KernelOption{Block(block), CompilerOptions(options...)}
+	if io != nil {
+		opts = append(opts, IO(io...))
+	}
+	return DefineKernel(source, entry, opts...)
 }
 
 // KernelOption sets one property of a kernel DefineKernel builds.
@@ -43,18 +70,23 @@ type KernelOption func(*kernelSpec)
 
 type kernelSpec struct {
 	block   hipsys.Dim3
-	io      []Access
+	io      []Access // nil: inferred from the signature
 	options []string
 	shared  uint32
 }
 
-// Block is the kernel's block shape (default 1×1×1): threads per block in x, y, z.
+// Block is the kernel's block shape, threads per block in x, y, z (default
+// DefaultBlock, 256×1×1). A zero Y or Z is 1: Block(Dim3{X: 64}) is 64×1×1.
 func Block(b hipsys.Dim3) KernelOption { return func(s *kernelSpec) { s.block = b } }
 
-// IO is the access of each of the kernel's buffer parameters, in the order they appear
-// (default: none, a kernel without buffers).
+// IO is the access of each of the kernel's buffer parameters, in the order they appear.
+// Without it, each is inferred from the entry's declaration in the source, as the
+// Python package does: a `const T*` parameter is Read, any other pointer ReadWrite. IO
+// overrides that, and says what the declaration cannot: Write for an output the kernel
+// never reads (a failure then spares it the check of its old contents), the accesses
+// of a kernel declared through a macro, or IO() for a kernel that takes no buffer.
 func IO(io ...Access) KernelOption {
-	return func(s *kernelSpec) { s.io = append(s.io[:0:0], io...) }
+	return func(s *kernelSpec) { s.io = append([]Access{}, io...) }
 }
 
 // CompilerOptions are passed to the platform's compiler as given (the platform adds
@@ -68,17 +100,28 @@ func CompilerOptions(options ...string) KernelOption {
 // device's limit per block.
 func SharedMem(bytes uint32) KernelOption { return func(s *kernelSpec) { s.shared = bytes } }
 
-// DefineKernel returns a kernel of source's entry point with the given options.
+// DefineKernel returns a kernel of source's entry point with the given options: by
+// default blocks of DefaultBlock threads, the access of each buffer inferred from the
+// entry's declaration (see IO), no dynamic shared memory and no compiler options.
+//
+//	saxpy := server.DefineKernel(source, "saxpy") // 256 threads a block; x Read, y ReadWrite
 func DefineKernel(source, entry string, opts ...KernelOption) *Kernel {
-	spec := kernelSpec{block: hipsys.Dim3{X: 1, Y: 1, Z: 1}}
+	spec := kernelSpec{block: DefaultBlock}
 	for _, o := range opts {
 		if o != nil {
 			o(&spec)
 		}
 	}
-	k := compute.NewKernel(source, entry, spec.block, spec.io, spec.options...)
+	if spec.block == (Dim3{}) {
+		spec.block = DefaultBlock
+	}
+	sig, ok := parseSignature(source, entry)
+	if spec.io == nil && ok {
+		spec.io = inferIO(sig)
+	}
+	k := compute.NewKernel(source, entry, shape(spec.block), spec.io, spec.options...)
 	k.SharedMem = spec.shared
-	return &Kernel{k: k}
+	return &Kernel{k: k, sig: sig}
 }
 
 // Source is the kernel's HIP C++ source.
@@ -107,7 +150,13 @@ func (k *Kernel) ID() compute.KernelID { return k.k.ID() }
 // compute.Server. It must not be changed.
 func (k *Kernel) Compute() *compute.Kernel { return k.k }
 
-func (k *Kernel) String() string { return k.k.Entry }
+// String is the kernel as a person reads it: "Kernel(saxpy)".
+func (k *Kernel) String() string {
+	if !k.valid() {
+		return "Kernel(nil)"
+	}
+	return "Kernel(" + k.k.Entry + ")"
+}
 
 // valid reports whether k is a kernel NewKernel or DefineKernel built.
 func (k *Kernel) valid() bool { return k != nil && k.k != nil }

@@ -30,7 +30,8 @@ func limitsOf(p hipsys.DeviceProps) limits {
 var axes = [3]string{"x", "y", "z"}
 
 // check is a launch configuration the device cannot run, named by the limit it
-// breaks: a block dimension that is zero or over its limit, more threads per block than
+// breaks: a block dimension that is zero or over its limit, a grid with no blocks in x
+// (its zero Y and Z were taken as 1 before), more threads per block than
 // the device runs, dynamic shared memory over the device's per-block limit, a grid
 // dimension over its limit (grid is nil for a dynamic grid, checked when it is read).
 // Without it, such a launch returns nil and its failure surfaces only at a later read.
@@ -52,6 +53,11 @@ func (l *limits) check(k *Kernel, grid *hipsys.Dim3) error {
 		return fmt.Errorf("launch %s: %w: %d bytes of dynamic shared memory per block, over the device's limit of %d (SharedMemPerBlockOptin)", k.Entry(), ErrInvalidArgument, sm, l.sharedPerBlock)
 	}
 	if grid != nil {
+		if grid.X == 0 {
+			// Not a launch of nothing: a zero count is almost always a count computed
+			// wrong, and the read after it would return the old bytes as if it ran.
+			return fmt.Errorf("launch %s: %w: grid %d×%d×%d has no blocks in x (to launch nothing for an empty input, skip the call)", k.Entry(), ErrInvalidArgument, grid.X, grid.Y, grid.Z)
+		}
 		g := [3]uint32{grid.X, grid.Y, grid.Z}
 		for i, v := range g {
 			if lim := l.gridDim[i]; lim != 0 && uint64(v) > lim {
