@@ -100,25 +100,32 @@ func ExampleStream_Launch() {
 func ExampleStream_Call() {
 	d, _ := server.Open(server.Options{})
 	defer d.Close()
-	// Most HIP code puts its scalars first; Call takes the arguments in the kernel's order.
+	// Call takes the arguments in the kernel's order, as plain Go values converted to
+	// the types its declaration names; without Block and IO, the block is 256 threads
+	// and each buffer's access comes from its declaration (const: only read).
 	axpy := server.DefineKernel(`#include <hip/hip_runtime.h>
 extern "C" __global__ void axpy(int n, float a, const float* x, float* y) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = a * x[i] + y[i];
-}`, "axpy", server.Block(server.Dim3{X: 64, Y: 1, Z: 1}), server.IO(server.Read, server.ReadWrite))
+}`, "axpy")
 	x, _ := server.UploadSlice(d.Stream, []float32{1, 2, 3, 4, 5, 6})
 	y, _ := server.UploadSlice(d.Stream, []float32{0, 0, 0, 0, 0, 0})
 	defer x.Release()
 	defer y.Release()
-	one := server.Dim3{X: 1, Y: 1, Z: 1}
-	fmt.Println(d.Call(axpy, one, server.I32(6), server.F32(10), x.Arg(), y.Arg()))
+	one := server.Dim3{X: 1} // 1×1×1: a zero Y or Z is 1
+	fmt.Println(d.Call(axpy, one, 6, float32(10), x, y))
 	// A view passes a range: y[2:4] += x[0:2].
-	fmt.Println(d.Call(axpy, one, server.I32(2), server.F32(1), x.Arg(), y.View(8, 8).Arg()))
+	fmt.Println(d.Call(axpy, one, 2, 1.0, x, y.View(8, 8)))
+	// A value the parameter cannot take is refused, naming it.
+	fmt.Println(d.Call(axpy, one, 6, x, x, y))
+	fmt.Println(d.Call(axpy, one, -1.5, 1, x, y))
 	out, err := server.ReadSlice[float32](d.Stream, y)
 	fmt.Println(out, err)
 	// Output:
 	// <nil>
 	// <nil>
+	// launch axpy: argument 1 (a): a buffer given, the kernel takes float a (server: invalid argument)
+	// launch axpy: argument 0 (n): float64 given, the kernel takes int n: convert it to an integer type first (the conversion says how to round) (server: invalid argument)
 	// [10 20 31 42 50 60] <nil>
 }
 
