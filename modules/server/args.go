@@ -7,9 +7,12 @@ import (
 	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
-// Arg is one kernel argument: a buffer (Buffer.Arg), a by-value scalar of one of HIP's
-// scalar types (I8, U8, I16, U16, I32, U32, I64, U64, F32, F64) or struct (Struct), or
-// the info pointer (Info). The zero Arg is no argument, refused by a launch.
+// Arg is one kernel argument of a type it names itself: a buffer (Buffer.Arg), a
+// by-value scalar of one of HIP's scalar types (I8, U8, I16, U16, I32, U32, I64, U64,
+// F32, F64) or struct (Struct), or the info pointer (Info). Call takes plain Go values
+// too, converted to each parameter's declared type; an Arg is passed as it is, for a
+// struct, the info pointer, or a caller who says the exact type. The zero Arg is no
+// argument, refused by a launch.
 type Arg struct {
 	buf         *Buffer
 	info        []uint64
@@ -327,6 +330,16 @@ func argError(k *Kernel, i int, p hipsys.KernelParam, a Arg, takes string) error
 	return fmt.Errorf("launch %s: argument %d%s: %s given, the kernel takes %s (%w)", k.Entry(), i, name, a.what(), takes, ErrInvalidArgument)
 }
 
+//go:noinline
+func ioError(k *Kernel, n int) error {
+	err := fmt.Errorf("launch %s: %w: the kernel declares %d buffers (its IO), %d given", k.Entry(), ErrInvalidArgument, len(k.k.IO), n)
+	if k.inferred {
+		// The usual cause: a pointer parameter that takes no buffer (the info pointer).
+		err = fmt.Errorf("%w: the IO was inferred from the declaration's pointer parameters; give IO for a kernel whose pointers are not all buffers", err)
+	}
+	return err
+}
+
 // params is k's parameter list, cached per kernel: a launch after the first compares a
 // pointer (or looks up a map) and asks the platform nothing.
 func (d *Device) params(k *Kernel) ([]hipsys.KernelParam, error) {
@@ -407,7 +420,7 @@ func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, vals []a
 		return err
 	}
 	if len(d.bufs) != len(k.k.IO) {
-		return fmt.Errorf("launch %s: %w: the kernel declares %d buffers (its IO), %d given", k.Entry(), ErrInvalidArgument, len(k.k.IO), len(d.bufs))
+		return ioError(k, len(d.bufs))
 	}
 	if perr != nil && !d.srv.Loaded(k.k) {
 		// A kernel that did not compile is launched all the same: the launch leaves its

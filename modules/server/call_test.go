@@ -221,3 +221,17 @@ func TestStrings(t *testing.T) {
 	assert.Equal(t, "Kernel(nil)", (*server.Kernel)(nil).String())
 	assert.Equal(t, "Buffer(nil)", (*server.Buffer)(nil).String())
 }
+
+// The info pointer is a pointer the declaration cannot tell from a buffer: with the IO
+// inferred, the error says so; the kernel's own IO fixes it.
+func TestCallInfoWithInferredIO(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	out := upload(t, d.Stream, 0, 0, 0, 0)
+	inferred := server.DefineKernel(devSource, "dev_iota")
+	err := d.Call(inferred, grid(4), out, server.Info(4, 2))
+	require.ErrorIs(t, err, server.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "the kernel declares 2 buffers (its IO), 1 given: the IO was inferred from the declaration's pointer parameters")
+	given := server.DefineKernel(devSource, "dev_iota", server.IO(server.Write))
+	require.NoError(t, d.Call(given, grid(4), out, server.Info(4, 2)))
+	assert.Equal(t, []float32{0, 2, 4, 6}, readFloats(t, d.Stream, out))
+}

@@ -3,15 +3,16 @@
 // [Graph] and replay it, time work with a [Profile], and read the memory the device's
 // pools hold.
 //
+//	// extern "C" __global__ void saxpy(int n, float a, const float* x, float* y)
 //	dev, err := server.Open(server.Options{}) // amd, else nvidia, else the cpu device
 //	defer dev.Close()
-//	saxpy := server.DefineKernel(source, "saxpy",
-//		server.Block(server.Dim3{X: 256, Y: 1, Z: 1}), server.IO(server.Read, server.ReadWrite))
-//	x, err := server.UploadSlice(dev.Stream, xs) // a []float32
+//	saxpy := server.DefineKernel(source, "saxpy") // 256 threads a block; x read, y read and written
+//	x, err := server.UploadSlice(dev.Stream, xs)  // a []float32
 //	y, err := server.UploadSlice(dev.Stream, ys)
-//	// extern "C" __global__ void saxpy(int n, float a, const float* x, float* y)
-//	err = dev.Call(saxpy, grid, server.I32(n), server.F32(2), x.Arg(), y.Arg())
-//	ys, err = server.ReadSlice[float32](dev.Stream, y)
+//	err = dev.Call(saxpy, server.Dim3{X: uint32(n+255) / 256}, n, float32(2), x, y)
+//	err = server.ReadSliceInto(dev.Stream, ys, y)
+//
+// The package's Example is that program in full, every error checked.
 //
 // Importing server registers every platform (amd, nvidia, cpu), so Open needs no other
 // import. Build with the tag cubehip_noplatforms to leave them out and import only the
@@ -20,14 +21,27 @@
 //
 // # Arguments
 //
-// Call takes a kernel's arguments in the order its C signature declares them: buffers
-// (Buffer.Arg, or a View of a range), scalars of every HIP scalar type (I8 ... F64, and
-// Struct for a by-value struct) and the info pointer (Info). Launch takes them in
-// CubeCL's order instead (buffers, scalars, info). Where the platform lists the compiled
-// kernel's parameters, a launch whose arguments do not fit them (their count, a width,
-// a buffer where the kernel takes a value) is refused with an error naming the
-// parameter; so is a launch configuration the device cannot run (block, shared memory,
-// grid limits). A refused launch queues nothing and changes no buffer.
+// Call takes a kernel's arguments in the order its C signature declares them, as plain
+// Go values: a *Buffer or a View (a range of one) for a pointer, Go numbers for scalars,
+// each converted to the parameter's C type as the source declares it, exactly (an int
+// that does not fit an int parameter is an error; a float64 for a float is rounded as
+// C++ rounds it). An Arg (I8 ... F64, Struct for a by-value struct, Info for the info
+// pointer) passes a value of exactly the type it names. Launch takes Args in CubeCL's
+// order instead (buffers, scalars, info). A launch whose arguments do not fit the
+// kernel's parameters, as the source declares them and as the platform lists the
+// compiled kernel's (their count, a width, a buffer where the kernel takes a value), is
+// refused with an error naming the parameter ("launch saxpy: argument 1 (a): a buffer
+// given, the kernel takes float a"); so is a launch configuration the device cannot run
+// (block, shared memory, grid limits, a grid with no blocks). A refused launch queues
+// nothing and changes no buffer.
+//
+// # Shapes and defaults
+//
+// A grid or block is a Dim3 whose zero Y or Z is 1, so Dim3{X: n} is n×1×1. A grid
+// with X == 0 is an error, never a silent launch of nothing: to launch nothing for an
+// empty input, skip the call. A kernel built without Block runs in blocks of
+// DefaultBlock (256×1×1) threads, and without IO takes each buffer's access from its
+// declaration: a const T* parameter is only read, any other pointer read and written.
 //
 // A Device is safe from any number of goroutines. Its embedded [Stream] is stream 0;
 // Device.On reaches the others. Work on one stream runs in order; streams order

@@ -13,8 +13,9 @@ import (
 // launch it many times, on any device. It cannot be changed once built (its accessors
 // return copies), so it is safe to share between goroutines.
 type Kernel struct {
-	k   *compute.Kernel
-	sig []sigParam // the entry's parameters as the source declares them; nil when unread
+	k        *compute.Kernel
+	sig      []sigParam // the entry's parameters as the source declares them; nil when unread
+	inferred bool       // the IO was inferred from sig, not given
 }
 
 // Dim3 is a grid or block shape: x, y and z counts (of blocks, or of threads per block).
@@ -116,12 +117,13 @@ func DefineKernel(source, entry string, opts ...KernelOption) *Kernel {
 		spec.block = DefaultBlock
 	}
 	sig, ok := parseSignature(source, entry)
-	if spec.io == nil && ok {
+	inferred := spec.io == nil && ok
+	if inferred {
 		spec.io = inferIO(sig)
 	}
 	k := compute.NewKernel(source, entry, shape(spec.block), spec.io, spec.options...)
 	k.SharedMem = spec.shared
-	return &Kernel{k: k, sig: sig}
+	return &Kernel{k: k, sig: sig, inferred: inferred}
 }
 
 // Source is the kernel's HIP C++ source.
