@@ -266,10 +266,11 @@ public:
 		d.size = sizeof d;
 		d.source = source.c_str();
 		d.entry = entry.c_str();
+		// Dimensions left out stay 0: a 0 in y or z is 1, and an empty block ({}) the
+		// default block, 256 x 1 x 1, as in the C desc.
 		std::uint32_t i = 0;
 		for (std::uint32_t b : block)
 			if (i < 3) d.block[i++] = b;
-		for (; i < 3; i++) d.block[i] = 1;
 		d.shared_mem = shared_mem;
 		d.access = acc.data();
 		d.access_count = acc.size();

@@ -246,7 +246,8 @@ typedef struct cubehip_kernel_desc {
 	size_t size;
 	const char* source;
 	const char* entry;
-	uint32_t block[3];             /* threads per block */
+	uint32_t block[3];             /* threads per block; a 0 in y or z is 1, and all three 0 is
+	                                * the default block, 256 x 1 x 1 */
 	uint32_t shared_mem;           /* dynamic shared memory per block, in bytes */
 	const cubehip_access* access;  /* access of each buffer parameter, in order */
 	size_t access_count;
@@ -354,9 +355,10 @@ cubehip_arg_bytes(const void* data, uint32_t size, uint32_t align) {
 	return a;
 }
 
-/* Queues the kernel on the stream over grid[0] x grid[1] x grid[2] blocks, with the
- * arguments in the kernel's declared order (scalars first, last or between buffers, as
- * the kernel declares them). The buffers, in the order they appear, take the accesses
+/* Queues the kernel on the stream over grid[0] x grid[1] x grid[2] blocks (a 0 in
+ * grid[1] or grid[2] is 1; grid[0] == 0 is CUBEHIP_ERROR_INVALID_ARGUMENT: to launch
+ * nothing for an empty input, skip the call), with the arguments in the kernel's
+ * declared order (scalars first, last or between buffers, as the kernel declares them). The buffers, in the order they appear, take the accesses
  * of the kernel's desc.access. A malformed launch is CUBEHIP_ERROR_INVALID_ARGUMENT (or
  * INVALID_HANDLE) here, queues nothing and changes no buffer: a wrong argument count, a
  * scalar whose width is not the parameter's or a buffer where the kernel takes a value
@@ -373,7 +375,8 @@ cubehip_status cubehip_launch(cubehip_kernel kernel, uint64_t stream, const uint
 	size_t arg_count);
 
 /* As cubehip_launch, with the grid read on the device from the first three u32 of
- * count_buffer when the launch runs (CubeCL's dynamic cube count). */
+ * count_buffer when the launch runs (CubeCL's dynamic cube count), taken as they are:
+ * the host never sees them, so a 0 in any of them launches nothing. */
 cubehip_status cubehip_launch_dynamic(cubehip_kernel kernel, uint64_t stream, cubehip_buffer count_buffer,
 	const cubehip_arg* args, size_t arg_count);
 
