@@ -34,6 +34,11 @@ type Buffer struct {
 	// compiler can leave a call's other arguments (a float32 ...) on the caller's stack.
 	// A Buffer no Device made has none.
 	self *Buffer
+
+	// elem is the element type of the slice the buffer was made for (AllocSlice,
+	// UploadSlice; cUnknown otherwise), set before the buffer is handed out: Call refuses
+	// the buffer for a pointer to another type.
+	elem cType
 }
 
 // Size is the buffer's size in bytes.

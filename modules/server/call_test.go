@@ -235,3 +235,27 @@ func TestCallInfoWithInferredIO(t *testing.T) {
 	require.NoError(t, d.Call(given, grid(4), out, server.Info(4, 2)))
 	assert.Equal(t, []float32{0, 2, 4, 6}, readFloats(t, d.Stream, out))
 }
+
+// A buffer made for a slice remembers its element type: a kernel's pointer to another
+// type is refused, naming both; b.Arg() passes the bytes as they are.
+func TestCallChecksTheBuffersElementType(t *testing.T) {
+	d, _ := openDevice(t, server.Options{})
+	ints, err := server.UploadSlice(d.Stream, []int32{1, 2, 3, 4})
+	require.NoError(t, err)
+	y, err := server.UploadSlice(d.Stream, []float32{10, 20, 30, 40})
+	require.NoError(t, err)
+	err = d.Call(callSaxpy, server.Dim3{X: 1}, 4, 2, ints, y)
+	require.ErrorIs(t, err, server.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "argument 2 (x): a buffer of int32 given, the kernel takes a buffer (const float* x): pass b.Arg() to pass its bytes as they are")
+	wide, err := server.AllocSlice[float64](d.Stream, 4)
+	require.NoError(t, err)
+	assert.ErrorContains(t, d.Call(callSaxpy, server.Dim3{X: 1}, 4, 2, y, wide.View(0, 16)), "argument 3 (y): a view of a buffer of float64 given")
+	require.NoError(t, d.Call(callSaxpy, server.Dim3{X: 1}, 4, 0, ints.Arg(), y), "an Arg passes the bytes as they are")
+	got, err := server.ReadSlice[float32](d.Stream, y)
+	require.NoError(t, err)
+	assert.Equal(t, []float32{10, 20, 30, 40}, got)
+	words, err := server.UploadSlice(d.Stream, []uint32{0, 0, 0, 0, 0, 0})
+	require.NoError(t, err)
+	require.NoError(t, d.Call(server.DefineKernel(callSource, "call_shape"), server.Dim3{X: 1}, words),
+		"an unsigned* takes a []uint32")
+}

@@ -55,6 +55,7 @@ type sigParam struct {
 	text     string // the declaration as written, "const float* x"
 	name     string // "" where the declaration has none
 	ctype    cType  // a value's scalar type (cUnknown for a pointer)
+	elem     cType  // a pointer's element type, where it is a scalar type
 	pointer  bool   // a pointer or array: a buffer goes there
 	readOnly bool   // a pointer to const: the kernel only reads the buffer
 }
@@ -161,6 +162,11 @@ func parseParam(text string) sigParam {
 		if len(words) > 0 {
 			p.name = words[len(words)-1]
 		}
+		typ := names(decl[:star])
+		if !strings.Contains(decl, "*") && len(typ) > 1 {
+			typ = typ[:len(typ)-1] // "float y[]": y is the name
+		}
+		p.elem = cTypes[strings.Join(typ, " ")]
 		return p
 	}
 	if strings.Contains(decl, "&") { // a reference: not a HIP kernel's, left to the platform
@@ -212,4 +218,24 @@ var cNames = [...]string{
 	cUnknown: "", cI8: "char", cU8: "unsigned char", cI16: "short", cU16: "unsigned short",
 	cI32: "int", cU32: "unsigned int", cI64: "long long", cU64: "unsigned long long",
 	cF32: "float", cF64: "double", cBool: "bool",
+}
+
+// goNames are the Go types of the same layout as each scalar type.
+var goNames = [...]string{
+	cUnknown: "unknown", cI8: "int8", cU8: "uint8", cI16: "int16", cU16: "uint16",
+	cI32: "int32", cU32: "uint32", cI64: "int64", cU64: "uint64",
+	cF32: "float32", cF64: "float64", cBool: "bool",
+}
+
+// aliases reports whether a kernel's pointer to elem may take a buffer made for
+// elements of type held (AllocSlice, UploadSlice): where either is unknown, where the
+// kernel reads bytes (char*: any buffer is bytes), and where the two are the same
+// width and both integers or both floating point (int* over []uint32 is as C++ allows).
+// A float* over []int32 or a double* over []float32 is a mistake the launch catches.
+func aliases(elem, held cType) bool {
+	if elem == cUnknown || held == cUnknown || cSizes[elem] == 1 {
+		return true
+	}
+	float := func(t cType) bool { return t == cF32 || t == cF64 }
+	return cSizes[elem] == cSizes[held] && float(elem) == float(held)
 }

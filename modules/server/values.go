@@ -45,6 +45,9 @@ func (d *Device) value(k *Kernel, i int, p *sigParam, v any) (Arg, error) {
 		if x != nil {
 			b = x.self
 		}
+		if b != nil && p != nil && !aliases(p.elem, b.elem) {
+			return Arg{}, d.valueError(k, i, p, "a buffer of "+goNames[b.elem], "pass b.Arg() to pass its bytes as they are")
+		}
 		return b.Arg(), nil
 	case View:
 		if p != nil && !p.pointer && p.ctype != cUnknown {
@@ -52,6 +55,9 @@ func (d *Device) value(k *Kernel, i int, p *sigParam, v any) (Arg, error) {
 		}
 		if x.buf != nil {
 			x.buf = x.buf.self
+		}
+		if x.buf != nil && p != nil && !aliases(p.elem, x.buf.elem) {
+			return Arg{}, d.valueError(k, i, p, "a view of a buffer of "+goNames[x.buf.elem], "pass v.Arg() to pass its bytes as they are")
 		}
 		return x.Arg(), nil
 	case int:

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"reflect"
 	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/server/compute"
@@ -68,15 +69,22 @@ func sizeOf[T Number]() uint64 {
 	return uint64(unsafe.Sizeof(zero))
 }
 
-// AllocSlice allocates room for n elements of T on stream s.
+// AllocSlice allocates room for n elements of T on stream s. The buffer remembers T:
+// Call refuses it for a kernel's pointer to another type (a float* given a buffer of
+// int32), where b.Arg() passes its bytes as they are.
 func AllocSlice[T Number](s Stream, n int) (*Buffer, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("alloc: %w: %d elements", ErrInvalidArgument, n)
 	}
-	return s.Alloc(uint64(n) * sizeOf[T]())
+	b, err := s.Alloc(uint64(n) * sizeOf[T]())
+	if err == nil {
+		b.elem = goSized[reflect.TypeFor[T]().Kind()]
+	}
+	return b, err
 }
 
-// UploadSlice allocates a buffer for data on stream s and writes data into it.
+// UploadSlice allocates a buffer for data on stream s and writes data into it. The
+// buffer remembers T, as AllocSlice's does.
 func UploadSlice[T Number](s Stream, data []T) (*Buffer, error) {
 	b, err := AllocSlice[T](s, len(data))
 	if err != nil {
