@@ -257,7 +257,7 @@ func (d *Device) gather(k *Kernel, list []Arg, cc *Args) ([]Arg, bool, error) {
 // where the kernel takes one. Where neither says (a platform that cannot list them and
 // a declaration that was not read), the launch goes unchecked.
 func (d *Device) fit(k *Kernel, params []hipsys.KernelParam, list []Arg) error {
-	if params == nil && k.sig == nil {
+	if params == nil && !sure(k.sig) {
 		return nil
 	}
 	n := len(params)
@@ -316,6 +316,21 @@ func (k *Kernel) param(params []hipsys.KernelParam, i int) hipsys.KernelParam {
 		}
 	}
 	return p
+}
+
+// sure reports whether a declaration was read well enough to check a launch by itself:
+// every parameter a pointer or of a known scalar type. A parameter of another type
+// may be a macro standing for several (void k(KERNEL_ARGS)), so the count is unsure.
+func sure(sig []sigParam) bool {
+	if sig == nil {
+		return false
+	}
+	for _, p := range sig {
+		if !p.pointer && p.ctype == cUnknown {
+			return false
+		}
+	}
+	return true
 }
 
 // cSizes are the widths of the scalar types (0: unknown).

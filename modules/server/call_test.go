@@ -30,6 +30,8 @@ extern "C" __global__ void call_types(unsigned char a, short b, unsigned c, long
 typedef int count_t;
 extern "C" __global__ void call_typedef(count_t n, float* y) { if (threadIdx.x == 0) y[0] = n; }
 #define DECLARE(name) extern "C" __global__ void name(int n, float* y)
+#define ARGS int n, float* y
+extern "C" __global__ void call_args(ARGS) { if (threadIdx.x == 0) y[0] = n; }
 `
 
 // saxpy is what a newcomer writes: no Block, no IO, plain Go values.
@@ -258,4 +260,36 @@ func TestCallChecksTheBuffersElementType(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, d.Call(server.DefineKernel(callSource, "call_shape"), server.Dim3{X: 1}, words),
 		"an unsigned* takes a []uint32")
+}
+
+// listsNothing is a platform that cannot list a kernel's parameters, as NVIDIA drivers
+// before CUDA 12.4.
+type listsNothing struct{ hipsys.Platform }
+
+func (listsNothing) FuncGetParams(hipsys.Function) ([]hipsys.KernelParam, error) {
+	return nil, hipsys.NewError("test", "hipFuncGetParams", hipsys.ErrorNotSupported, "no list")
+}
+
+// Where the platform lists nothing, the declaration checks the launch and names the
+// parameters; a declaration it cannot be sure of (a macro for the list) checks nothing.
+func TestCallCheckedByTheDeclarationAlone(t *testing.T) {
+	p, err := hipsys.Open("auto")
+	require.NoError(t, err)
+	d, err := server.OpenPlatform(listsNothing{p}, server.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, d.Close()) })
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	y := upload(t, d.Stream, 10, 20, 30, 40)
+	assert.ErrorContains(t, d.Call(callSaxpy, server.Dim3{X: 1}, server.I64(4), server.F32(2), x.Arg(), y.Arg()),
+		"launch call_saxpy: argument 0 (n): int64 given, the kernel takes 4 bytes")
+	assert.ErrorContains(t, d.Call(callSaxpy, server.Dim3{X: 1}, server.I32(4), x.Arg(), x.Arg(), y.Arg()),
+		"argument 1 (a): a buffer given, the kernel takes a 4-byte value")
+	assert.ErrorContains(t, d.Call(callSaxpy, server.Dim3{X: 1}, 4, float32(2), x),
+		"the kernel takes 4 arguments, 3 given")
+	require.NoError(t, d.Call(callSaxpy, server.Dim3{X: 1}, 4, float32(2), x, y))
+	assert.Equal(t, []float32{12, 24, 36, 48}, readFloats(t, d.Stream, y))
+
+	k := server.DefineKernel(callSource, "call_args", server.IO(server.Write))
+	require.NoError(t, d.Call(k, server.Dim3{X: 1}, int32(5), y), "ARGS is two parameters: not refused as one")
+	assert.Equal(t, float32(5), readFloats(t, d.Stream, y)[0])
 }
