@@ -138,14 +138,8 @@ func scanLive(src string, live map[int]bool) *program {
 		p.barrier = p.barrier || w == "__syncthreads" || strings.HasPrefix(w, "__syncthreads_")
 		p.warps = p.warps || warpNames[w]
 	}
-	// Warp functions and cooperative groups read the running thread's index and wait
-	// at barriers from the prelude's code: their entries run as fibers, with the
-	// thread-local index kept current.
-	if p.warps {
-		p.barrier, p.tlsBuiltins = true, true
-	} else {
-		p.tlsBuiltins = builtinsOutside(src, p.bodies)
-	}
+	p.barrier = p.barrier || p.warps
+	p.tlsBuiltins = builtinsOutside(src, p.bodies)
 	p.plan(src, toks, hidden(src, toks, p.bodies))
 	return p
 }
@@ -212,6 +206,10 @@ func (p *program) plan(src string, toks []token, why string) {
 		edits = append(edits, edit{d.start, d.end, text + strings.Repeat("\n", strings.Count(src[d.start:d.end], "\n"))})
 	}
 	p.rewritten = applyEdits(src, edits)
+	// Warp functions and cooperative groups read the running thread's index and wait at
+	// barriers from the prelude's code: a module whose warp functions run as fibers keeps
+	// the thread-local index current. (Regions rewrite their shuffles and need none.)
+	p.tlsBuiltins = p.tlsBuiltins || p.warps && p.fibers()
 }
 
 // withHeaders replans every entry as fibers when an in-memory header names a barrier or

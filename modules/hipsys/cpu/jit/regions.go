@@ -70,7 +70,8 @@ type stmt struct {
 	open, close int // the header's ( and ) (if, for, while, switch, do's while)
 	body, alt   *stmt
 	items       []*stmt
-	sync        bool // holds a barrier
+	sync        bool // holds a barrier or a warp shuffle
+	shfl        bool // holds a warp shuffle
 }
 
 // edit replaces src[start:end] with text; inserts (start == end) at one place apply in
@@ -104,20 +105,20 @@ const (
 
 // regionForm rewrites one entry body.
 type regionForm struct {
-	src    string
-	toks   []token
-	lo, hi int // the body's tokens, braces excluded
-	params map[string]bool
-	locals map[string]bool // every name the body declares
-	macros map[string]bool // the source's macros that name nothing thread-dependent
-	edits  []edit
-	slots  []string // each slot's element type
-	scopes [][]*regionVar
-	loops  [][]string // the block-uniform loop variables in scope
-	label  int        // the open region's number
-	ret    bool       // the open region has a return
-	live   bool       // the body returns: threads carry a live flag
-	why    string     // why the body cannot be transformed ("" while it can)
+	src      string
+	toks     []token
+	lo, hi   int // the body's tokens, braces excluded
+	params   map[string]bool
+	locals   map[string]bool // every name the body declares
+	macros   map[string]bool // the source's macros that name nothing thread-dependent
+	edits    []edit
+	slots    []string // each slot's element type
+	scopes   [][]*regionVar
+	loops    [][]string // the block-uniform loop variables in scope
+	shuffles bool       // the body calls warp shuffles
+	nshfl    int        // shuffles so far
+	live     bool       // the body returns: threads carry a live flag
+	why      string     // why the body cannot be transformed ("" while it can)
 }
 
 // formRegions returns the edits that turn the body (tokens between open and close, the
@@ -139,7 +140,7 @@ func formRegions(src string, toks []token, open, close int, params []string, mac
 	if f.why != "" {
 		return nil, f.why
 	}
-	if len(f.slots) > maxSlots {
+	if len(f.slots)+3 > maxSlots {
 		return nil, "more than " + strconv.Itoa(maxSlots) + " locals live across barriers"
 	}
 	var b strings.Builder
@@ -147,9 +148,15 @@ func formRegions(src string, toks []token, open, close int, params []string, mac
 	for i, t := range f.slots {
 		fmt.Fprintf(&b, "auto* const __cubehip_s%d = ::cubehip::slot<%s>(%d, __cubehip_n); ", i, t, i)
 	}
+	extra := len(f.slots)
 	if f.live {
-		fmt.Fprintf(&b, "unsigned char* const __cubehip_live = ::cubehip::slot<unsigned char>(%d, __cubehip_n); ", len(f.slots))
+		fmt.Fprintf(&b, "unsigned char* const __cubehip_live = ::cubehip::slot<unsigned char>(%d, __cubehip_n); ", extra)
 		b.WriteString("__builtin_memset(__cubehip_live, 1, __cubehip_n); ")
+		extra++
+	}
+	if f.shuffles {
+		fmt.Fprintf(&b, "void* const __cubehip_xch0 = ::cubehip::exchange(%d, __cubehip_n); ", extra)
+		fmt.Fprintf(&b, "void* const __cubehip_xch1 = ::cubehip::exchange(%d, __cubehip_n); ", extra+1)
 	}
 	f.edits = append(f.edits, edit{toks[open].start, toks[open].end, b.String()}, edit{toks[close].start, toks[close].end, " CUBEHIP_REGIONS_END }"})
 	return f.edits, ""
@@ -177,6 +184,8 @@ func (f *regionForm) precheck() string {
 			f.live = true
 		case strings.HasPrefix(t, "__syncthreads_"):
 			return t + " at line " + strconv.Itoa(f.line(i))
+		case shuffles[t]:
+			f.shuffles = true
 		case warpNames[t]:
 			return "warp function " + t + " at line " + strconv.Itoa(f.line(i))
 		case t == "]" && i+1 < f.hi && (f.toks[i+1].text == "(" || f.toks[i+1].text == "{" || f.toks[i+1].text == "mutable") && f.lambdaAt(i):
@@ -187,6 +196,10 @@ func (f *regionForm) precheck() string {
 		if f.params[t] && f.toks[i].kind == 'i' && f.modified(i, true) {
 			return "assigns its parameter " + t + " at line " + strconv.Itoa(f.line(i))
 		}
+	}
+	if f.shuffles && f.live {
+		// A returned lane takes no part in a shuffle: regions would read what it posted.
+		return "return in a kernel with warp shuffles"
 	}
 	return ""
 }
@@ -327,9 +340,9 @@ func (f *regionForm) parse(i, end int) (*stmt, int) {
 		}
 	}
 	for k := s.first; k <= s.last; k++ {
-		if toks[k].text == "__syncthreads" {
+		if toks[k].text == "__syncthreads" || shuffles[toks[k].text] {
 			s.sync = true
-			break
+			s.shfl = s.shfl || shuffles[toks[k].text]
 		}
 	}
 	return s, s.last + 1
@@ -417,6 +430,25 @@ func (f *regionForm) seq(items []*stmt, closeTok, closeAt int) {
 			} else {
 				f.replace(s.first, s.last, "")
 			}
+		case s.kind == stSimple && s.shfl:
+			// A shuffle reads what every lane of the warp posted: the statement's value
+			// argument is posted at the end of one region, and the statement runs in the
+			// next, reading its lanes' posts.
+			c, ok := f.shuffleCall(s)
+			if !ok {
+				return
+			}
+			at := f.toks[s.first].start
+			if start < 0 {
+				start = k
+				f.insert(at, f.openText())
+			}
+			f.insert(at, "::cubehip::region_post("+c.xch+", __cubehip_t, "+c.value+");"+f.closeText())
+			closeRegion(k)
+			start = k
+			f.insert(at, f.openText())
+			f.regionStmt(s)
+			f.replace(c.first, c.last, c.read)
 		case s.sync || f.blockLevel(s):
 			if start >= 0 {
 				f.insert(f.toks[s.first].start, f.closeText())
@@ -429,8 +461,6 @@ func (f *regionForm) seq(items []*stmt, closeTok, closeAt int) {
 		default:
 			if start < 0 {
 				start = k
-				f.label++
-				f.ret = false
 				f.insert(f.toks[s.first].start, f.openText())
 			}
 			f.regionStmt(s)
@@ -479,11 +509,12 @@ func (f *regionForm) blockLevel(s *stmt) bool {
 		for _, dc := range d.decls {
 			v := &regionVar{name: f.toks[dc.name].text, kind: varBlock, store: !constant}
 			// A __shared__ array is a thread_local of the module: each access from a
-			// region would look its address up again (__tls_get_addr). A reference taken
-			// once per block, which regions name instead, is a pointer in a register.
+			// region would look its address up again (a __tls_get_addr call, which GCC
+			// does not hoist out of loops). Regions name a reference taken once per
+			// block instead, through a pointer GCC cannot see is the thread-local's.
 			if shared && dc.array && f.toks[d.typeLo].text != "extern" {
 				v.shared = true
-				f.insert(f.toks[s.last].end, " auto& __cubehip_sh_"+v.name+" = "+v.name+";")
+				f.insert(f.toks[s.last].end, " auto& __cubehip_sh_"+v.name+" = *::cubehip::opaque(&"+v.name+");")
 			}
 			f.addVar(v)
 		}
@@ -527,7 +558,7 @@ func (f *regionForm) openText() string {
 	var b strings.Builder
 	b.WriteString("CUBEHIP_REGION_BEGIN ")
 	if f.live {
-		b.WriteString("if (!__cubehip_live[__cubehip_t]) continue; ")
+		b.WriteString("if (!__cubehip_live[__cubehip_t]) return; ")
 	}
 	seen := map[string]bool{}
 	for _, sc := range f.scopes {
@@ -546,12 +577,7 @@ func (f *regionForm) openText() string {
 	return b.String()
 }
 
-func (f *regionForm) closeText() string {
-	if f.ret {
-		return " } __cubehip_r" + strconv.Itoa(f.label) + ":; CUBEHIP_REGION_END "
-	}
-	return " } CUBEHIP_REGION_END "
-}
+func (f *regionForm) closeText() string { return " } CUBEHIP_REGION_END " }
 
 // regionStmt checks and rewrites a statement that runs per thread inside a region.
 func (f *regionForm) regionStmt(s *stmt) {
@@ -569,8 +595,7 @@ func (f *regionForm) regionStmt(s *stmt) {
 			}
 		}
 		if f.toks[k].text == "return" {
-			f.ret = true
-			f.replace(k, k+1, "{ __cubehip_live[__cubehip_t] = 0; goto __cubehip_r"+strconv.Itoa(f.label)+"; }")
+			f.replace(k, k+1, "{ __cubehip_live[__cubehip_t] = 0; return; }")
 		}
 	}
 	// Names of enclosing block-level loops must keep their value for the whole block.
@@ -583,6 +608,87 @@ func (f *regionForm) regionStmt(s *stmt) {
 			}
 		}
 	}
+}
+
+// shuffles are the warp functions regions run (cubehip_regions.h); a kernel that calls
+// any other warp function runs as fibers.
+var shuffles = map[string]bool{
+	"__shfl": true, "__shfl_up": true, "__shfl_down": true, "__shfl_xor": true,
+	"__shfl_sync": true, "__shfl_up_sync": true, "__shfl_down_sync": true, "__shfl_xor_sync": true,
+}
+
+// shuffleRead is a statement's one shuffle call: its tokens [first, last], its value
+// argument, and the call that reads the lanes' posts in its place.
+type shuffleRead struct {
+	first, last int
+	value, read string
+	xch         string // the exchange array it posts in
+}
+
+// shuffleCall finds the statement's shuffle call, whose value argument must have no side
+// effects (it is evaluated once, in the region before).
+func (f *regionForm) shuffleCall(s *stmt) (shuffleRead, bool) {
+	var c shuffleRead
+	found := -1
+	for k := s.first; k <= s.last; k++ {
+		if shuffles[f.toks[k].text] {
+			if found >= 0 {
+				f.fail("two warp shuffles in one statement at line %d", f.line(k))
+				return c, false
+			}
+			found = k
+		}
+	}
+	name := f.toks[found].text
+	if found+1 > s.last || f.toks[found+1].text != "(" {
+		f.fail("%s not called at line %d", name, f.line(found))
+		return c, false
+	}
+	c.first, c.last = found, skipParens(f.toks, found+1)-1
+	var args [][2]int // token ranges [lo, hi)
+	lo, depth := found+2, 0
+	for k := found + 2; k <= c.last; k++ {
+		switch t := f.toks[k].text; {
+		case t == "(" || t == "[" || t == "{":
+			depth++
+		case (t == ")" || t == "]" || t == "}") && k < c.last:
+			depth--
+		case t == "," && depth == 0 || k == c.last:
+			args = append(args, [2]int{lo, k})
+			lo = k + 1
+		}
+	}
+	if strings.HasSuffix(name, "_sync") {
+		args = args[1:] // the mask: every lane of a region's warp takes part
+		name = strings.TrimSuffix(name, "_sync")
+	}
+	if len(args) < 2 || len(args) > 3 || args[0][0] >= args[0][1] {
+		f.fail("%s with %d arguments at line %d", name, len(args), f.line(found))
+		return c, false
+	}
+	for k := args[0][0]; k < args[0][1]; k++ {
+		t, next := f.toks[k], f.toks[k+1]
+		call := t.kind == 'i' && next.text == "(" && !pureWords[t.text]
+		assign := t.text == "=" && !strings.Contains("=<>!", f.toks[k-1].text) && next.text != "="
+		step := (t.text == "+" || t.text == "-") && next.text == t.text && t.end == next.start
+		if call || assign || step {
+			f.fail("a shuffled value with effects at line %d", f.line(k))
+			return c, false
+		}
+	}
+	c.value = f.text(args[0][0], args[0][1]-1)
+	width := "warpSize"
+	if len(args) == 3 {
+		width = f.text(args[2][0], args[2][1]-1)
+	}
+	kind := strings.TrimPrefix(name, "__shfl")
+	// Shuffles alternate between two exchange arrays: the next shuffle's posts may share
+	// a region with this one's reads, which must not see them.
+	c.xch = "__cubehip_xch" + strconv.Itoa(f.nshfl%2)
+	f.nshfl++
+	c.read = fmt.Sprintf("::cubehip::region_shfl%s<std::decay_t<decltype(%s)>>(%s, __cubehip_t, __cubehip_n, %s, %s)",
+		kind, c.value, c.xch, f.text(args[1][0], args[1][1]-1), width)
+	return c, true
 }
 
 // plainAtomics have a plain version for shared memory in regions (cubehip_regions.h).

@@ -32,7 +32,10 @@ func TestRegionsFallBack(t *testing.T) {
 		{"a call in a condition", `if (f()) { __syncthreads(); }`, "the if around a barrier at line 1 is not block-uniform (f)"},
 		{"barrier in a switch", `switch (blockIdx.x) { case 0: __syncthreads(); }`, "a barrier inside a switch at line 1"},
 		{"barrier in an expression", `p[0] = (__syncthreads(), 1);`, "a barrier inside a expression at line 1"},
-		{"warp function", `p[0] = __shfl_down(p[0], 1); __syncthreads();`, "warp function __shfl_down at line 1"},
+		{"warp vote", `p[0] = __ballot(p[0]); __syncthreads();`, "warp function __ballot at line 1"},
+		{"shuffle behind a thread-dependent if", `int v = p[0]; if (threadIdx.x < 32) { v += __shfl_down(v, 1); } p[0] = v;`, "the if around a barrier at line 1 is not block-uniform (the thread's index)"},
+		{"shuffle and return", `if (threadIdx.x > n) return; p[0] = __shfl_down(p[0], 1);`, "return in a kernel with warp shuffles"},
+		{"shuffled value with effects", `int v = 0; p[0] = __shfl_down(v++, 1);`, "a shuffled value with effects at line 1"},
 		{"syncthreads_count", `p[0] = __syncthreads_count(1);`, "__syncthreads_count at line 1"},
 		{"break out of a region", `for (int k = 0; k < 4; k++) { if (p[k]) break; __syncthreads(); }`, "break or continue out of a region at line 1"},
 		{"assigned parameter", `n += 1; __syncthreads();`, "assigns its parameter n at line 1"},
@@ -55,8 +58,9 @@ func TestRegionsPerEntry(t *testing.T) {
 	both := `extern "C" __global__ void plain(int* p) { p[threadIdx.x] = 1; }
 extern "C" __global__ void sync(int* p) { p[threadIdx.x] = 1; __syncthreads(); p[0] = 2; }
 extern "C" __global__ void warp(int* p) { p[threadIdx.x] = __shfl_xor(p[threadIdx.x], 1); }
+extern "C" __global__ void vote(int* p) { p[threadIdx.x] = __any(p[threadIdx.x]); }
 `
-	assert.Equal(t, map[string]string{"plain": "loop", "sync": "regions", "warp": "fiber: warp function __shfl_xor at line 3"}, EntryModes(both))
+	assert.Equal(t, map[string]string{"plain": "loop", "sync": "regions", "warp": "regions", "vote": "fiber: warp function __any at line 4"}, EntryModes(both))
 
 	helper := `__device__ void wait() { __syncthreads(); }
 extern "C" __global__ void plain(int* p) { p[threadIdx.x] = 1; wait(); }

@@ -142,6 +142,42 @@ extern "C" __global__ void hist(const int* in, int* out, int n) {
 	for (int b = threadIdx.x; b < 64; b += blockDim.x) atomicAdd(&out[b], h[b]);
 }
 
+// Warp shuffles of every kind between barriers, with widths and the _sync forms: a warp
+// sum, a butterfly, an inclusive warp scan and a broadcast per 8-lane segment.
+extern "C" __global__ void shuffles(const int* in, int* out, int n) {
+	extern __shared__ int s[];
+	unsigned t = threadIdx.x;
+	int v = in[(blockIdx.x * blockDim.x + t) % n];
+	for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+	int b = v;
+	for (int m = 1; m < warpSize; m *= 2) b += __shfl_xor_sync(0xffffffffu, b, m);
+	int up = in[t % n];
+	for (unsigned d = 1; d < 16; d *= 2) {
+		int w = __shfl_up(up, d, 16);
+		if ((t & 15) >= d) up += w;
+	}
+	int bc = __shfl(up, 3, 8);
+	float f = __shfl_down_sync(0xffffffffu, (float)v * 0.5f, 1);
+	s[t] = v + b + up + bc + (int)f;
+	__syncthreads();
+	out[blockIdx.x * blockDim.x + t] = s[t] + s[(t + 33) % blockDim.x];
+}
+
+// The warp-shuffle block reduction of the benchmarks: warps reduce, thread 0 adds the warps.
+extern "C" __global__ void reduce_warp(const int* in, int* out, int n) {
+	__shared__ int partial[1024 / 32];
+	unsigned t = threadIdx.x;
+	int v = in[(blockIdx.x * blockDim.x + t) % n];
+	for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+	if (t % warpSize == 0) partial[t / warpSize] = v;
+	__syncthreads();
+	if (t == 0) {
+		int sum = 0;
+		for (unsigned w = 0; w < (blockDim.x + warpSize - 1) / warpSize; w++) sum += partial[w];
+		out[blockIdx.x] = sum;
+	}
+}
+
 // An array, a struct and a value read from shared memory live across barriers.
 extern "C" __global__ void locals(const int* in, int* out, int n) {
 	extern __shared__ int s[];
@@ -183,7 +219,7 @@ func (c regionCase) launchShape(n int) (grid hipsys.Dim3, shared uint32, outLen 
 // regionCases: every kernel over block sizes that include 1, non-powers of two and 1024.
 func regionCases() []regionCase {
 	var cases []regionCase
-	for _, e := range []string{"reduce_tree", "scan_hs", "early", "branches", "hist", "locals"} {
+	for _, e := range []string{"reduce_tree", "scan_hs", "early", "branches", "hist", "locals", "shuffles", "reduce_warp"} {
 		for _, x := range []uint32{1, 7, 32, 100, 256, 1000, 1024} {
 			cases = append(cases, regionCase{e, dim(x, 1, 1)})
 		}
@@ -215,7 +251,19 @@ func runRegionCase(t *testing.T, m *jit.Module, c regionCase) []int32 {
 
 // Every transformed construct gives the fibers' answers: each kernel runs as regions and,
 // with CUBEHIP_CPU_REGIONS=0, as fibers, over many block shapes.
-func TestRegionsMatchFibers(t *testing.T) {
+func TestRegionsMatchFibers(t *testing.T) { regionsMatchFibers(t) }
+
+// The same with 64-lane warps (AMD's wavefront), which $CUBEHIP_CPU_WARP_SIZE=64 selects.
+func TestRegionsMatchFibersWarp64(t *testing.T) {
+	if jit.WarpSize == 64 {
+		t.Skip("TestRegionsMatchFibers already runs with 64 lanes")
+	}
+	jit.WarpSize = 64
+	defer func() { jit.WarpSize = 32 }()
+	regionsMatchFibers(t)
+}
+
+func regionsMatchFibers(t *testing.T) {
 	for name, mode := range jit.EntryModes(regionKernels) {
 		require.Equal(t, "regions", mode, name)
 	}

@@ -33,10 +33,10 @@ var cpuKernels = []cpuKernel{
 		name: "reduce 1M, shared", entry: "reduce", block: dim1(256), grid: dim1(4096), in: 1 << 20, out: 4096, n: 1 << 20,
 		source: `extern "C" __global__ void reduce(const float* in, float* out, int n) {
 	__shared__ float s[256];
-	unsigned t = threadIdx.x;
-	s[t] = in[blockIdx.x * 256 + t];
+	int t = threadIdx.x;
+	s[t] = in[blockIdx.x * blockDim.x + t];
 	__syncthreads();
-	for (unsigned stride = 128; stride > 0; stride >>= 1) {
+	for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
 		if (t < stride) s[t] += s[t + stride];
 		__syncthreads();
 	}
@@ -56,11 +56,11 @@ var cpuKernels = []cpuKernel{
 		name: "scan 256K, Hillis-Steele", entry: "scan", block: dim1(512), grid: dim1(512), in: 1 << 18, out: 1 << 18, n: 1 << 18, scan: true,
 		source: `extern "C" __global__ void scan(const float* in, float* out, int n) {
 	__shared__ float s[512];
-	unsigned t = threadIdx.x;
-	unsigned i = blockIdx.x * 512 + t;
+	int t = threadIdx.x;
+	int i = blockIdx.x * blockDim.x + t;
 	s[t] = in[i];
 	__syncthreads();
-	for (unsigned off = 1; off < 512; off <<= 1) {
+	for (int off = 1; off < blockDim.x; off <<= 1) {
 		float v = t >= off ? s[t - off] : 0.0f;
 		__syncthreads();
 		s[t] += v;
@@ -145,8 +145,8 @@ var cpuKernels = []cpuKernel{
 		name: "reduce 1M, warp shuffles", entry: "reduce_warp", block: dim1(256), grid: dim1(4096), in: 1 << 20, out: 4096, n: 1 << 20,
 		source: `extern "C" __global__ void reduce_warp(const float* in, float* out, int n) {
 	__shared__ float partial[256 / 32];
-	unsigned t = threadIdx.x;
-	float v = in[blockIdx.x * 256 + t];
+	int t = threadIdx.x;
+	float v = in[blockIdx.x * blockDim.x + t];
 	for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
 	if (t % warpSize == 0) partial[t / warpSize] = v;
 	__syncthreads();
