@@ -141,6 +141,7 @@ func TestCallConvertsGoValues(t *testing.T) {
 		{"buffer for a scalar", "argument 1 (a): a buffer given, the kernel takes float a", []any{4, x, y, y}},
 		{"a string", "argument 1 (a): a string given, the kernel takes float a: pass a number", []any{4, "2", x, y}},
 		{"nil", "argument 1 (a): nil given", []any{4, nil, x, y}},
+		{"a Go slice", "argument 2 (x): a []float32 given, the kernel takes a buffer (const float* x): upload it first (server.UploadSlice)", []any{4, 2, []float32{1}, y}},
 		{"too few", "the kernel takes 4 arguments, 3 given", []any{4, float32(2), x}},
 		{"a zero Buffer", "argument 2: launch: server: invalid argument: nil buffer", []any{4, float32(2), &server.Buffer{}, y}},
 	} {

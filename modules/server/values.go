@@ -121,6 +121,10 @@ func (d *Device) named(k *Kernel, i int, p *sigParam, v any) (Arg, error) {
 		}
 		return d.unsigned(k, i, p, b, name, cBool)
 	}
+	if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		// Go memory is not device memory: CuPy's arrays live on the device, Go's do not.
+		return Arg{}, d.valueError(k, i, p, "a "+name, "upload it first (server.UploadSlice) and pass the buffer")
+	}
 	return Arg{}, d.valueError(k, i, p, "a "+name, "pass a number, a *server.Buffer, a server.View or a server.Arg")
 }
 
