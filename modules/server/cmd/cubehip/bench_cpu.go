@@ -109,13 +109,12 @@ var cpuKernels = []cpuKernel{
 }`,
 	},
 	{
-		name: "Jacobi 1024², no barrier", entry: "jacobi", block: dim1(256), grid: hipsys.Dim3{X: 4, Y: 1024, Z: 1},
+		name: "Jacobi 1024², no barrier", entry: "jacobi", block: dim1(256), grid: hipsys.Dim3{X: 4, Y: 1022, Z: 1},
 		in: 1 << 20, out: 1 << 20, n: 1024,
 		source: `extern "C" __global__ void jacobi(const float* in, float* out, int n) {
-	int x = blockIdx.x * blockDim.x + threadIdx.x;
-	int y = blockIdx.y;
-	if (x > 0 && x < n - 1 && y > 0 && y < n - 1)
-		out[y * n + x] = 0.25f * (in[y * n + x - 1] + in[y * n + x + 1] + in[(y - 1) * n + x] + in[(y + 1) * n + x]);
+	int x = blockIdx.x * blockDim.x + threadIdx.x + 1;
+	int y = blockIdx.y + 1;
+	if (x < n - 1) out[y * n + x] = 0.25f * (in[y * n + x - 1] + in[y * n + x + 1] + in[(y - 1) * n + x] + in[(y + 1) * n + x]);
 }`,
 		loop: `extern "C" void loop(void* a, void* b, void*, int64_t n, int64_t) {
 	const float* in = (const float*)a;
@@ -127,13 +126,20 @@ var cpuKernels = []cpuKernel{
 	},
 	{
 		name: "histogram 4M, shared atomics", entry: "hist", block: dim1(256), grid: dim1(64), in: 1 << 22, out: 256, n: 1 << 22, ints: true,
+		// Each block bins a contiguous chunk, each thread a contiguous run of it: on a GPU
+		// one would interleave the threads for coalescing, but the cpu device runs a
+		// block's threads one after another, and interleaved runs (a grid-stride loop)
+		// walk memory with a stride of the grid (docs/benchmarks.md has both).
 		source: `extern "C" __global__ void hist(const int* in, int* out, int n) {
 	__shared__ int h[256];
-	h[threadIdx.x] = 0;
+	int t = threadIdx.x;
+	h[t] = 0;
 	__syncthreads();
-	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) atomicAdd(&h[in[i] & 255], 1);
+	int chunk = (n + gridDim.x - 1) / gridDim.x, run = (chunk + blockDim.x - 1) / blockDim.x;
+	int begin = blockIdx.x * chunk + t * run, end = min(begin + run, min((blockIdx.x + 1) * chunk, n));
+	for (int i = begin; i < end; i++) atomicAdd(&h[in[i] & 255], 1);
 	__syncthreads();
-	atomicAdd(&out[threadIdx.x], h[threadIdx.x]);
+	atomicAdd(&out[t], h[t]);
 }`,
 		loop: `extern "C" void loop(void* a, void* b, void*, int64_t n, int64_t) {
 	const int* in = (const int*)a;
