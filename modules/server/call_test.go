@@ -70,7 +70,7 @@ func TestCallZeroGridRefusedDefaultBlock256(t *testing.T) {
 	assert.Equal(t, []float32{10, 20, 30, 40}, readFloats(t, d.Stream, y))
 
 	assert.Equal(t, server.Dim3{X: 256, Y: 1, Z: 1}, callSaxpy.Block())
-	assert.Equal(t, server.DefaultBlock, server.NewKernel(callSource, "call_shape", server.Dim3{}, nil).Block(),
+	assert.Equal(t, server.Dim3{X: 256, Y: 1, Z: 1}, server.NewKernel(callSource, "call_shape", server.Dim3{}, nil).Block(),
 		"the zero Dim3 as a block is the default block")
 	shape := server.DefineKernel(callSource, "call_shape")
 	out, err := server.AllocSlice[uint32](d.Stream, 6)

@@ -40,7 +40,7 @@
 // A grid or block is a Dim3 whose zero Y or Z is 1, so Dim3{X: n} is n×1×1. A grid
 // with X == 0 is an error, never a silent launch of nothing: to launch nothing for an
 // empty input, skip the call. A kernel built without Block runs in blocks of
-// DefaultBlock (256×1×1) threads, and without IO takes each buffer's access from its
+// 256×1×1 threads (as in C and Python), and without IO takes each buffer's access from its
 // declaration: a const T* parameter is only read, any other pointer read and written.
 //
 // A Device is safe from any number of goroutines. Its embedded [Stream] is stream 0;

@@ -27,9 +27,9 @@ type Kernel struct {
 // Dim3 given as a block, which means the default block, 256×1×1.
 type Dim3 = hipsys.Dim3
 
-// DefaultBlock is the block of a kernel that is given none: 256 threads, a multiple
+// defaultBlock is the block of a kernel that is given none: 256 threads, a multiple
 // of every GPU's warp or wavefront, as the C ABI and the Python package use too.
-var DefaultBlock = Dim3{X: 256, Y: 1, Z: 1}
+var defaultBlock = Dim3{X: 256, Y: 1, Z: 1}
 
 // shape is d with a zero Y or Z taken as 1.
 func shape(d Dim3) Dim3 {
@@ -55,7 +55,7 @@ const (
 )
 
 // NewKernel returns a kernel of source's entry point, launched in blocks of block
-// threads (the zero Dim3: DefaultBlock), with io the access of each buffer parameter in
+// threads (the zero Dim3: the default, 256×1×1), with io the access of each buffer parameter in
 // order (nil: inferred from the signature, as DefineKernel does without IO); options go
 // to the compiler as given. It is DefineKernel with Block, IO and CompilerOptions.
 func NewKernel(source, entry string, block hipsys.Dim3, io []Access, options ...string) *Kernel {
@@ -77,7 +77,7 @@ type kernelSpec struct {
 }
 
 // Block is the kernel's block shape, threads per block in x, y, z (default
-// DefaultBlock, 256×1×1). A zero Y or Z is 1: Block(Dim3{X: 64}) is 64×1×1.
+// 256×1×1, as in C and Python). A zero Y or Z is 1: Block(Dim3{X: 64}) is 64×1×1.
 func Block(b hipsys.Dim3) KernelOption { return func(s *kernelSpec) { s.block = b } }
 
 // IO is the access of each of the kernel's buffer parameters, in the order they appear.
@@ -102,19 +102,19 @@ func CompilerOptions(options ...string) KernelOption {
 func SharedMem(bytes uint32) KernelOption { return func(s *kernelSpec) { s.shared = bytes } }
 
 // DefineKernel returns a kernel of source's entry point with the given options: by
-// default blocks of DefaultBlock threads, the access of each buffer inferred from the
+// default blocks of 256×1×1 threads, the access of each buffer inferred from the
 // entry's declaration (see IO), no dynamic shared memory and no compiler options.
 //
 //	saxpy := server.DefineKernel(source, "saxpy") // 256 threads a block; x Read, y ReadWrite
 func DefineKernel(source, entry string, opts ...KernelOption) *Kernel {
-	spec := kernelSpec{block: DefaultBlock}
+	spec := kernelSpec{block: defaultBlock}
 	for _, o := range opts {
 		if o != nil {
 			o(&spec)
 		}
 	}
 	if spec.block == (Dim3{}) {
-		spec.block = DefaultBlock
+		spec.block = defaultBlock
 	}
 	sig, ok := parseSignature(source, entry)
 	inferred := spec.io == nil && ok
