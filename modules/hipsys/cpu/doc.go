@@ -24,7 +24,7 @@
 //   - Asynchronous failures, delivered as a GPU delivers a failed kernel: at the
 //     next synchronization of any kind that waits for it. A command that fails on
 //     the worker (a kernel that faults, a graph's kernel whose module was unloaded, a
-//     barrier kernel whose fiber stacks cannot be mapped) becomes its stream's failure, and every
+//     kernel run as fibers whose stacks cannot be mapped) becomes its stream's failure, and every
 //     synchronization that waits past it returns it: EventSynchronize, and EventQuery
 //     once complete, of an event recorded after it on that stream; StreamQuery once
 //     the stream is idle; StreamSynchronize; DeviceSynchronize. A synchronization that

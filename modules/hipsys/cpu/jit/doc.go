@@ -69,17 +69,58 @@
 //
 // # Running
 //
-// One OS thread runs one block at a time. A module whose source never names
-// __syncthreads runs each range of blocks as one call of the entry, which loops over the
-// blocks and their threads; otherwise each thread is a fiber with a 64 KiB stack (guard
-// page below), switched by a register-only context switch (prelude/cubehip_fiber.h) at
-// each barrier. A block's threads form warps of WarpSize lanes (32; 64 with
-// $CUBEHIP_CPU_WARP_SIZE=64): a module whose source names a warp function (a shuffle,
-// vote, __syncwarp, cooperative groups) runs as fibers that also wait, lane by lane, at
-// each warp collective until every running lane of the warp reaches one
-// (prelude/cubehip_warp.h); other modules pay nothing for it. __device__ functions that read threadIdx & co. see thread-local copies the
-// runner keeps current, which costs a store per thread, so only modules that need it pay
-// it.
+// One OS thread runs one block at a time, and each entry runs one of three ways, chosen
+// per entry when it is compiled:
+//
+//   - Loop: an entry that names no barrier and no warp function runs each range of blocks
+//     as one call, which loops over the blocks and their threads.
+//   - Regions: an entry with __syncthreads (and warp shuffles) is rewritten in its source
+//     (regions.go, prelude/cubehip_regions.h) into code that runs once per block, in
+//     which the statements between two barriers are one loop over the block's threads (a
+//     region), so a barrier is where one loop ends and the next begins and costs no
+//     switch. Loops, ifs and blocks that hold barriers stay as they were, run once per
+//     block: their conditions, a for's init and step must be block-uniform by
+//     construction (the block's indices and sizes, parameters the body never assigns,
+//     their loop variables, uniform locals, constants and macros; HIP requires a barrier's
+//     conditions to be uniform anyway). A local that one region sets and a later one
+//     reads is recomputed in each region when it only depends on the thread's and block's
+//     indices, parameters and constants (tid, row, col), else kept in a per-thread slot,
+//     an array indexed by the thread's linear index; `return` marks the thread done for
+//     the regions after. A shuffle (__shfl, _up, _down, _xor and their _sync forms)
+//     splits its statement's region: every lane posts its value at the end of one, and
+//     reads its source lane's in the next, with the fibers' answers at 32 and 64 lanes.
+//     Atomics on __shared__ arrays become plain updates there: the block's threads run
+//     one after another on one OS thread, so nothing races with them.
+//   - Fibers: every other entry with barriers or warp functions, and every entry of a
+//     module whose barriers or warp functions are out of the rewrite's sight (in a
+//     __device__ function, a macro or a header), runs each thread as a fiber with a
+//     64 KiB stack (guard page below), switched by a register-only context switch
+//     (prelude/cubehip_fiber.h) at each barrier; fibers of a module that calls warp
+//     functions also wait, lane by lane, at each warp collective until every running
+//     lane of the warp reaches one (prelude/cubehip_warp.h). What falls back: a barrier
+//     or shuffle behind a condition that names the thread's index or a per-thread local,
+//     in a switch or an expression; votes, __syncwarp, matches, reductions and cooperative
+//     groups; __syncthreads_count/and/or; break or continue out of a region; goto;
+//     lambdas; a parameter the body assigns; a local live across a barrier declared auto,
+//     with others, as a reference or initialized in place; a shuffle in a kernel that
+//     returns early. With $CUBEHIP_LOG=debug each entry that runs as fibers is logged
+//     with the reason when it is compiled; $CUBEHIP_CPU_REGIONS=0 runs every barrier
+//     entry as fibers (part of the code key). Should the rewritten source not compile,
+//     the module is compiled again as fibers, so the rewrite never turns a kernel that
+//     compiles into one that does not, and a compile error is always the user's own.
+//
+// Source to source rather than on LLVM IR: the jit already scans and rewrites entry
+// bodies, g++ is the one compiler it can count on (clang is not installed by default),
+// and what the rewrite leaves is ordinary C++ that GCC vectorizes across threads: each
+// region is a loop over an int thread counter, which GCC splits at `if (t < k)` and
+// vectorizes, as it does cubehip_entry.h's thread loop. The structured subset covers the
+// barrier kernels HIP code is made of (reductions, scans, tiled matrix products,
+// histograms, stencils with halos, warp-shuffle reductions); the fibers remain for the
+// rest, with every construct's answers checked against them (regions_test.go).
+//
+// A block's threads form warps of WarpSize lanes (32; 64 with $CUBEHIP_CPU_WARP_SIZE=64).
+// __device__ functions that read threadIdx & co. see thread-local copies the runner
+// keeps current, which costs a store per thread, so only modules that need it pay it.
 //
 // Blocks are spread over a persistent pool of pthreads, one per CPU this process may use
 // minus one (the launching thread works too), in chunks of whole blocks: one cgo call per
