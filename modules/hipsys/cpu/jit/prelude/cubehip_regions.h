@@ -52,36 +52,36 @@ template <class T> inline T* slot(unsigned i, unsigned n) {
  * either side, so a shuffle up or down loads its neighbour and the caller's value
  * unconditionally and keeps one: no gather, and the region loop vectorizes. */
 inline void* exchange(unsigned i, unsigned n) { return reinterpret_cast<char*>(slot<uint64_t>(i, n + 128)) + 64 * 8; }
-template <class T> inline void region_post(void* x, unsigned t, const T& v) {
+/* Lane indices are ints: the thread loop's counter is one (each_thread), and GCC follows
+ * int arithmetic on it where an unsigned sum might wrap. */
+template <class T> inline void region_post(void* x, int t, const T& v) {
 	static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "a shuffled value is one lane's word");
 	static_cast<T*>(x)[t] = v;
 }
-template <class T> inline T region_lane(const void* xv, unsigned t, unsigned n, int s) {
+template <class T> inline T region_lane(const void* xv, int t, int n, int s) {
 	const T* x = static_cast<const T*>(xv);
-	const unsigned base = t - t % CUBEHIP_WARP_SIZE;
-	return s < 0 || s >= CUBEHIP_WARP_SIZE || base + unsigned(s) >= n ? x[t] : x[base + unsigned(s)];
+	const int base = t - t % CUBEHIP_WARP_SIZE;
+	return s < 0 || s >= CUBEHIP_WARP_SIZE || base + s >= n ? x[t] : x[base + s];
 }
-template <class T> inline T region_shfl(const void* x, unsigned t, unsigned n, int src, int width) {
-	const int l = int(t % CUBEHIP_WARP_SIZE);
+template <class T> inline T region_shfl(const void* x, int t, int n, int src, int width) {
+	const int l = t % CUBEHIP_WARP_SIZE;
 	return region_lane<T>(x, t, n, (l & ~(width - 1)) + (src & (width - 1)));
 }
-template <class T> inline T region_shfl_xor(const void* x, unsigned t, unsigned n, int mask, int width) {
-	const int l = int(t % CUBEHIP_WARP_SIZE), s = l ^ mask;
+template <class T> inline T region_shfl_xor(const void* x, int t, int n, int mask, int width) {
+	const int l = t % CUBEHIP_WARP_SIZE, s = l ^ mask;
 	return region_lane<T>(x, t, n, s < ((l + width) & ~(width - 1)) ? s : -1);
 }
-template <class T> inline T region_shfl_down(const void* xv, unsigned t, unsigned n, unsigned delta, int width) {
+template <class T> inline T region_shfl_down(const void* xv, int t, int n, unsigned delta, int width) {
 	const T* x = static_cast<const T*>(xv);
-	const int l = int(t % CUBEHIP_WARP_SIZE);
-	const unsigned d = delta < 64 ? delta : 64;
+	const int l = t % CUBEHIP_WARP_SIZE, d = delta < 64 ? int(delta) : 64;
 	const T there = x[t + d], here = x[t];
-	return (l & (width - 1)) + int(delta) < width && t + d < n ? there : here;
+	return (l & (width - 1)) + d < width && t + d < n ? there : here;
 }
-template <class T> inline T region_shfl_up(const void* xv, unsigned t, unsigned, unsigned delta, int width) {
+template <class T> inline T region_shfl_up(const void* xv, int t, int, unsigned delta, int width) {
 	const T* x = static_cast<const T*>(xv);
-	const int l = int(t % CUBEHIP_WARP_SIZE);
-	const int d = delta < 64 ? int(delta) : 64;
-	const T there = x[int(t) - d], here = x[t];
-	return (l & (width - 1)) >= int(delta) ? there : here;
+	const int l = t % CUBEHIP_WARP_SIZE, d = delta < 64 ? int(delta) : 64;
+	const T there = x[t - d], here = x[t];
+	return (l & (width - 1)) >= d ? there : here;
 }
 
 /* Atomics on a block's __shared__ memory from a region: the block's threads run one after
@@ -188,10 +188,10 @@ namespace cubehip {
 template <class F> __attribute__((always_inline)) inline void each_thread(const uint3 bdim, const F& f) {
 	if (bdim.x > CUBEHIP_MAX_THREADS || bdim.y > CUBEHIP_MAX_THREADS || bdim.z > 64) __builtin_unreachable();
 	if (bdim.y == 1 && bdim.z == 1) {
-		for (int x = 0; x < int(bdim.x); x++) f(uint3{unsigned(x), 0, 0}, unsigned(x));
+		for (int x = 0; x < int(bdim.x); x++) f(uint3{unsigned(x), 0, 0}, x);
 		return;
 	}
-	unsigned t = 0;
+	int t = 0;
 	for (unsigned z = 0; z < bdim.z; z++)
 		for (unsigned y = 0; y < bdim.y; y++)
 			for (unsigned x = 0; x < bdim.x; x++, t++) f(uint3{x, y, z}, t);
@@ -202,7 +202,7 @@ template <class F> __attribute__((always_inline)) inline void each_thread(const 
  * index __cubehip_t; `return` in it ends the thread's part of the region. */
 #define CUBEHIP_REGION_BEGIN                                                                                          \
 	{                                                                                                                 \
-		const auto __cubehip_region = [&]([[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] const unsigned __cubehip_t) \
+		const auto __cubehip_region = [&]([[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] const int __cubehip_t) \
 		                                  __attribute__((always_inline)) -> void {                                    \
 			if constexpr (CUBEHIP_TLS_BUILTINS) ::threadIdx = threadIdx;
 #define CUBEHIP_REGION_END                                   \
