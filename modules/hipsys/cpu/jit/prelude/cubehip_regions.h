@@ -178,16 +178,20 @@ template <class F> __attribute__((always_inline)) inline void run_regions(const 
 /* Runs f(threadIdx, t) for each thread of a block in linear order (x fastest), t its
  * linear index. GCC (12) vectorizes a region's loop only through indices it can prove
  * affine in the loop's counter (an unsigned sum that may wrap is not), and splits a loop
- * at `if (t < k)` only on its own signed counter: a one-dimensional block, the common
- * case, loops over an int x, so that `int t = threadIdx.x` is that counter; the bounds on
- * the block's size tell GCC that t + k cannot wrap for a small k. Measured (2-core AMD
+ * at `if (t < k)` only on its own signed counter. So a one-dimensional block, the common
+ * case, loops over an int x, which `int t = threadIdx.x` is; the bounds on the block's
+ * size tell GCC that t + k cannot wrap for a small k; and where the block's first global
+ * index plus its size fits in an int, the loop runs under that condition, whose range
+ * GCC carries to the usual `blockIdx.x * blockDim.x + t` (the same product, computed
+ * once): no wrap there either. Other blocks take the nested loops. Measured (2-core AMD
  * EPYC, GCC 12, 2026-12-04), the shared-memory tree reduction: 0.6 ms over an int x
  * (split and vectorized), 4.5 ms over int s = blockIdx.x * blockDim.x + x (which folds
- * the global index instead, but no longer splits). */
+ * the global index but no longer splits). */
 namespace cubehip {
-template <class F> __attribute__((always_inline)) inline void each_thread(const uint3 bdim, const F& f) {
+template <class F> __attribute__((always_inline)) inline void each_thread(const uint3 bid, const uint3 bdim, const F& f) {
 	if (bdim.x > CUBEHIP_MAX_THREADS || bdim.y > CUBEHIP_MAX_THREADS || bdim.z > 64) __builtin_unreachable();
-	if (bdim.y == 1 && bdim.z == 1) {
+	const unsigned base = bid.x * bdim.x;
+	if (bdim.y == 1 && bdim.z == 1 && base <= unsigned(INT_MAX) - bdim.x) {
 		for (int x = 0; x < int(bdim.x); x++) f(uint3{unsigned(x), 0, 0}, x);
 		return;
 	}
@@ -208,5 +212,5 @@ template <class F> __attribute__((always_inline)) inline void each_thread(const 
 #define CUBEHIP_REGION_END                                   \
 	}                                                        \
 	;                                                        \
-	::cubehip::each_thread(blockDim, __cubehip_region); \
+	::cubehip::each_thread(blockIdx, blockDim, __cubehip_region); \
 	}
