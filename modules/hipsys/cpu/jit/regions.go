@@ -151,12 +151,17 @@ func formRegions(src string, toks []token, open, close int, params []string, mac
 	extra := len(f.slots)
 	if f.live {
 		fmt.Fprintf(&b, "unsigned char* const __cubehip_live = ::cubehip::slot<unsigned char>(%d, __cubehip_n); ", extra)
-		b.WriteString("__builtin_memset(__cubehip_live, 1, __cubehip_n); ")
 		extra++
 	}
 	if f.shuffles {
 		fmt.Fprintf(&b, "void* const __cubehip_xch0 = ::cubehip::exchange(%d, __cubehip_n); ", extra)
 		fmt.Fprintf(&b, "void* const __cubehip_xch1 = ::cubehip::exchange(%d, __cubehip_n); ", extra+1)
+	}
+	// The slots are the same for every block of the range: they are taken once, and the
+	// closure run per block (CUBEHIP_REGIONS_BODY) captures their addresses.
+	b.WriteString("CUBEHIP_REGIONS_BODY ")
+	if f.live {
+		b.WriteString("__builtin_memset(__cubehip_live, 1, __cubehip_n); ")
 	}
 	f.edits = append(f.edits, edit{toks[open].start, toks[open].end, b.String()}, edit{toks[close].start, toks[close].end, " CUBEHIP_REGIONS_END }"})
 	return f.edits, ""
@@ -439,12 +444,18 @@ func (f *regionForm) seq(items []*stmt, closeTok, closeAt int) {
 				return
 			}
 			at := f.toks[s.first].start
-			if start < 0 {
-				start = k
-				f.insert(at, f.openText())
+			switch {
+			case !c.direct:
+				if start < 0 {
+					start = k
+					f.insert(at, f.openText())
+				}
+				f.insert(at, "::cubehip::region_post("+c.xch+", __cubehip_t, "+c.value+");"+f.closeText())
+				closeRegion(k)
+			case start >= 0:
+				f.insert(at, f.closeText())
+				closeRegion(k)
 			}
-			f.insert(at, "::cubehip::region_post("+c.xch+", __cubehip_t, "+c.value+");"+f.closeText())
-			closeRegion(k)
 			start = k
 			f.insert(at, f.openText())
 			f.regionStmt(s)
@@ -623,6 +634,7 @@ type shuffleRead struct {
 	first, last int
 	value, read string
 	xch         string // the exchange array it posts in
+	direct      bool   // it reads a slot's array itself and posts nothing
 }
 
 // shuffleCall finds the statement's shuffle call, whose value argument must have no side
@@ -683,9 +695,16 @@ func (f *regionForm) shuffleCall(s *stmt) (shuffleRead, bool) {
 	}
 	kind := strings.TrimPrefix(name, "__shfl")
 	// Shuffles alternate between two exchange arrays: the next shuffle's posts may share
-	// a region with this one's reads, which must not see them.
-	c.xch = "__cubehip_xch" + strconv.Itoa(f.nshfl%2)
-	f.nshfl++
+	// a region with this one's reads, which must not see them. A shuffle down of a local
+	// kept in a slot reads the slot itself, with no posting region: the region runs its
+	// lanes in increasing order, and each writes only its own lane, so the higher lanes
+	// a shuffle down reads still hold the values they had when it began.
+	if v := f.lookup(c.value); kind == "_down" && v != nil && v.kind == varSlot {
+		c.xch, c.direct = "__cubehip_s"+strconv.Itoa(v.slot), true
+	} else {
+		c.xch = "__cubehip_xch" + strconv.Itoa(f.nshfl%2)
+		f.nshfl++
+	}
 	c.read = fmt.Sprintf("::cubehip::region_shfl%s<std::decay_t<decltype(%s)>>(%s, __cubehip_t, __cubehip_n, %s, %s)",
 		kind, c.value, c.xch, f.text(args[1][0], args[1][1]-1), width)
 	return c, true

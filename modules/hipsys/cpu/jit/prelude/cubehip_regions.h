@@ -28,10 +28,12 @@ struct slot_arrays {
 };
 CUBEHIP_HIDDEN __thread slot_arrays slots_tls;
 
-/* Slot i: room for n values of T, 64-byte aligned (a vector's loads never split a line). */
+/* Slot i: room for n values of T and 64 more (a shuffle down reads up to 64 lanes past
+ * the end, and keeps its own value there), 64-byte aligned (a vector's loads never split
+ * a line). */
 template <class T> __attribute__((noinline)) T* slot_grow(unsigned i, unsigned n) {
 	slot_arrays* s = &slots_tls;
-	const size_t bytes = (sizeof(T) * size_t(n) + 63) & ~size_t(63);
+	const size_t bytes = (sizeof(T) * (size_t(n) + 64) + 63) & ~size_t(63);
 	std::free(s->p[i]);
 	s->p[i] = std::aligned_alloc(64, bytes);
 	if (s->p[i] == nullptr) __builtin_trap(); /* out of memory: nowhere to report it from a kernel */
@@ -41,7 +43,7 @@ template <class T> __attribute__((noinline)) T* slot_grow(unsigned i, unsigned n
 template <class T> inline T* slot(unsigned i, unsigned n) {
 	static_assert(alignof(T) <= 64, "a per-thread slot is 64-byte aligned");
 	slot_arrays* s = &slots_tls;
-	if (__builtin_expect(s->cap[i] >= sizeof(T) * size_t(n), 1)) return static_cast<T*>(s->p[i]);
+	if (__builtin_expect(s->cap[i] >= sizeof(T) * (size_t(n) + 64), 1)) return static_cast<T*>(s->p[i]);
 	return slot_grow<T>(i, n);
 }
 
@@ -161,14 +163,15 @@ template <class F> __attribute__((always_inline)) inline void run_regions(const 
 }
 } // namespace cubehip
 
-/* The body of a transformed entry: a lambda run once per block, with blockDim, gridDim and
- * the block's thread count as locals. */
+/* The body of a transformed entry: blockDim, gridDim and the block's thread count as
+ * locals, then the per-thread slots (taken once per range of blocks), then
+ * CUBEHIP_REGIONS_BODY opens a closure run once per block. */
 #define CUBEHIP_REGIONS_BEGIN                                                                   \
 	{                                                                                           \
 		const ::cubehip::block_ctx* __cubehip_b = ::cubehip::block();                          \
 		[[maybe_unused]] const uint3 blockDim = __cubehip_b->bdim, gridDim = __cubehip_b->gdim; \
-		const auto __cubehip_body = [=]([[maybe_unused]] const uint3 blockIdx) mutable -> void { \
-			[[maybe_unused]] const unsigned __cubehip_n = blockDim.x * blockDim.y * blockDim.z;
+		[[maybe_unused]] const unsigned __cubehip_n = blockDim.x * blockDim.y * blockDim.z;
+#define CUBEHIP_REGIONS_BODY const auto __cubehip_body = [=]([[maybe_unused]] const uint3 blockIdx) mutable -> void {
 #define CUBEHIP_REGIONS_END                              \
 	}                                                    \
 	;                                                    \
