@@ -92,6 +92,7 @@ type regionVar struct {
 	varying bool   // varRemat: recomputed from the thread's index
 	store   bool   // varBlock: memory the threads may write (shared, static)
 	shared  bool   // varBlock: a __shared__ array, named in regions through a reference
+	tid     bool   // varRemat: the thread's x index itself (t = threadIdx.x)
 	slot    int    // varSlot
 }
 
@@ -418,10 +419,18 @@ func (f *regionForm) replace(first, last int, text string) {
 func (f *regionForm) seq(items []*stmt, closeTok, closeAt int) {
 	f.scopes = append(f.scopes, nil)
 	defer func() { f.scopes = f.scopes[:len(f.scopes)-1] }()
-	start := -1 // the open region's first item
+	start := -1    // the open region's first item
+	openEdit := -1 // the edit that opens it
+	open := func(k, at int) {
+		start, openEdit = k, len(f.edits)
+		f.insert(at, f.openText())
+	}
 	closeRegion := func(upTo int) {
+		if upTo == start+1 && openEdit >= 0 {
+			f.narrow(items[start], &f.edits[openEdit])
+		}
 		f.endRegion(items[start:upTo], closeTok)
-		start = -1
+		start, openEdit = -1, -1
 	}
 	for k, s := range items {
 		if f.why != "" {
@@ -447,8 +456,7 @@ func (f *regionForm) seq(items []*stmt, closeTok, closeAt int) {
 			switch {
 			case !c.direct:
 				if start < 0 {
-					start = k
-					f.insert(at, f.openText())
+					open(k, at)
 				}
 				f.insert(at, "::cubehip::region_post("+c.xch+", __cubehip_t, "+c.value+");"+f.closeText())
 				closeRegion(k)
@@ -456,8 +464,7 @@ func (f *regionForm) seq(items []*stmt, closeTok, closeAt int) {
 				f.insert(at, f.closeText())
 				closeRegion(k)
 			}
-			start = k
-			f.insert(at, f.openText())
+			open(k, at)
 			f.regionStmt(s)
 			f.replace(c.first, c.last, c.read)
 		case s.sync || f.blockLevel(s):
@@ -471,8 +478,7 @@ func (f *regionForm) seq(items []*stmt, closeTok, closeAt int) {
 		case s.kind == stEmpty:
 		default:
 			if start < 0 {
-				start = k
-				f.insert(f.toks[s.first].start, f.openText())
+				open(k, f.toks[s.first].start)
 			}
 			f.regionStmt(s)
 		}
@@ -481,6 +487,75 @@ func (f *regionForm) seq(items []*stmt, closeTok, closeAt int) {
 		f.insert(closeAt, f.closeText())
 		closeRegion(len(items))
 	}
+}
+
+// narrow starts a region that is one `if (t == k)` or `if (t % k == 0)` (t the thread's
+// x index, k block-uniform) at thread k, or at 0 every k threads (open is the edit that
+// opens it): a block's final step by thread 0, or by each warp's first lane, would
+// otherwise run a loop over every thread that GCC can neither split nor vectorize. The
+// if stays, so blocks of more than one dimension, which run every thread, are right too.
+func (f *regionForm) narrow(s *stmt, open *edit) {
+	if s.kind != stIf || s.alt != nil {
+		return
+	}
+	lo, hi := s.open+1, s.close
+	eq := -1
+	for k := lo; k+1 < hi; k++ {
+		if f.toks[k].text == "=" && f.toks[k+1].text == "=" && f.toks[k].end == f.toks[k+1].start {
+			if eq >= 0 {
+				return
+			}
+			eq = k
+		}
+	}
+	if eq < 0 {
+		return
+	}
+	uniform := func(a, b int) bool {
+		if a >= b {
+			return false
+		}
+		for k := a; k < b; k++ {
+			if v := f.lookup(f.toks[k].text); v != nil && v.kind == varRemat && f.plain(k) {
+				return false // declared in regions only
+			}
+		}
+		ok, varying, _ := f.exprKind(a, b, false)
+		return ok && !varying
+	}
+	first, step := "", ""
+	switch {
+	case f.threadX(lo, eq) && uniform(eq+2, hi):
+		first, step = f.text(eq+2, hi-1), "0"
+	case f.threadX(eq+2, hi) && uniform(lo, eq):
+		first, step = f.text(lo, eq-1), "0"
+	case eq+3 == hi && f.toks[eq+2].text == "0":
+		for k := lo; k < eq; k++ {
+			if f.toks[k].text == "%" && f.threadX(lo, k) && uniform(k+1, eq) {
+				first, step = "0", f.text(k+1, eq-1)
+			}
+		}
+	}
+	if first == "" {
+		return
+	}
+	open.text = strings.Replace(open.text, "CUBEHIP_REGION_BEGIN ", "CUBEHIP_REGION_FROM(("+first+"), ("+step+")) ", 1)
+}
+
+// threadX reports whether tokens [lo, hi) are the thread's x index: threadIdx.x,
+// hipThreadIdx_x, or a local recomputed as one of them.
+func (f *regionForm) threadX(lo, hi int) bool {
+	switch hi - lo {
+	case 1:
+		if f.toks[lo].text == "hipThreadIdx_x" {
+			return true
+		}
+		v := f.lookup(f.toks[lo].text)
+		return v != nil && v.kind == varRemat && v.tid
+	case 3:
+		return f.toks[lo].text == "threadIdx" && f.toks[lo+1].text == "." && f.toks[lo+2].text == "x"
+	}
+	return false
 }
 
 // blockLevel reports whether a statement without barriers runs once per block rather
@@ -778,7 +853,8 @@ func (f *regionForm) branch(s *stmt) {
 	case stCompound:
 		f.seq(s.items, s.last, f.toks[s.last].start)
 	case stBarrier:
-		f.replace(s.first, s.last, "")
+		// Still a statement: the body of the if or loop around it.
+		f.replace(s.first, s.last, ";")
 	default:
 		f.insert(f.toks[s.first].start, "{ ")
 		end := f.toks[s.last].end
@@ -1208,7 +1284,7 @@ func (f *regionForm) recompute(s *stmt, d declaration) bool {
 	}
 	decl := f.text(s.first, s.last)
 	for _, dc := range d.decls {
-		f.addVar(&regionVar{name: f.toks[dc.name].text, kind: varRemat, decl: decl, varying: varying})
+		f.addVar(&regionVar{name: f.toks[dc.name].text, kind: varRemat, decl: decl, varying: varying, tid: f.threadX(dc.init, dc.end)})
 	}
 	return true
 }

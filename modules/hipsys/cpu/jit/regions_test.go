@@ -129,6 +129,10 @@ extern "C" __global__ void cube(const int* in, int* out, int n) {
 	int nt = blockDim.x * blockDim.y * blockDim.z;
 	s[lin] = in[(blockIdx.x * nt + lin) % n] + quarter();
 	for (int k = 0; k < 2; k++) __syncthreads();
+	if (threadIdx.x == 1) s[lin] += 7; // one thread of a row, a row of threads in 3-D
+	__syncthreads();
+	if (hipThreadIdx_x % 2 == 0) s[lin] -= 5;
+	__syncthreads();
 	out[blockIdx.x * nt + lin] = s[nt - 1 - lin] + lin;
 }
 

@@ -203,17 +203,36 @@ template <class F> __attribute__((always_inline)) inline void each_thread(const 
 		for (unsigned y = 0; y < bdim.y; y++)
 			for (unsigned x = 0; x < bdim.x; x++, t++) f(uint3{x, y, z}, t);
 }
+
+/* each_thread for a region that only thread first (step 0), or threads first, first +
+ * step, ... (step > 0) can act in, by their x index: in a one-dimensional block only
+ * those run; otherwise, or for a step below 0, every thread does (regions.go, narrow). */
+template <class F> __attribute__((always_inline)) inline void each_thread_from(const uint3 bid, const uint3 bdim, long long first, long long step, const F& f) {
+	if (bdim.y == 1 && bdim.z == 1 && step >= 0 && !(first == 0 && step == 1)) {
+		if (step == 0) {
+			if (first >= 0 && first < (long long)bdim.x) f(uint3{unsigned(first), 0, 0}, int(first));
+			return;
+		}
+		for (long long x = first; x < (long long)bdim.x; x += step)
+			if (x >= 0) f(uint3{unsigned(x), 0, 0}, int(x));
+		return;
+	}
+	each_thread(bid, bdim, f);
+}
 } // namespace cubehip
 
 /* One region: a closure run for each thread of the block, with its threadIdx and linear
  * index __cubehip_t; `return` in it ends the thread's part of the region. */
-#define CUBEHIP_REGION_BEGIN                                                                                          \
+#define CUBEHIP_REGION_BEGIN CUBEHIP_REGION_FROM(0, 1)
+/* A region only threads first, first + step, ... act in (each_thread_from). */
+#define CUBEHIP_REGION_FROM(first, step)                                                                              \
 	{                                                                                                                 \
+		const long long __cubehip_first = (first), __cubehip_step = (step);                                          \
 		const auto __cubehip_region = [&]([[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] const int __cubehip_t) \
 		                                  __attribute__((always_inline)) -> void {                                    \
 			if constexpr (CUBEHIP_TLS_BUILTINS) ::threadIdx = threadIdx;
 #define CUBEHIP_REGION_END                                   \
 	}                                                        \
 	;                                                        \
-	::cubehip::each_thread(blockIdx, blockDim, __cubehip_region); \
+	::cubehip::each_thread_from(blockIdx, blockDim, __cubehip_first, __cubehip_step, __cubehip_region); \
 	}
