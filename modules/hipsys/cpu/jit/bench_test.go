@@ -161,8 +161,10 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 }
 
 // BenchmarkBarrierReduce: a 256-thread tree reduction with 9 barriers per block, run as
-// fibers; ns per thread-barrier is what one fiber switch (there and back) costs.
+// fibers (CUBEHIP_CPU_REGIONS=0: the jit would make it regions); ns per thread-barrier is
+// what one fiber switch (there and back) costs.
 func BenchmarkBarrierReduce(b *testing.B) {
+	b.Setenv("CUBEHIP_CPU_REGIONS", "0")
 	const blocks = 4096
 	f := benchFunction(b, benchBarrierKernels, "reduce")
 	in, out := hostmem.Alloc(blocks*256*4), hostmem.Alloc(blocks*4)
@@ -198,9 +200,12 @@ extern "C" __global__ void reduce_warp(const float* in, float* out) {
 
 // BenchmarkWarpShuffleReduce: the 256-thread block sum written with warp shuffles (5 per
 // lane, one barrier, 5 more in the first warp), timed against the same sum written with
-// shared memory and 9 barriers (BenchmarkBarrierReduce's kernel) in the same run. Budget:
+// shared memory and 9 barriers (BenchmarkBarrierReduce's kernel) in the same run, both as
+// fibers (the shuffles sit behind a thread-dependent if, which regions leave to the fibers;
+// the barrier kernel would be regions): the cost of scheduling fibers warp by warp. Budget:
 // ratio (shuffle time / barrier time) at most 2.
 func BenchmarkWarpShuffleReduce(b *testing.B) {
+	b.Setenv("CUBEHIP_CPU_REGIONS", "0")
 	const blocks = 4096
 	warp := benchFunction(b, benchWarpKernels, "reduce_warp")
 	shared := benchFunction(b, benchBarrierKernels, "reduce")
