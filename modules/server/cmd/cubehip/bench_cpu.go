@@ -125,11 +125,14 @@ var cpuKernels = []cpuKernel{
 }`,
 	},
 	{
-		name: "histogram 4M, shared atomics", entry: "hist", block: dim1(256), grid: dim1(64), in: 1 << 22, out: 256, n: 1 << 22, ints: true,
+		name: "histogram 4M, shared atomics", entry: "hist", block: dim1(256), grid: dim1(16), in: 1 << 22, out: 256, n: 1 << 22, ints: true,
 		// Each block bins a contiguous chunk, each thread a contiguous run of it: on a GPU
 		// one would interleave the threads for coalescing, but the cpu device runs a
 		// block's threads one after another, and interleaved runs (a grid-stride loop)
-		// walk memory with a stride of the grid (docs/benchmarks.md has both).
+		// walk memory with a stride of the grid (docs/benchmarks.md has both). The grid
+		// is a few blocks per core, as one sizes a grid by the multiprocessors (the cpu
+		// device's are its cores): each thread's run is then long enough to repay
+		// starting it.
 		source: `extern "C" __global__ void hist(const int* in, int* out, int n) {
 	__shared__ int h[256];
 	int t = threadIdx.x;
