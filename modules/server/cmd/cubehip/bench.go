@@ -39,7 +39,8 @@ type figure struct {
 	// device); it is shown as n/a with that reason.
 	na string
 	// cpu marks the cpu device's own figures (a kernel against its C loop,
-	// bench_cpu.go): the only ones judged on the cpu device.
+	// bench_cpu.go; a peer copy against the host's memcpy): the only ones judged on the
+	// cpu device.
 	cpu bool
 }
 
@@ -132,14 +133,14 @@ func judge(figs []figure, cpu bool) []row {
 		switch {
 		case f.na != "":
 			r.Budget, r.Verdict = f.na, "n/a"
+		case f.raw == 0 && f.anchorKey != "":
+			// Only the anchor, a process of its own, measures this figure's raw regime.
+			r.Budget, r.Verdict = "needs the anchor (scripts/gpu-test.sh builds it)", "n/a"
 		case cpu && !f.cpu:
 			// A budget set for a GPU against its driver: on the cpu device the raw side is
 			// a queue push, a host memcpy or a malloc, so the comparison means nothing.
 			_, rule := f.budget(f.device, max(f.raw, 1e-12))
 			r.Budget, r.Verdict = strings.Split(rule, " (")[0], "n/a"
-		case f.raw == 0 && f.anchorKey != "":
-			// Only the anchor, a process of its own, measures this figure's raw regime.
-			r.Budget, r.Verdict = "needs the anchor (scripts/gpu-test.sh builds it)", "n/a"
 		case f.twin != "" && f.rawFrom == "anchor" && find(figs, f.twin) != nil:
 			tw := find(figs, f.twin)
 			r.Budget = fmt.Sprintf("another process (%+.1f%%): judged by %q, whose C loop ran %+.1f%% from the anchor's", 100*(f.device/f.raw-1), f.twin, 100*(tw.raw/f.raw-1))
