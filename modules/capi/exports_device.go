@@ -12,7 +12,6 @@ import (
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/server"
-	"github.com/cubehip/cubehip/modules/stream"
 )
 
 // Library version: MAJOR*10000 + MINOR*100 + PATCH, the same as include/cubehip.h's.
@@ -164,7 +163,7 @@ func cubehip_device_open(platform *C.capi_cchar, index C.int32_t, options *C.cap
 		return fail(err)
 	}
 	dev := &device{d: d}
-	dev.caps.streams = uint64(stream.DefaultMaxStreams)
+	dev.caps.streams = uint64(server.DefaultMaxStreams)
 	if opts.MaxStreams > 0 {
 		dev.caps.streams = uint64(opts.MaxStreams)
 	}

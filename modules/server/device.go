@@ -15,6 +15,10 @@ import (
 	"github.com/cubehip/cubehip/modules/stream"
 )
 
+// DefaultMaxStreams is the number of device streams stream ids are spread over when
+// Options.MaxStreams is 0.
+const DefaultMaxStreams = stream.DefaultMaxStreams
+
 // Options configure Open. The zero value opens device 0 of the auto platform with the
 // default pools.
 type Options struct {
@@ -23,7 +27,8 @@ type Options struct {
 	Platform string
 	// Index is the device's number on its platform.
 	Index int
-	// MaxStreams bounds the device streams that stream ids are spread over (default 128).
+	// MaxStreams bounds the device streams that stream ids are spread over (default
+	// DefaultMaxStreams). Ids that share a device stream share its work and its faults.
 	MaxStreams int
 	// Layout is the device pool layout streams are created with (zero: SubSlices).
 	Layout memory.Layout

@@ -43,8 +43,13 @@ func stepError(step string, err error) error {
 }
 
 // recordedClaim is the claim on a buffer that recorded work writes: ErrRecorded, naming
-// the stream whose capture records it.
-type recordedClaim struct{ slot int }
+// the stream whose capture records it. prior is the failure the buffer carried when the
+// recording claimed it (nil for none), which the end of the capture puts back: the
+// recorded work has not run, so the buffer still holds what that failure left.
+type recordedClaim struct {
+	slot  int
+	prior error
+}
 
 func (e *recordedClaim) Error() string {
 	return fmt.Sprintf("%v (capture on stream %d)", ErrRecorded, e.slot)

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"errors"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -130,8 +131,74 @@ func (f *Failures) ensureWrittenFor(bs []Binding, slot int) error {
 	return nil
 }
 
-// releaseRecorded clears the claims the capture of stream slot left on bs, and nothing
-// else: a failure set since stays.
+// recordedPriors is, for the buffers of bs that carry a failure, that failure (a claim
+// of work in flight is none; a claim of this capture's own recorded work keeps the
+// failure it kept), which a recording's claim on them must not erase (setRecorded).
+// Nil when none carries one, which is the steady state.
+func (f *Failures) recordedPriors(bs []Binding, slot int) map[memory.ID]error {
+	if f.n.Load() == 0 || len(bs) == 0 || !f.mayHold(bs) {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out map[memory.ID]error
+	for i := range bs {
+		e, ok := f.m[bs[i].ID()]
+		if !ok {
+			continue
+		}
+		prior := e.err
+		if rc, claim := e.err.(*recordedClaim); claim {
+			if rc.slot != slot {
+				continue
+			}
+			prior = rc.prior
+		} else if errors.Is(e.err, ErrUnsettled) {
+			continue
+		}
+		if prior == nil {
+			continue
+		}
+		if out == nil {
+			out = map[memory.ID]error{}
+		}
+		out[bs[i].ID()] = prior
+	}
+	return out
+}
+
+// setRecorded claims bs for the recorded work of stream slot's capture, each claim
+// keeping the failure priors says its buffer carried.
+func (f *Failures) setRecorded(slot int, bs []Binding, priors map[memory.ID]error) {
+	shared := &recordedClaim{slot: slot}
+	if len(priors) == 0 {
+		f.set(shared, bs)
+		return
+	}
+	f.mu.Lock()
+	for i := range bs {
+		id := bs[i].ID()
+		if id == 0 {
+			continue
+		}
+		claim := shared
+		if p := priors[id]; p != nil {
+			claim = &recordedClaim{slot: slot, prior: p}
+		}
+		w, m := filterBit(id)
+		f.filter[w].Or(m)
+		f.dirty |= 1 << w
+		if f.m == nil {
+			f.m = make(map[memory.ID]failure)
+		}
+		f.m[id] = failure{err: claim, b: bs[i].Binding}
+	}
+	f.n.Store(int64(len(f.m)))
+	f.mu.Unlock()
+}
+
+// releaseRecorded clears the claims the capture of stream slot left on bs, putting back
+// the failure a claim kept, and nothing else: a failure set since stays.
 func (f *Failures) releaseRecorded(bs []Binding, slot int) {
 	if f.n.Load() == 0 || len(bs) == 0 {
 		return
@@ -140,7 +207,11 @@ func (f *Failures) releaseRecorded(bs []Binding, slot int) {
 	for i := range bs {
 		if e, ok := f.m[bs[i].ID()]; ok {
 			if rc, own := e.err.(*recordedClaim); own && rc.slot == slot {
-				delete(f.m, bs[i].ID())
+				if rc.prior != nil {
+					f.m[bs[i].ID()] = failure{err: rc.prior, b: e.b}
+				} else {
+					delete(f.m, bs[i].ID())
+				}
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package stream
 
+import "github.com/cubehip/cubehip/modules/memory"
+
 // Scope is one write scope (the seed's ExecuteScope): the bookkeeping that makes a
 // failure land on the buffers the failed work would have written. Every entry point that
 // writes device memory runs its work inside one; a path that forgot it would be silent.
@@ -62,6 +64,12 @@ func (s Scope) Execute(body func() error) error {
 			return err
 		}
 	}
+	// A recording's claim must not erase a failure an output carries: the recorded work
+	// does not run, so the end of the capture puts it back (setRecorded).
+	var priors map[memory.ID]error
+	if recording {
+		priors = f.recordedPriors(s.written, st.slot)
+	}
 	// The claim replaces whatever the outputs carry. With an empty store there is
 	// nothing to replace, and the claim is written only if body panics: the store is
 	// read by no one while body runs on this goroutine (the stream's owner), so the one
@@ -103,7 +111,7 @@ func (s Scope) Execute(body func() error) error {
 	if recording {
 		// Recorded, not run: until the capture ends, a reader of the outputs is told
 		// so rather than handed bytes the recorded work has not written.
-		f.set(&recordedClaim{slot: st.slot}, s.written)
+		f.setRecorded(st.slot, s.written, priors)
 		return nil
 	}
 	f.Release(s.written)

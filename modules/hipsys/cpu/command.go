@@ -110,7 +110,13 @@ func (c *command) exec() (err error) {
 	case cmdRecord:
 		c.ev.stamp(c.gen, time.Now())
 	case cmdWait:
+		// Work ordered after failed work fails with it, as on a GPU, where a fault
+		// stops every stream of the context: the waiting stream reports the failure at
+		// its own next synchronization, and never runs on as if its input were written.
 		c.target.waitFor(c.seq)
+		if failure := c.target.failedBy(c.seq); failure != nil {
+			return failure
+		}
 	case cmdHost:
 		c.host()
 	case cmdFault:

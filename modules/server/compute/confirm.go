@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -140,6 +141,13 @@ func (c *confirmations) confirm(q *streamState, point uint64) {
 	defer c.mu.Unlock()
 	u := &q.writes
 	u.done = max(u.done, point)
+	for src, at := range q.waitedOn {
+		if at <= point {
+			// The wait succeeded after this ordering: what the stream ran after it
+			// completed, and a later failure there is not this stream's.
+			delete(q.waitedOn, src)
+		}
+	}
 	u.keep(func(w *pointedWrite) bool {
 		if w.first <= point {
 			// Its writes up to point are confirmed; the others come after it.
@@ -208,18 +216,9 @@ func (s *Server) streamWaitFailed(sys hipsys.Stream, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	u := &q.writes
-	if len(u.writes) == 0 {
-		return
-	}
 	// The failure store's hook and capture state are keyed by logical id: any id of
 	// the device stream reaches them.
-	var id StreamID
-	for _, sid := range s.streams.StreamIDs() {
-		if st := s.streams.TryStream(sid); st != nil && st.Sys == sys {
-			id = sid
-			break
-		}
-	}
+	id := s.idOf(q)
 	bs := make([]Binding, 0, len(u.writes))
 	for _, w := range u.writes {
 		bs = append(bs, w.b)
@@ -231,8 +230,15 @@ func (s *Server) streamWaitFailed(sys hipsys.Stream, err error) {
 		werr = fmt.Errorf("compute: a wait for stream %d failed (the last kernel launched there: %s): %w", id, q.lastKernel.Entry, err)
 	}
 	s.noteFault(werr)
-	c.late = append(c.late, lateFailure{id: id, bs: bs, err: werr})
-	c.hasLate.Store(true)
+	if len(bs) > 0 {
+		c.late = append(c.late, lateFailure{id: id, bs: bs, err: werr})
+	}
+	took, taken := s.takeOrderedLocked(q)
+	for i, o := range took {
+		oid := s.idOf(o)
+		c.late = append(c.late, lateFailure{id: oid, bs: taken[i], err: orderedError(oid, werr)})
+	}
+	c.hasLate.Store(len(c.late) > 0)
 }
 
 // carryLateFailures marks the writes that failed stream-wide waits took (see
@@ -261,8 +267,27 @@ func (s *Server) carryLateFailures() {
 // failure is now carried by the buffers it belongs to. A GPU's fault is sticky: there
 // every later call fails anyway, with an error, never with wrong bytes.
 func (s *Server) failWait(id StreamID, q *streamState, point uint64, err error, locked bool) {
+	s.failWaitFrom(id, q, point, err, locked, map[*streamState]bool{})
+}
+
+// failWaitFrom is failWait, and then the same for the streams q was ordered after since
+// its last successful wait, where the failure may have come from (a GPU stops every
+// stream at a fault, and the cpu device passes a failure on through a cross-stream
+// wait, so a stream's wait may report another's fault): each is asked with the driver's
+// own wait, and one that fails is failed in turn, the one that succeeds confirmed. seen
+// keeps a stream from being asked twice. Then failOrdered: the streams ordered after
+// q's work take the failure too.
+func (s *Server) failWaitFrom(id StreamID, q *streamState, point uint64, err error, locked bool, seen map[*streamState]bool) {
+	seen[q] = true
+	defer s.failOrdered(q, err, locked)
 	s.points.mu.Lock()
 	k := q.lastKernel
+	var sources []*streamState
+	for src := range q.waitedOn {
+		if !seen[src] {
+			sources = append(sources, src)
+		}
+	}
 	s.points.mu.Unlock()
 	if k != nil {
 		s.noteFault(fmt.Errorf("compute: work queued on stream %d failed on the device (the last kernel launched there: %s): %w", id, k.Entry, err))
@@ -270,15 +295,33 @@ func (s *Server) failWait(id StreamID, q *streamState, point uint64, err error, 
 		s.noteFault(fmt.Errorf("compute: work queued on stream %d failed on the device: %w", id, err))
 	}
 	bs := s.points.fail(q, point, nil)
-	if !locked {
-		s.owner.Lock()
-		defer s.owner.Unlock()
-	}
-	if len(bs) > 0 {
-		s.streams.FailedWriting(id, bs, err)
-	}
-	if st, serr := s.streams.Stream(id); serr == nil && !st.Capture.IsRecording() {
-		_ = s.watch.syncQuiet(st.Sys) // its error is err, now carried
+	func() {
+		if !locked {
+			s.owner.Lock()
+			defer s.owner.Unlock()
+		}
+		if len(bs) > 0 {
+			s.streams.FailedWriting(id, bs, err)
+		}
+		if st, serr := s.streams.Stream(id); serr == nil && !st.Capture.IsRecording() {
+			_ = s.watch.syncQuiet(st.Sys) // its error is err, now carried
+		}
+	}()
+	for _, src := range sources {
+		if seen[src] {
+			continue
+		}
+		seen[src] = true
+		sid := s.idOf(src)
+		if st := s.streams.TryStream(sid); st == nil || st.Capture.IsRecording() {
+			continue // a host wait would end its capture; its own next wait reports it
+		}
+		at := s.points.mark()
+		if serr := s.watch.syncQuiet(src.stream()); serr != nil {
+			s.failWaitFrom(sid, src, math.MaxUint64, fmt.Errorf("compute: a wait for stream %d failed: %w", sid, serr), locked, seen)
+			continue
+		}
+		s.points.confirm(src, at)
 	}
 }
 
@@ -297,4 +340,89 @@ func (s *Server) launched(k *Kernel, buffers []Binding, q *streamState) {
 		}
 	}
 	c.mu.Unlock()
+}
+
+// orderedAfter records that stream waiter was just ordered, on the device, after the
+// work queued so far on src (the queue watch's report of a cross-stream wait).
+func (s *Server) orderedAfter(waiter, src *streamState) {
+	c := &s.points
+	c.mu.Lock()
+	if waiter.waitedOn == nil {
+		waiter.waitedOn = map[*streamState]uint64{}
+	}
+	waiter.waitedOn[src] = c.mark()
+	c.mu.Unlock()
+}
+
+// failOrdered leaves the unconfirmed writes of every stream ordered after failed's work
+// (directly or through others) since its last successful wait carrying err as well:
+// their work may have computed from bytes the failed work never wrote. A GPU stops
+// every stream at a fault, and the cpu device passes a failure on through the waits;
+// but a stream whose wait ran after the failure was acknowledged learns nothing of it,
+// so the server does not count on either.
+func (s *Server) failOrdered(failed *streamState, err error, locked bool) {
+	c := &s.points
+	c.mu.Lock()
+	took, taken := s.takeOrderedLocked(failed)
+	c.mu.Unlock()
+	if len(took) == 0 {
+		return
+	}
+	if !locked {
+		s.owner.Lock()
+		defer s.owner.Unlock()
+	}
+	for i, q := range took {
+		id := s.idOf(q)
+		s.streams.FailedWriting(id, taken[i], orderedError(id, err))
+	}
+}
+
+func orderedError(id StreamID, err error) error {
+	return fmt.Errorf("compute: stream %d was ordered after work that failed: %w", id, err)
+}
+
+// takeOrderedLocked takes the unconfirmed writes of every stream ordered after failed
+// (see failOrdered), each stream's list with it; those with none are left out. The
+// caller holds confirmations.mu.
+func (s *Server) takeOrderedLocked(failed *streamState) (took []*streamState, taken [][]Binding) {
+	set := map[*streamState]bool{failed: true}
+	for grew := true; grew; {
+		grew = false
+		s.watch.queues.Range(func(_, v any) bool {
+			q := v.(*streamState)
+			if set[q] {
+				return true
+			}
+			for src := range q.waitedOn {
+				if !set[src] {
+					continue
+				}
+				set[q], grew = true, true
+				clear(q.waitedOn)
+				if len(q.writes.writes) > 0 {
+					bs := make([]Binding, 0, len(q.writes.writes))
+					for _, w := range q.writes.writes {
+						bs = append(bs, w.b)
+					}
+					clear(q.writes.writes)
+					q.writes.writes, q.writes.merged = q.writes.writes[:0], 0
+					took, taken = append(took, q), append(taken, bs)
+				}
+				break
+			}
+			return true
+		})
+	}
+	return took, taken
+}
+
+// idOf is a logical id of q's device stream (0 if the server holds none).
+func (s *Server) idOf(q *streamState) StreamID {
+	for _, sid := range s.streams.StreamIDs() {
+		if st := s.streams.TryStream(sid); st != nil && st.Sys == q.stream() {
+			return sid
+		}
+	}
+	return 0
 }

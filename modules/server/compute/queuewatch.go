@@ -31,6 +31,16 @@ type queueWatch struct {
 	// server also holds a launch queue that flags launches (flags.go); nil otherwise.
 	flags hipsys.FlagWaiter
 
+	// The event recorded last and its stream, so that a wait for it (a cross-stream
+	// fence: recorded on one stream, waited for by another at once) tells waited which
+	// stream now runs after which (confirm.go: a failure of one is the other's too). An
+	// event recorded and waited for elsewhere is not matched: a wait the watch cannot
+	// attribute is the client's own ordering.
+	recordMu      sync.Mutex
+	recordedEvent hipsys.Event
+	recorded      *streamState
+	waited        func(waiter, src *streamState)
+
 	// flaggedCopies is the platform's flagged device-to-host copy (hipsys.FlaggingCopier),
 	// found once through its wrappers; nil when it has none.
 	flaggedCopies hipsys.FlaggingCopier
@@ -188,6 +198,17 @@ func (w *queueWatch) StreamWaitEvent(s hipsys.Stream, e hipsys.Event, flags uint
 	q := w.begin(s)
 	err := w.Platform.StreamWaitEvent(s, e, flags)
 	q.end()
+	if err == nil && w.waited != nil {
+		w.recordMu.Lock()
+		src := w.recorded
+		if w.recordedEvent != e {
+			src = nil
+		}
+		w.recordMu.Unlock()
+		if src != nil && src != q {
+			w.waited(q, src)
+		}
+	}
 	return err
 }
 
@@ -195,6 +216,11 @@ func (w *queueWatch) EventRecord(e hipsys.Event, s hipsys.Stream) error {
 	q := w.begin(s)
 	err := w.Platform.EventRecord(e, s)
 	q.end()
+	if err == nil {
+		w.recordMu.Lock()
+		w.recordedEvent, w.recorded = e, q
+		w.recordMu.Unlock()
+	}
 	return err
 }
 

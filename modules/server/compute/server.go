@@ -137,6 +137,7 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 	// keeps a failing autotune candidate from timing near zero and winning the tune.
 	ms.SetFailureHook(func(_ stream.ID, err error) { s.prof.failure(err) })
 	watch.syncFailed = s.streamWaitFailed
+	watch.waited = s.orderedAfter
 	if lq, ok := hipsys.As[hipsys.LaunchQueuer](p); ok && c.LaunchQueue {
 		// Held by another server of this process on the same device: this one launches
 		// directly, which is only slower.
@@ -203,7 +204,12 @@ func (s *Server) Close() error {
 			s.log.Debug("compute: close: stream wait failed", "stream", id, "err", err)
 		}
 	}
-	errs = append(errs, s.p.DeviceSynchronize())
+	// The device-wide wait covers streams that are not the server's (another library's,
+	// which may have waited on the server's and inherited its faults): like the stream
+	// waits, its failure belongs to work nobody can read through the server any more.
+	if err := s.p.DeviceSynchronize(); err != nil {
+		s.log.Debug("compute: close: device wait failed", "err", err)
+	}
 	for id, st := range s.owners {
 		s.GraphDestroy(id, st)
 	}

@@ -33,6 +33,11 @@ import (
 //  4. writes holds the stream's writes no wait has confirmed; it is guarded by
 //     confirmations.mu, the one lock every confirmation and failure takes, so that a
 //     failed wait and a confirming one never split a write between them.
+//  5. A failure belongs to every stream ordered after the failed work: waitedOn lists
+//     the streams this one waited for on the device since its last successful wait,
+//     and a failed wait of any of them leaves this stream's unconfirmed writes carrying
+//     the failure too (their work may have read what the failed work never wrote),
+//     whether or not the device passes the failure on.
 type streamState struct {
 	begun, ended atomic.Uint64
 	idleAt       atomic.Uint64
@@ -41,6 +46,13 @@ type streamState struct {
 	flag         flagState   // flags.go
 
 	writes unconfirmed // confirm.go; guarded by confirmations.mu
+	// waitedOn holds the streams this one was ordered after (a device-side wait for
+	// their work) since its last successful wait, each with the point of the wait: work
+	// queued here after such a wait may have used what that work wrote, so a failure
+	// there is a failure here too (confirm.go, failOrdered). Guarded by
+	// confirmations.mu.
+	waitedOn map[*streamState]uint64
+
 	// lastKernel is the kernel launched last on the stream, which a failed wait names
 	// as the work that most likely faulted; guarded by confirmations.mu.
 	lastKernel *Kernel

@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -36,13 +37,20 @@ type pendingWrite struct {
 	l    layout
 	data []byte
 	done bool // written, or failed and carrying the failure
+
+	// kept is the failure the destination carried before a write that covers only part
+	// of its allocation: the write's success must not release it (keepFailure).
+	kept error
 }
 
 // Write is CubeCL's write: each copy runs in write scopes over its destination, in order,
-// on stream id. A copy that succeeds fills its destination, which releases an earlier
-// failure's hold on it (a buffer a launch left stale is recovered by writing it from the
-// host just as much as by a launch that writes it from clean inputs); one that fails at any point leaves the
-// destination carrying the failure, which a later read of it returns.
+// on stream id. A copy that succeeds and fills its destination's whole allocation
+// releases an earlier failure's hold on it (a buffer a launch left stale is recovered by
+// writing it from the host just as much as by a launch that writes it from clean
+// inputs); one that fills only part of it leaves the failure in place, since the rest
+// still holds bytes the failed work left unwritten (a failure is carried per
+// allocation). One that fails at any point leaves the destination carrying the
+// failure, which a later read of it returns.
 //
 // Every copy is attempted, however the one before it went: a loop that stopped early
 // would leave the destinations it never reached holding stale bytes and carrying no
@@ -74,6 +82,9 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 		if err == nil {
 			err = s.checkWrite(op.Desc, l, len(op.Data))
 		}
+		if err == nil && !coversAllocation(op.Desc.Binding, l) {
+			w.kept = s.streams.EnsureWritten(op.Desc.Binding)
+		}
 		if err == nil && !atOnce && len(op.Data) > 0 {
 			if w.b, err = op.Desc.Binding.Clone(); err == nil {
 				if !l.pitched {
@@ -102,6 +113,9 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 			s.points.wrote(s.watch.state(r.Stream().Sys), op.Desc.Binding)
 			return nil
 		})
+		if err == nil {
+			s.keepFailure(w.kept, op.Desc.Binding)
+		}
 		s.one[0] = Binding{}
 		w.done = true
 		if f.err == nil {
@@ -212,7 +226,9 @@ func (f *WriteFuture) queueFilled(c *chunk) {
 			f.err = err
 		}
 		f.at.skipPart(part)
+		return
 	}
+	s.keepFailure(w.kept, w.b)
 }
 
 // failRest leaves every op not yet fully queued carrying err (the owner's lock held):
@@ -229,6 +245,24 @@ func (f *WriteFuture) failRest(err error) {
 		f.s.one[0] = Binding{}
 		f.at.skipPart(part)
 	}
+}
+
+// coversAllocation reports whether a copy laid out as l into b fills every byte of b's
+// allocation: a whole view (no offsets), dense, as long as the allocation.
+func coversAllocation(b Binding, l layout) bool {
+	start, end := b.Offsets()
+	return start == 0 && end == 0 && !l.pitched && l.bytes == b.Size()
+}
+
+// keepFailure puts back the failure a partial write's destination carried (kept), which
+// the write's successful scope released: the bytes the write did not cover are still
+// the failed work's. A claim (the destination was being written by work not yet
+// settled) is no failure to keep.
+func (s *Server) keepFailure(kept error, b Binding) {
+	if kept == nil || errors.Is(kept, stream.ErrUnsettled) {
+		return
+	}
+	s.streams.Taint(kept, b)
 }
 
 // writeToGPU is CubeCL's write_to_gpu on the command's stream st, for a copy that does
