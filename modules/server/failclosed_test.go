@@ -1,7 +1,14 @@
 package server_test
 
 import (
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
 	"testing"
+	"time"
+
+	"pgregory.net/rapid"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -9,6 +16,7 @@ import (
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/faults"
 	"github.com/cubehip/cubehip/modules/server"
+	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
 // Logical ids 0 and 1 share one device stream (MaxStreams 1). A launch under id 1 faults
@@ -228,4 +236,92 @@ func TestLaterFailuresNameTheFaultedWork(t *testing.T) {
 	err = d.Check(z)
 	require.ErrorIs(t, err, hipsys.ErrorLaunchFailure)
 	assert.NotContains(t, err.Error(), "failed on the device", "after a successful Sync a failure is its own")
+}
+
+// Close with goroutines still working, over random mixes: each goroutine launches,
+// writes, reads, syncs and captures on random stream ids (fewer device streams than
+// ids), and Close lands at a random moment. Close always succeeds, every call after it
+// returns ErrClosed, and every call before it either succeeds or fails for a reason of
+// its own (a capture refused by another goroutine's, a buffer a recording claims); none
+// crashes or hangs.
+func TestCloseWithGoroutinesWorking(t *testing.T) {
+	rounds := 48
+	if testing.Short() || raceEnabled {
+		rounds = 8
+	}
+	withChecks(rounds, func() {
+		rapid.Check(t, func(rt *rapid.T) {
+			p, err := hipsys.Open("auto")
+			require.NoError(rt, err)
+			d, err := server.OpenPlatform(p, server.Options{MaxStreams: rapid.IntRange(1, 2).Draw(rt, "maxStreams"), StagingChunk: 16 << 10,
+				Logger: slog.New(slog.DiscardHandler)})
+			require.NoError(rt, err)
+			require.NoError(rt, d.Compile(devScale))
+			workers := rapid.IntRange(2, 5).Draw(rt, "workers")
+			seeds := make([]int64, workers)
+			for i := range seeds {
+				seeds[i] = rapid.Int64().Draw(rt, "seed")
+			}
+			delay := time.Duration(rapid.IntRange(0, 20).Draw(rt, "delayMs")) * time.Millisecond
+			allowed := func(err error) bool {
+				return err == nil || errors.Is(err, server.ErrClosed) || errors.Is(err, server.ErrCaptureState) ||
+					errors.Is(err, server.ErrRecorded) || errors.Is(err, compute.ErrCaptureClosed)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 1024)
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := rand.New(rand.NewPCG(uint64(seeds[w]), 1))
+					for i := 0; i < 400; i++ {
+						s := d.On(server.StreamID(r.IntN(4)))
+						x, err := s.Alloc(16)
+						if err != nil {
+							errs <- err
+							if errors.Is(err, server.ErrClosed) {
+								return
+							}
+							continue
+						}
+						y, _ := s.Alloc(16)
+						var opErr error
+						switch r.IntN(5) {
+						case 0:
+							opErr = s.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+						case 1:
+							opErr = s.Write(x, make([]byte, 16))
+						case 2:
+							_, opErr = s.Read(x)
+						case 3:
+							opErr = s.Sync()
+						case 4:
+							var g *server.Graph
+							g, opErr = s.Capture(func(cs server.Stream) error {
+								return cs.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})
+							})
+							if g != nil {
+								_ = g.Destroy()
+							}
+						}
+						if opErr != nil {
+							errs <- opErr
+						}
+						_ = x.Release()
+						if y != nil {
+							_ = y.Release()
+						}
+					}
+				}()
+			}
+			time.Sleep(delay)
+			cerr := d.Close()
+			wg.Wait()
+			close(errs)
+			require.NoError(rt, cerr, "Close succeeds whatever the other goroutines do")
+			for err := range errs {
+				assert.True(rt, allowed(err), "a call failed for no reason of its own: %v", err)
+			}
+		})
+	})
 }

@@ -324,7 +324,11 @@ func (s *Server) readStaged(st *stream.Stream, f *ReadFuture) {
 			// buffer, after the stream's earlier work, rather than failing the read.
 			// Not while recording (a host wait would invalidate the capture), nor for
 			// a pitched read (2D copies take platform memory only).
-			if p.l.pitched || st.Capture.IsRecording() {
+			if st.Capture.IsRecording() {
+				f.err = fmt.Errorf("%w for a read of %d bytes: %w: inside a capture only the pinned memory its warm-up reserved can be used", ErrNoPinnedMemory, p.l.bytes, stream.ErrGraphState)
+				break
+			}
+			if p.l.pitched {
 				f.err = s.explain(fmt.Errorf("%w for a read of %d bytes", ErrNoPinnedMemory, p.l.bytes))
 				break
 			}

@@ -310,7 +310,10 @@ func (s *Server) writeToGPU(st *stream.Stream, d CopyDescriptor, l layout, data 
 
 // writeUnstaged is the write's fallback when pinned staging ran out (why).
 func (s *Server) writeUnstaged(st *stream.Stream, l layout, ptr hipsys.DevicePtr, data []byte, why error) error {
-	if l.pitched || st.Capture.IsRecording() {
+	if st.Capture.IsRecording() {
+		return fmt.Errorf("%w for a %d-byte write: %w: inside a capture only the pinned memory its warm-up reserved can be used (%w)", ErrNoPinnedMemory, len(data), stream.ErrGraphState, why)
+	}
+	if l.pitched {
 		return s.explain(fmt.Errorf("%w for a %d-byte write: %w", ErrNoPinnedMemory, len(data), why))
 	}
 	// The blocking copy is not ordered with the stream's queued work: wait for it.
