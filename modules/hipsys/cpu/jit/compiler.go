@@ -245,7 +245,7 @@ func baseFlags(opt string) []string {
 		"-fvisibility=hidden",
 		// An undefined symbol fails here, with a message, instead of at dlopen.
 		"-Wl,-z,defs",
-		// Left at GCC's default, measured (AMD EPYC, GCC 12, 2026-12): if-conversion.
+		// Left at GCC's default, as measured (docs/benchmarks.md): if-conversion.
 		// `if (i < n) ...` with an int i is split out of the thread loop instead
 		// (cubehip_entry.h), leaving unmasked vectors. Other guards (an unsigned or 64-bit
 		// index) GCC vectorizes with AVX-512 masks: 3.7x faster than scalar in cache, but

@@ -393,8 +393,8 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
  * a tail. Blocks that straddle the wrap take the plain loop over x. The body is thus
  * compiled twice; GCC inlines small bodies, where it matters, into both.
  *
- * Measured (2-core AMD EPYC, GCC 12, 2026-12-02), 64 MiB vector add against a plain C
- * loop: int index 0.66-0.98 before, 0.92-1.06 now, and 8x faster in cache. An unsigned
+ * Measured on a 64 MiB vector add against a plain C loop (docs/benchmarks.md, "dev VM"):
+ * an int index went from 0.66-0.98 of the loop to 0.92-1.06, and 8x faster in cache. An unsigned
  * index folds to s too, but GCC 12 splits no unsigned counter (nor a cast of s), so it is
  * now vectorized with masks: 4-5x faster in cache than the scalar loop it was, but
  * streaming at about 0.65 instead of 0.8. An `omp simd` thread loop vectorizes nothing:

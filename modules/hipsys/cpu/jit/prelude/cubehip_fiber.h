@@ -56,7 +56,7 @@ inline void* fiber_stack(char* top) {
 
 #elif defined(__aarch64__)
 /* AAPCS64: x19-x29, the link register and d8-d15 are callee-saved. Tested under
- * qemu-aarch64 (a fiber reduction, 2026-12), not yet on aarch64 hardware. */
+ * qemu-aarch64 (a fiber reduction), not yet on aarch64 hardware. */
 asm(R"(
 	.text
 	.globl cubehip_swap
