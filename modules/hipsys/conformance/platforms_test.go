@@ -44,9 +44,24 @@ func TestCPU(t *testing.T) { conformance.Run(t, cpu(t)) }
 // The wrapper's counters then show that the suite made every HIP call of the Platform
 // interface at least once.
 func TestFaultsPassThrough(t *testing.T) {
-	w := faults.Wrap(cpu(t))
+	p := cpu(t)
+	w := faults.Wrap(p)
 	conformance.Run(t, w)
+	// The calls of optional capabilities the cpu platform does not have are never made
+	// through the wrapper here (the server's tests over nvidia make them).
+	_, queue := hipsys.As[hipsys.LaunchQueuer](p)
+	_, flags := hipsys.As[hipsys.FlagWaiter](p)
+	_, copies := hipsys.As[hipsys.FlaggingCopier](p)
+	absent := map[string]bool{
+		"hipOpenLaunchQueue":           !queue,
+		"hipModuleLaunchKernelFlagged": !flags,
+		"hipStreamWaitFlag":            !flags,
+		"hipMemcpyDtoHAsyncFlagged":    !copies,
+	}
 	for _, name := range faults.Names() {
+		if absent[name] {
+			continue
+		}
 		assert.Positive(t, w.Calls(name), "the suite never calls %s", name)
 	}
 }
