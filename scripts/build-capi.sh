@@ -33,7 +33,9 @@ out="$top/build/lib"
 mkdir -p "$out/pkgconfig"
 # -soname: hosts record libcubehip.so.MAJOR, so a patch or minor release replaces the
 # file without relinking them.
-(cd modules/capi && go build -buildmode=c-shared -trimpath \
+# -tags cubehip_release leaves out what only the tests use (the fuzz test's bridge into the
+# ABI, the benchmarks' C loops): what ships is what hosts call.
+(cd modules/capi && go build -buildmode=c-shared -trimpath -tags cubehip_release \
   -ldflags "-extldflags=-Wl,-soname,$soname" \
   -o "$out/libcubehip.so.$version" .)
 rm -f "$out/libcubehip.so.$major.$minor.h" "$out/libcubehip.h" # cgo's header; include/cubehip.h is the contract

@@ -1,3 +1,9 @@
+//go:build !cubehip_release
+
+// The tests' bridge into the ABI (abiCall and its helpers) and the benchmarks' C loops are
+// test support: the released library (scripts/build-capi.sh builds with -tags
+// cubehip_release) leaves them out; `go test` keeps them.
+
 package main
 
 /*

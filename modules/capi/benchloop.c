@@ -1,3 +1,5 @@
+//go:build !cubehip_release
+
 /* The C side of the ABI's benchmarks (bench_test.go): loops of one call each, run on a
  * thread the Go runtime never saw, as a C host's thread is, and timed there. Hidden: not
  * part of the library's interface. */

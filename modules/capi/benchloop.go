@@ -1,3 +1,5 @@
+//go:build !cubehip_release
+
 package main
 
 /*
