@@ -95,7 +95,7 @@ def test_memory_usage_report_cleanup(dev):
     assert during.number_allocs == before.number_allocs + 1
     assert during.bytes_in_use >= before.bytes_in_use + (1 << 16)
     report = dev.memory_report()
-    assert isinstance(report, list) and "Stream" in report[0] and "Report" in report[0]
+    assert isinstance(report, list) and "stream" in report[0] and "report" in report[0]
     a.release()
     assert dev.memory_usage().bytes_in_use == before.bytes_in_use
     dev.memory_cleanup()

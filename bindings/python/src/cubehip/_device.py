@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import re
 import threading
 import weakref
 import dataclasses
@@ -327,9 +328,12 @@ class Device:
         return MemoryUsage(u.number_allocs, u.bytes_in_use, u.bytes_padding, u.bytes_reserved)
 
     def memory_report(self) -> list[dict[str, Any]]:
-        """Every stream's memory pools, as the library reports them (parsed JSON)."""
+        """Every stream's memory pools, as the library reports them: a list of
+        ``{"stream": id, "report": {"dynamic": [...], "persistent": {...}}}``, each pool with
+        its ``spec``, ``usage`` (``number_allocs``, ``bytes_in_use``, ...), ``pages`` and
+        ``largest_alloc``. The keys are snake_case, as MemoryUsage's fields are."""
         self._kept.drain()
-        return json.loads(_string(_ffi.lib.cubehip_memory_report, self._live(), "cubehip_memory_report"))
+        return _snake_keys(json.loads(_string(_ffi.lib.cubehip_memory_report, self._live(), "cubehip_memory_report")))
 
     def memory_cleanup(self) -> None:
         """Frees pool pages no array uses."""
@@ -346,6 +350,19 @@ class Device:
             _ffi.lib.cubehip_memory_set_allocation_mode(self._live(), stream_id(stream), modes[mode]),
             "cubehip_memory_set_allocation_mode",
         )
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _snake_keys(v: Any) -> Any:
+    """v with every dict key in snake_case: the library's JSON names fields as Go does
+    ("BytesInUse"), Python code reads them as attributes are named ("bytes_in_use")."""
+    if isinstance(v, dict):
+        return {(_CAMEL.sub("_", k).lower() if isinstance(k, str) else k): _snake_keys(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_snake_keys(x) for x in v]
+    return v
 
 
 def normalize(shape: Any) -> Any:

@@ -42,8 +42,15 @@ class CompileError(CubehipError):
         self.log = log
 
     def __str__(self) -> str:
-        base = super().__str__()
-        return f"{base}\n{self.log}" if self.log and self.log not in base else base
+        if not self.log:
+            return super().__str__()
+        # The library's message quotes the log (indented) after its first line: the log is
+        # shown once, as the compiler wrote it, under that first line.
+        head = self.message.split("\n", 1)[0]
+        if self.call and head.startswith(self.call + ": "):
+            head = head[len(self.call) + 2 :]
+        where = f"{self.call}: " if self.call else ""
+        return f"{where}{self.name} ({self.status}): {head}\n{self.log.rstrip()}"
 
 
 class CarriedFailure(CubehipError):

@@ -165,35 +165,90 @@ def _kind_of_type(t: Any) -> str:
     raise ValueError(f"arg_types: {t!r} is not 'buffer', a kind (i8..u64, f32, f64), a C type or a numpy scalar dtype")
 
 
-def _bad_arg(kernel: "Kernel", i: int, value: Any, want: str) -> TypeError:
-    p = kernel.params[i] if kernel.params else None
-    what = f"{p.text or p.name!r}" if p else f"argument {i}"
-    return TypeError(f"{kernel.entry}: argument {i} ({what}) must be {want}, not {type(value).__name__} {value!r:.60}")
+# The C type each kind is declared as, for messages about a parameter given by arg_types
+# (whose declaration the source does not spell out).
+_KIND_CTYPE = {
+    "i8": "signed char", "u8": "unsigned char", "i16": "short", "u16": "unsigned short",
+    "i32": "int", "u32": "unsigned int", "i64": "long long", "u64": "unsigned long long",
+    "f32": "float", "f64": "double", "buffer": "pointer (a buffer)",
+}  # fmt: skip
+
+# Finite doubles at or beyond this magnitude round to infinity as a float (FLT_MAX is
+# 2**128 - 2**104; the halfway point to 2**128 rounds up, to infinity).
+_F32_LIMIT = float(2**128 - 2**103)
+
+
+def _param(kernel: "Kernel", i: int) -> tuple[str, str, str]:
+    """Parameter i's name, declaration ("float a") and C type ("float"), for messages."""
+    p = kernel.params[i] if kernel.params is not None and i < len(kernel.params) else None
+    if p is None:
+        return f"arg{i}", "an argument of a type the declaration does not say", "type"
+    ctype = _KIND_CTYPE.get(p.kind or "", "type")
+    if p.text:
+        words = p.text.split()
+        if p.kind != "buffer" and len(words) > 1 and words[-1] == p.name:
+            ctype = " ".join(w for w in words[:-1] if w not in _QUALIFIERS)
+        return p.name, p.text, ctype
+    return p.name, f"{ctype} {p.name}" if p.kind != "buffer" else f"a pointer ({p.name})", ctype
+
+
+def _given(v: Any) -> str:
+    # Named as the Go side names an argument: its type ("float32", "int"), or "a buffer".
+    return "a buffer" if isinstance(v, DeviceArray) else type(v).__name__
+
+
+def _bad_arg(kernel: "Kernel", i: int, value: Any, want: str = "") -> TypeError:
+    name, decl, _ = _param(kernel, i)
+    hint = f" ({want})" if want else ""
+    return TypeError(f"{kernel.entry}: argument {i} ({name}): {_given(value)} given, the kernel takes {decl}{hint}")
+
+
+def _does_not_fit(kernel: "Kernel", i: int, v: Any) -> OverflowError:
+    name, _, ctype = _param(kernel, i)
+    return OverflowError(f"{kernel.entry}: argument {i} ({name}): {type(v).__name__} {v!r} does not fit the kernel's {ctype}")
 
 
 def _as_int(kernel: "Kernel", i: int, v: Any, kind: str) -> int:
+    given = v
     if isinstance(v, (bool, np.bool_)):
         v = int(v)
     elif isinstance(v, np.integer):
         v = int(v)
     elif type(v) is not int:
-        raise _bad_arg(kernel, i, v, f"an integer ({kind})")
+        raise _bad_arg(kernel, i, v)
     lo, hi = _INT_RANGE[kind]
     if not lo <= v <= hi:
-        raise OverflowError(f"{kernel.entry}: argument {i} = {v} does not fit {kind}")
+        raise _does_not_fit(kernel, i, given)
     return v
 
 
 def _as_float(kernel: "Kernel", i: int, v: Any, kind: str) -> float:
-    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
-        return float(v)
-    raise _bad_arg(kernel, i, v, f"a number ({kind})")
+    """v as a float or double parameter takes it. A float is rounded to the parameter's
+    type (as C++ and CuPy convert it), but a finite one that would become infinity is
+    refused; an integer must be held exactly (convert it to a float to say how to round)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise _bad_arg(kernel, i, v)
+    if isinstance(v, (int, np.integer)):
+        iv = int(v)
+        f = float(iv) if -(2**1024) < iv < 2**1024 else float("inf")
+        exact = f != float("inf") and int(f) == iv and (kind == "f64" or ctypes.c_float(f).value == f)
+        if not exact:
+            name, decl, ctype = _param(kernel, i)
+            raise ValueError(
+                f"{kernel.entry}: argument {i} ({name}): {type(v).__name__} {iv} given, the kernel takes {decl}, "
+                f"which does not hold it exactly; pass a float to round it"
+            )
+        return f
+    f = float(v)
+    if kind == "f32" and not -_F32_LIMIT < f < _F32_LIMIT and f - f == 0:  # finite, beyond float's range
+        raise _does_not_fit(kernel, i, v)
+    return f
 
 
 def _buffer(kernel: "Kernel", i: int, v: Any) -> int:
     if isinstance(v, DeviceArray):
         return v._live()
-    raise _bad_arg(kernel, i, v, "a cubehip.DeviceArray")
+    raise _bad_arg(kernel, i, v)
 
 
 class Kernel:
@@ -396,7 +451,10 @@ class Kernel:
                 self._words[3 * i] = _KIND_CODE[kind]
                 if kind in ("f32", "f64"):
                     view, slot = ("f64", w) if kind == "f64" else ("f32", 2 * w)
-                    body.append(f"            {view}[{slot}] = a{i} if type(a{i}) is float else as_float(self, {i}, a{i}, {kind!r})")
+                    # A float beyond float's range would be stored as infinity: it goes to
+                    # as_float, which refuses it (NaN and infinity fail the test too, and pass there).
+                    test = f"type(a{i}) is float" + (f" and {-_F32_LIMIT!r} < a{i} < {_F32_LIMIT!r}" if kind == "f32" else "")
+                    body.append(f"            {view}[{slot}] = a{i} if {test} else as_float(self, {i}, a{i}, {kind!r})")
                 else:
                     lo, hi = _INT_RANGE[kind]
                     # u64 values above 2**63 - 1 fit only the unsigned view; every other kind is
@@ -606,6 +664,8 @@ def _dim3(v: Any, what: str) -> tuple[int, int, int]:
         raise TypeError(f"{what} must be an int or up to three ints, not {v!r}") from None
     if not 1 <= len(dims) <= 3:
         raise ValueError(f"{what} must have one to three dimensions, not {len(dims)}")
+    if what == "grid" and dims[0] == 0:
+        raise ValueError("grid x is 0: to launch nothing for an empty input, skip the call")
     if any(not 1 <= d < 2**32 for d in dims):
         raise ValueError(f"{what} {tuple(dims)}: every dimension must be in [1, 2**32)")
     dims += [1] * (3 - len(dims))
