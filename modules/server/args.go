@@ -43,7 +43,9 @@ func (b *Buffer) Arg() Arg { return Arg{buf: b, kind: argBuffer} }
 func Info(words ...uint64) Arg { return Arg{info: words, kind: argInfo} }
 
 // Scalar arguments of each HIP scalar type; the kernel's parameter must have that
-// type's width (a C int is I32, a size_t U64, a float F32, a double F64).
+// type's width (a C int is I32, a size_t U64, a float F32, a double F64) and, where its
+// declaration was read, be of the same kind: an integer for an integer type, F32 or F64
+// for a float or double (see Device.fit).
 func I8(v int8) Arg     { return scalarArg(compute.I8(v)) }
 func U8(v uint8) Arg    { return scalarArg(compute.U8(v)) }
 func I16(v int16) Arg   { return scalarArg(compute.I16(v)) }
@@ -113,8 +115,9 @@ func (s Stream) Launch(k *Kernel, grid hipsys.Dim3, args Args) error {
 //     float64), and refused when it is finite and beyond float's range. An integer
 //     parameter takes no floating-point value: convert it, saying how to round;
 //   - an Arg (I32(n), F32(a), Struct, Info, b.Arg()) to say the exact type yourself: it
-//     is passed as it is, its width checked against the parameter. A by-value struct
-//     and the info pointer are passed so.
+//     is passed as it is, its width checked against the parameter, and its kind against
+//     the declared type (no integer Arg for a float, no F32 for an int; signedness may
+//     differ). A by-value struct and the info pointer are passed so.
 //
 // Where the declaration cannot be read (a macro, a template parameter), a value keeps
 // its own Go type (int32 is a C int; int and uint take the width the platform reports),
@@ -123,7 +126,7 @@ func (s Stream) Launch(k *Kernel, grid hipsys.Dim3, args Args) error {
 // Call returns an error, and queues and changes nothing, for a launch that is malformed:
 // a nil kernel, a released or foreign buffer, a buffer count that does not match k's
 // IO, an argument that cannot go to its parameter, a count of arguments that does not
-// match the kernel's, an explicit Arg whose width is not the parameter's, or a launch
+// match the kernel's, an explicit Arg whose width or kind is not the parameter's, or a launch
 // configuration over the device's limits. The error names the parameter: "launch
 // saxpy: argument 1 (a): a buffer given, the kernel takes float a". Everything that goes
 // wrong with the work itself (a compile error, an input that carries a failure, a launch
@@ -256,6 +259,15 @@ func (d *Device) gather(k *Kernel, list []Arg, cc *Args) ([]Arg, bool, error) {
 // completed by the source's declaration (k.param): the count, each width, and a pointer
 // where the kernel takes one. Where neither says (a platform that cannot list them and
 // a declaration that was not read), the launch goes unchecked.
+//
+// A scalar whose parameter's declared type was read must also be of its kind: the
+// platforms report sizes only, so a U32 for a float would pass the width check and the
+// kernel would read its bits as a float. Every explicit Arg (Go's, and each typed
+// argument of the C ABI) meets this one check; Call's plain values are converted to the
+// declared type before it and always pass. Signedness is not checked: a kernel reading
+// an int32's bits as unsigned gets what C's conversion of the value gives, and hosts pass
+// a count as whichever their own type is. A Struct carries bytes, not a type, and stays
+// the way to pass bits as they are.
 func (d *Device) fit(k *Kernel, params []hipsys.KernelParam, list []Arg) error {
 	if params == nil && !sure(k.sig) {
 		return nil
@@ -279,8 +291,34 @@ func (d *Device) fit(k *Kernel, params []hipsys.KernelParam, list []Arg) error {
 		case p.Size != 0 && p.Size != a.size():
 			return argError(k, i, p, a, fmt.Sprintf("%d bytes", p.Size))
 		}
+		if t := k.declared(params, i); a.kind == argScalar && !ofKind(a.sc, t) {
+			return argError(k, i, p, a, cNames[t])
+		}
 	}
 	return nil
+}
+
+// declared is the scalar type the source declares k's parameter i with; cUnknown where
+// it was not read, or where the declaration disagrees with the platform's list (k.param
+// then trusts the platform).
+func (k *Kernel) declared(params []hipsys.KernelParam, i int) cType {
+	if i >= len(k.sig) || params != nil && len(params) != len(k.sig) || k.sig[i].pointer {
+		return cUnknown
+	}
+	return k.sig[i].ctype
+}
+
+// ofKind reports whether scalar s may go to a parameter of type t: an integer to an
+// integer type (bool included), a floating-point value to float or double. An unknown
+// type and a struct's bytes are not checked.
+func ofKind(s compute.Scalar, t cType) bool {
+	switch {
+	case t == cUnknown || !s.Integer() && !s.Floating():
+		return true
+	case t == cF32 || t == cF64:
+		return s.Floating()
+	}
+	return s.Integer()
 }
 
 // param is k's parameter i as the platform lists it (params; nil where it cannot),

@@ -226,6 +226,62 @@ func TestCallRefusesArgumentsThatDoNotFit(t *testing.T) {
 	require.NoError(t, other.Close())
 }
 
+// An explicit scalar of the right width but the wrong kind is refused where the
+// kernel's declaration says the parameter's type: the platforms list sizes only, and a
+// U32 for a float would reach the kernel as the float of its bits. Signedness may differ,
+// as C converts between them, and a Struct passes bytes as they are. Both the platform's
+// own list and the test table (a platform that cannot list them) get the check.
+func TestCallRefusesAScalarOfTheWrongKind(t *testing.T) {
+	plain, _ := openDevice(t, server.Options{})
+	for name, d := range map[string]*server.Device{"platform": plain, "table": openChecked(t)} {
+		t.Run(name, func(t *testing.T) {
+			x := upload(t, d.Stream, 1, 2, 3, 4)
+			y := upload(t, d.Stream, 10, 20, 30, 40)
+			for _, c := range []struct {
+				name, want string
+				call       func() error
+			}{
+				{"integer for float", "launch arg_saxpy: argument 1 (a): uint32 given, the kernel takes float (server: invalid argument)", func() error {
+					return d.Call(argSaxpy, grid(4), server.I32(4), server.U32(2), x.Arg(), y.Arg())
+				}},
+				{"float for int", "launch arg_saxpy: argument 0 (n): float32 given, the kernel takes int (server: invalid argument)", func() error {
+					return d.Call(argSaxpy, grid(4), server.F32(4), server.F32(2), x.Arg(), y.Arg())
+				}},
+				{"integer for float, from a list", "argument 1 (a): int32 given, the kernel takes float", func() error {
+					return d.CallArgs(argSaxpy, grid(4), []server.Arg{server.I32(4), server.I32(2), x.Arg(), y.Arg()})
+				}},
+				{"integer for float, CubeCL's order", "launch dev_scale: argument 2 (a): uint32 given, the kernel takes float", func() error {
+					return d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.U32(2), server.U32(4)}})
+				}},
+				{"float for unsigned, CubeCL's order", "launch dev_scale: argument 3 (n): float32 given, the kernel takes unsigned int", func() error {
+					return d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, y}, Scalars: []server.Scalar{server.F32(2), server.F32(4)}})
+				}},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					err := c.call()
+					require.Error(t, err)
+					assert.Contains(t, err.Error(), c.want)
+					assert.ErrorIs(t, err, server.ErrInvalidArgument)
+					require.NoError(t, d.Sync(x, y), "a refused launch leaves no failure on its buffers")
+					assert.Equal(t, []float32{10, 20, 30, 40}, readFloats(t, d.Stream, y), "a refused launch changes nothing")
+				})
+			}
+
+			// int for unsigned and unsigned for int: C converts, so both are taken.
+			require.NoError(t, d.Call(argMid, grid(4), x.Arg(), server.I32(4), server.F32(3), y.Arg()))
+			assert.Equal(t, []float32{3, 6, 9, 12}, readFloats(t, d.Stream, y))
+			require.NoError(t, d.Call(argSaxpy, grid(4), server.U32(4), server.F32(1), x.Arg(), y.Arg()))
+			assert.Equal(t, []float32{4, 8, 12, 16}, readFloats(t, d.Stream, y))
+
+			// A Struct passes a float's bits as they are: the escape hatch.
+			bits := make([]byte, 4)
+			binary.LittleEndian.PutUint32(bits, math.Float32bits(2))
+			require.NoError(t, d.Call(argMid, grid(4), x.Arg(), uint32(4), server.Struct(bits, 4), y.Arg()))
+			assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, y))
+		})
+	}
+}
+
 // An ordered, checked launch allocates nothing in steady state beyond what the same
 // launch straight through hipsys does: the parameters are looked up once per kernel.
 func TestCallAllocatesNothing(t *testing.T) {

@@ -363,14 +363,21 @@ cubehip_arg_bytes(const void* data, uint32_t size, uint32_t align) {
  * INVALID_HANDLE) here, queues nothing and changes no buffer: a wrong argument count, a
  * scalar whose width is not the parameter's or a buffer where the kernel takes a value
  * (where the platform lists the compiled kernel's parameters: the cpu device, AMD, and
- * NVIDIA drivers from CUDA 12.4), a value that does not fit its kind, a block, grid or
- * shared memory over the device's limits. The message names the argument. A failure of
- * the work itself is carried by the buffers it writes.
+ * NVIDIA drivers from CUDA 12.4), a scalar of the wrong kind for the parameter's declared
+ * type, a value that does not fit its kind, a block, grid or shared memory over the
+ * device's limits. The message names the argument ("argument 1 (a): uint32_t given, the
+ * kernel takes float"). A failure of the work itself is carried by the buffers it writes.
  *
- * The platforms report each parameter's size and whether it is a pointer, not its C type:
- * a scalar of the right width but the wrong kind (CUBEHIP_ARG_U32 for a float parameter,
- * CUBEHIP_ARG_I32 for an unsigned one) is not refused, and the kernel reads its bits as
- * its own type. Build arguments with the constructors above, by the parameter's type. */
+ * The platforms report each parameter's size and whether it is a pointer, not its C type,
+ * so the kind of a scalar is checked against the kernel's declaration in desc.source,
+ * where it declares the parameter with a C scalar type: an integer kind (I8 through U64)
+ * for a float or double parameter, and F32 or F64 for an integer or bool one, are
+ * refused. Signedness is not checked: CUBEHIP_ARG_I32 for an unsigned int parameter (or
+ * U32 for an int) is taken, and the kernel reads the value as C converts it. Where the
+ * declaration names another type (a typedef, a template parameter, a macro) only the
+ * width is checked, and the kernel reads the bits as its own type. CUBEHIP_ARG_BYTES
+ * passes bytes as they are to any parameter of their size. Build arguments with the
+ * constructors above, by the parameter's type. */
 cubehip_status cubehip_launch(cubehip_kernel kernel, uint64_t stream, const uint32_t grid[3], const cubehip_arg* args,
 	size_t arg_count);
 

@@ -495,6 +495,15 @@ static void test_argument_order(cubehip_device dev) {
 	for (int i = 0; i < N; i++)
 		EXPECT(got[i] == (uint32_t)(i + 8) - 1 + 2 + 5 + 6 + 7 + 8 + 9 + 3 + 4, "mixed out[%d] = %u", i, got[i]);
 
+	/* Signedness may differ, as C converts: an unsigned for int n, a signed for unsigned char c. */
+	cubehip_arg mixed_sign[11];
+	memcpy(mixed_sign, a, sizeof a);
+	mixed_sign[0] = cubehip_arg_u32(N);
+	mixed_sign[5] = cubehip_arg_i8(5);
+	OK(cubehip_launch(k, 0, g, mixed_sign, 11));
+	OK(cubehip_buffer_read(out, 0, 0, got, sizeof got));
+	EXPECT(got[N - 1] == (uint32_t)(N - 1 + 8) - 1 + 2 + 5 + 6 + 7 + 8 + 9 + 3 + 4, "mixed out[N-1] = %u", got[N - 1]);
+
 	/* Each kind of mismatch is refused at the call, naming the argument, and changes nothing. */
 	cubehip_arg bad[11];
 	memcpy(bad, a, sizeof a);
@@ -517,6 +526,22 @@ static void test_argument_order(cubehip_device dev) {
 	memcpy(bad, a, sizeof a);
 	bad[4].v.bytes.data = NULL;
 	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	/* The right width, the wrong kind: the platforms list sizes only, so it is the
+	 * kernel's declaration that refuses an integer for a float and a float for an int. */
+	memcpy(bad, a, sizeof a);
+	bad[9] = cubehip_arg_u32(8); /* float f */
+	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	EXPECT(strstr(cubehip_last_error(), "argument 9 (f): uint32_t given, the kernel takes float") != NULL,
+		"names the argument and both types in C's terms: %s", cubehip_last_error());
+	memcpy(bad, a, sizeof a);
+	bad[0] = cubehip_arg_f32((float)N); /* int n */
+	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	EXPECT(strstr(cubehip_last_error(), "argument 0 (n): float given, the kernel takes int") != NULL, "%s",
+		cubehip_last_error());
+	memcpy(bad, a, sizeof a);
+	bad[10] = cubehip_arg_u64(9); /* double g */
+	STATUS(cubehip_launch(k, 0, g, bad, 11), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	EXPECT(strstr(cubehip_last_error(), "uint64_t given, the kernel takes double") != NULL, "%s", cubehip_last_error());
 	OK(cubehip_buffer_check(out));
 	OK(cubehip_buffer_read(out, 0, 0, got, sizeof got));
 	EXPECT(got[0] == 8u - 1 + 2 + 5 + 6 + 7 + 8 + 9 + 3 + 4, "out untouched by the refused launches: %u", got[0]);

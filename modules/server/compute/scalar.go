@@ -76,6 +76,13 @@ func (s Scalar) Size() uint32 {
 	return 8
 }
 
+// Floating reports whether the scalar is a float or a double, and Integer whether it is
+// one of the integer types: a launch checks them against the parameter's declared type.
+// A struct is neither.
+func (s Scalar) Floating() bool { return s.kind == scalarF32 || s.kind == scalarF64 }
+
+func (s Scalar) Integer() bool { return s.kind != scalarRaw && s.kind != scalarOrder && !s.Floating() }
+
 var scalarTypes = [...]string{
 	scalarU32: "uint32", scalarU64: "uint64", scalarI8: "int8", scalarU8: "uint8",
 	scalarI16: "int16", scalarU16: "uint16", scalarI32: "int32", scalarF32: "float32",
