@@ -33,6 +33,31 @@ func TestSlicedFirstFitAndPadding(t *testing.T) {
 	}
 }
 
+// The free-space check at a page's end, on both sides of the boundary: a request that
+// fills the last free slice exactly goes there, and one a single alignment unit larger
+// goes to a new page. Handed that slice, it would run past the page's end into memory
+// the pool does not own (and count more bytes in use than the pool reserves).
+func TestSlicedFreeSpaceAtThePageEnd(t *testing.T) {
+	m, st := newManager(t, explicit(memory.SlicedSpec{PageSize: 4 * kib}))
+	a := reserve(t, m, 4*kib-256) // [0, 3840): 256 bytes left free at the end
+	base := addr(t, m, a)
+
+	exact := reserve(t, m, 256)
+	assert.Equal(t, base+3840, addr(t, m, exact), "an exact fit takes the last slice")
+	assert.Equal(t, 1, st.Live())
+	require.NoError(t, exact.Release())
+
+	over := reserve(t, m, 256+1) // 512 bytes with its padding: one unit more than is free
+	assert.Equal(t, 2, st.Live(), "a request one unit over the free space grows the pool")
+	at := addr(t, m, over)
+	assert.False(t, at >= base && at < base+4*kib, "placed in the full page at %#x (page at %#x)", at, base)
+	u := m.Usage()
+	assert.Equal(t, memory.Usage{NumberAllocs: 2, BytesInUse: 4*kib - 256 + 257, BytesPadding: 255, BytesReserved: 8 * kib}, u)
+	for _, h := range []*memory.Handle{&a, &over} {
+		require.NoError(t, h.Release())
+	}
+}
+
 func TestSlicedCoalesce(t *testing.T) {
 	m, st := newManager(t, explicit(memory.SlicedSpec{PageSize: 4 * kib}))
 	var hs []memory.Handle
