@@ -181,6 +181,7 @@ func (d *diskCache) read(name string) []byte {
 		_ = os.Remove(path)
 		return nil
 	}
+	touch(path) // recently used: the size cap evicts it last
 	return code
 }
 
@@ -196,7 +197,8 @@ func (d *diskCache) write(name string, code []byte) {
 		d.log.Debug("server: kernel cache unavailable", "dir", d.dir, "err", err)
 		return
 	}
-	_, werr := f.Write(seal(name, code))
+	sealed := seal(name, code)
+	_, werr := f.Write(sealed)
 	cerr := f.Close()
 	if werr == nil && cerr == nil {
 		werr = os.Rename(f.Name(), filepath.Join(d.dir, name))
@@ -204,7 +206,9 @@ func (d *diskCache) write(name string, code []byte) {
 	if werr != nil || cerr != nil {
 		_ = os.Remove(f.Name())
 		d.log.Debug("server: kernel cache write failed", "err", werr, "close", cerr)
+		return
 	}
+	grew(d.root, int64(len(sealed)))
 }
 
 // usable creates the cache directory (0700) on first use and checks it and its parent:

@@ -271,7 +271,7 @@ func BenchmarkFirstCompile(b *testing.B) {
 	b.Run("precompiled", func(b *testing.B) {
 		b.Setenv("CUBEHIP_CACHE_DIR", b.TempDir())
 		compile(b) // starts the precompiled prelude's build
-		pattern := filepath.Join(DefaultCacheDir(), layoutVersion, "pch", "[0-9a-f]*", "cubehip_prelude.h.gch")
+		pattern := filepath.Join(DefaultCacheDir(), layoutVersion, "pch", "[0-9a-f]*", pchHeader+".gch")
 		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 			if m, _ := filepath.Glob(pattern); len(m) > 0 {
 				break

@@ -115,6 +115,7 @@ func (c *Compiler) compileMiss(tc *toolchain, key, source, name string, headers 
 	path := filepath.Join(c.root(), "obj", key[:2], key+".img")
 	if img, ok := unsealObject(key, readCached(path)); ok {
 		if _, err := decodeImage(img); err == nil {
+			touch(path) // recently used, for the size cap's eviction order
 			return img, "", nil
 		}
 	}
@@ -122,7 +123,10 @@ func (c *Compiler) compileMiss(tc *toolchain, key, source, name string, headers 
 	if err != nil {
 		return nil, log, err
 	}
-	_ = writeAtomic(path, sealObject(key, img)) // best effort: a read-only cache only costs the next process a compile
+	// Best effort: a read-only cache only costs the next process a compile.
+	if sealed := sealObject(key, img); writeAtomic(path, sealed) == nil {
+		grewCache(c.cacheDir, int64(len(sealed)))
+	}
 	return img, log, nil
 }
 
@@ -187,13 +191,14 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		return nil, "", internal(err)
 	}
 	modes := []string{"-DCUBEHIP_TLS_BUILTINS=" + boolFlag(prog.tlsBuiltins), "-DCUBEHIP_WARPS=" + boolFlag(prog.warps)}
-	prelude := preludeDir(tc, inc, append(append([]string{}, codegen...), modes...))
+	prelude := preludeDir(tc, inc, codegen)
 	args := append([]string{}, tc.argv[1:]...)
 	args = append(args, codegen...)
 	args = append(args, modes...)
 	args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", prelude)
 	args = append(args, user...)
-	args = append(args, "-include", filepath.Join(prelude, "cubehip_prelude.h"), "-o", "kernel.so", file)
+	// The precompiled part first: GCC loads a precompiled header only as the first include.
+	args = append(args, "-include", filepath.Join(prelude, pchHeader), "-include", filepath.Join(prelude, "cubehip_prelude.h"), "-o", "kernel.so", file)
 	cmd := exec.CommandContext(context.Background(), tc.argv[0], args...)
 	cmd.Dir = tmp
 	var out bytes.Buffer

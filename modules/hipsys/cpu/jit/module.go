@@ -61,6 +61,9 @@ func Load(image []byte) (*Module, error) {
 		if err := writeAtomic(path, im.object); err != nil {
 			return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorOperatingSystem, "writing the kernel object: "+err.Error())
 		}
+		grewCache(DefaultCacheDir(), int64(len(im.object)))
+	} else {
+		touch(path) // recently used: eviction by the size cap leaves it alone while it is opened
 	}
 	h, why := openObject(path)
 	if h == nil {
