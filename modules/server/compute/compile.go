@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
@@ -228,6 +229,9 @@ func (c *kernelCache) get(k *Kernel) *compiled {
 	return ck
 }
 
+// slowCompile is how long a compile takes before it is logged at info level.
+var slowCompile = 500 * time.Millisecond
+
 // load compiles k if needed (disk cache first, then hiprtc), loads it and keeps it.
 // There is no negative cache, as in CubeCL: a failed kernel is compiled again by its
 // next launch, so a fixed include or a freed resource is picked up.
@@ -237,7 +241,11 @@ func (c *kernelCache) load(k *Kernel) (*compiled, error) {
 		return ck, nil
 	}
 	entry := c.disk.entryName(k)
-	if code := c.disk.read(entry); code != nil {
+	code := c.disk.read(entry)
+	if entry != "" {
+		c.log.Debug("server: kernel disk cache "+map[bool]string{true: "hit", false: "miss"}[code != nil], "kernel", k.Entry, "platform", c.p.Name())
+	}
+	if code != nil {
 		ck, err := c.loadCode(k, code)
 		if err == nil {
 			c.m[id] = ck
@@ -253,9 +261,14 @@ func (c *kernelCache) load(k *Kernel) (*compiled, error) {
 		// kernel that compiles.
 		c.log.Warn("server: cached code object did not load; recompiling", "kernel", k.Entry, "err", err)
 	}
+	start := time.Now()
 	code, err := c.compile(k)
 	if err != nil {
 		return nil, err
+	}
+	if took := time.Since(start); took > slowCompile {
+		// One line for a wait a user would notice, so a slow first launch is explained.
+		c.log.Info("server: compiled kernel", "kernel", k.Entry, "platform", c.p.Name(), "took", took.Round(time.Millisecond))
 	}
 	c.disk.write(entry, code)
 	ck, err := c.loadCode(k, code)
