@@ -11,6 +11,8 @@
 //	           exactly the buffers it touched
 //	bench      the Device-level budgets on the chosen device, each beside the same work
 //	           done raw (-json); exits 1 when a budget is missed
+//	cache      the kernel disk cache: its directory, size and entries by kind;
+//	           cache clear empties it
 //	version    the command's version, Go version and registered platforms
 //	help CMD   a command's flags
 //
@@ -42,6 +44,7 @@ func init() {
 		{"compile", "compile kernel files ahead of time: into the kernel cache, or AMD code objects", runCompile},
 		{"demo", "compile, copy, launch, capture, profile, report memory and catch a failure", runDemo},
 		{"bench", "measure the Device budgets on the chosen device", runBench},
+		{"cache", "show the kernel disk cache (directory, size, entries by kind); cache clear empties it", runCache},
 		{"version", "print the version, the Go version and the registered platforms", runVersion},
 	}
 }
@@ -134,6 +137,14 @@ func usage(w io.Writer) {
 func flags(name string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("cubehip "+name, flag.ContinueOnError)
 	fs.SetOutput(out)
+	fs.Usage = func() {
+		// What the command does before its flags: help is where a user learns it.
+		fmt.Fprintf(out, "usage: cubehip %s [flags]\n", name)
+		if c := findCommand(name); c != nil {
+			fmt.Fprintln(out, c.summary)
+		}
+		fs.PrintDefaults()
+	}
 	return fs
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -166,4 +167,50 @@ func TestCommandLine(t *testing.T) {
 		})
 	}
 	global.platform, global.device = "auto", 0
+}
+
+// help for every command says what it does, then its flags.
+func TestHelpSaysWhatEachCommandDoes(t *testing.T) {
+	for _, c := range commands {
+		var out, errOut bytes.Buffer
+		require.Equal(t, 0, run([]string{"help", c.name}, &out, &errOut), errOut.String())
+		lines := strings.Split(out.String(), "\n")
+		require.Greater(t, len(lines), 2, c.name)
+		assert.True(t, strings.HasPrefix(lines[0], "usage: cubehip "+c.name), "%s: %q", c.name, lines[0])
+		assert.False(t, lines[1] == "" || strings.HasPrefix(lines[1], "  -"), "%s: no line on what it does before the flags: %q", c.name, out.String())
+	}
+}
+
+// cache shows the directory, its size and its entries by kind; cache clear removes
+// cubehip's own entries and nothing else there.
+func TestCacheShowAndClear(t *testing.T) {
+	dir := t.TempDir()
+	for rel, n := range map[string]int{
+		"kernels/a-cpu-x.co": 100, "kernels/b-cpu-x.co": 100, "cpu-v1/obj/ab/c.img": 10,
+		"cpu-v1/pch/p/cubehip_base.h.gch": 2048, "cpu-v1/pch/p/cubehip_base.h": 5, "notes.txt": 1,
+	} {
+		p := filepath.Join(dir, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+		require.NoError(t, os.WriteFile(p, make([]byte, n), 0o600))
+	}
+	var out bytes.Buffer
+	require.NoError(t, runCache(&out, []string{"-dir", dir}))
+	assert.Contains(t, out.String(), "cache: "+dir)
+	assert.Contains(t, out.String(), "size:  2.2 KiB", "the stray notes.txt is not the cache's")
+	assert.Regexp(t, `kernel code objects\s+2 files\s+200 B`, out.String())
+	assert.Regexp(t, `cpu compiled objects\s+1 files`, out.String())
+	assert.Regexp(t, `cpu precompiled preludes\s+1 files\s+2.0 KiB`, out.String())
+
+	out.Reset()
+	require.NoError(t, runCache(&out, []string{"-dir", dir, "clear"}))
+	assert.NoDirExists(t, filepath.Join(dir, "kernels"))
+	assert.NoDirExists(t, filepath.Join(dir, "cpu-v1"))
+	assert.FileExists(t, filepath.Join(dir, "notes.txt"))
+	out.Reset()
+	require.NoError(t, runCache(&out, []string{"-dir", dir}))
+	assert.Contains(t, out.String(), "empty")
+
+	err := runCache(&out, []string{"-dir", dir, "clean"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"clean"`)
 }
