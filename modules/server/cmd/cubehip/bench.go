@@ -54,7 +54,7 @@ func runBench(out io.Writer, args []string) error {
 	asJSON := fs.Bool("json", false, "write the figures as a JSON array (progress goes nowhere)")
 	anchor := fs.String("anchor", "", "raw driver-API anchor program (default build/gpu/anchor if present)")
 	scale := fs.Float64("scale", 1, "multiplies every loop count")
-	if done, err := parse(fs, args); done {
+	if done, err := parseNoArgs(fs, args); done {
 		return err
 	}
 	p, err := hipsys.Open(*platform)
@@ -122,7 +122,7 @@ type row struct {
 	Raw     float64 `json:"raw,omitempty"`
 	RawBy   string  `json:"raw_by,omitempty"`
 	Budget  string  `json:"budget"`
-	Verdict string  `json:"verdict"` // ok, MISSED, n/a (not judged here), or what it needs
+	Verdict string  `json:"verdict"` // ok, MISSED, noiseVerdict (cpu only: not a failure), n/a (not judged here)
 }
 
 // judge holds each figure to its budget.
@@ -152,13 +152,38 @@ func judge(figs []figure, cpu bool) []row {
 			}
 			ok, rule := f.budget(dev, f.raw)
 			r.Budget, r.Verdict = rule, "ok"
-			if !ok {
+			switch {
+			case ok:
+			case cpu && f.cpu && withinNoise(f, dev):
+				r.Verdict = noiseVerdict
+			default:
 				r.Verdict = "MISSED"
 			}
 		}
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// cpuNoise is how far a cpu device's figure may miss its budget and be put down to
+// noise: a kernel against its C loop on a shared host (other processes, frequency
+// scaling, the other core's cache) moves by about this much between runs, so a miss
+// within it is reported but does not fail the exit status. GPU budgets, measured in
+// paired rounds on a quiet device, have no such margin.
+const cpuNoise = 0.10
+
+const noiseVerdict = "missed, within 10% (noise)"
+
+// withinNoise is whether f's device figure dev would meet the budget were it cpuNoise
+// better: 10% less time, or 10% more rate.
+func withinNoise(f figure, dev float64) bool {
+	if f.unit == "µs" {
+		dev *= 1 - cpuNoise
+	} else {
+		dev /= 1 - cpuNoise
+	}
+	ok, _ := f.budget(dev, f.raw)
+	return ok
 }
 
 // missed is an error counting the budgets missed, nil when none was.
@@ -186,7 +211,8 @@ func printRows(out io.Writer, rows []row, cpu bool) {
 	}
 	if cpu {
 		fmt.Fprintln(out, "\n(n/a: a budget set for a GPU against its driver; on the cpu device the raw calls are queue pushes and host memcpy;")
-		fmt.Fprintln(out, " the cpu device is judged by its kernels against single-threaded C loops: at least 1× at 2 cores or fewer, 4× at 16 or more, in between on the line, the block scan a fifth of that)")
+		fmt.Fprintln(out, " the cpu device is judged by its kernels against single-threaded C loops: at least 1× at 2 cores or fewer, 4× at 16 or more, in between on the line, the block scan a fifth of that;")
+		fmt.Fprintln(out, " a miss within 10% of its budget is put down to noise: reported, and the exit status stays 0)")
 	}
 }
 

@@ -28,3 +28,24 @@ func TestPrintFiguresJudgesTheTwin(t *testing.T) {
 	require.NoError(t, printFigures(&out, []figure{{name: "launch, streams", unit: "µs", device: 1, raw: 0.1, rawFrom: "hipsys", budget: within(5)}}, true))
 	assert.Contains(t, out.String(), "within 5% of raw: n/a")
 }
+
+// On the cpu device a kernel that misses its budget by less than 10% is reported as
+// noise and does not fail the command; a bigger miss does, and the output states the rule.
+func TestCPUBudgetMissWithinNoise(t *testing.T) {
+	kernel := func(name string, raw, dev float64) figure {
+		return figure{name: name, unit: "µs", device: dev, raw: raw, rawFrom: "C loop", cpu: true, budget: fasterThan(1, 2)}
+	}
+	var out bytes.Buffer
+	require.NoError(t, printFigures(&out, []figure{kernel("histogram", 1205, 1312), kernel("reduce", 433, 280)}, true), out.String())
+	assert.Contains(t, out.String(), "(0.92×): missed, within 10% (noise)")
+	assert.Contains(t, out.String(), "(1.55×): ok")
+	assert.Contains(t, out.String(), "a miss within 10% of its budget is put down to noise")
+
+	out.Reset()
+	assert.ErrorContains(t, printFigures(&out, []figure{kernel("Jacobi", 640, 808)}, true), "1 budget(s) missed")
+	assert.Contains(t, out.String(), "(0.79×): MISSED")
+
+	// A GPU's budget has no such margin.
+	out.Reset()
+	assert.ErrorContains(t, printFigures(&out, []figure{{name: "launch, C loop", unit: "µs", device: 1.06, raw: 1, ratio: 1.06, rawFrom: "C loop", budget: within(5)}}, false), "1 budget(s) missed")
+}

@@ -39,7 +39,7 @@ func runCache(out io.Writer, args []string) error {
 	case len(rest) == 1 && rest[0] == "clear":
 		return clearCache(out, root)
 	default:
-		return fmt.Errorf("unexpected arguments %q: the only one taken is \"clear\"", rest)
+		return usageErr{fmt.Errorf("unexpected arguments %q: the only one taken is \"clear\"", rest)}
 	}
 }
 

@@ -82,7 +82,7 @@ func runCompile(out io.Writer, args []string) error {
 	fs.Var(&entries, "entry", "kernel entry point to compile (repeat or comma-separate; default: every extern \"C\" __global__ function of the file)")
 	fs.Var(&archs, "offload-arch", "AMD architectures to compile for without a device, e.g. gfx90a,gfx1100 (code objects written to -o)")
 	fs.Var(&options, "opt", "a compiler option, e.g. -opt=-DN=4 (repeat for several)")
-	outDir := fs.String("o", ".", "-offload-arch: the directory the code objects are written to, as FILE-BASE.ARCH.co")
+	outDir := fs.String("o", ".", "-offload-arch: the directory the code objects are written to, as FILE-BASE.ARCH.co (made if missing)")
 	cacheDir := fs.String("cache-dir", "", "kernel disk cache: \"\" the default ($CUBEHIP_CACHE_DIR or the user cache dir)")
 	asJSON := fs.Bool("json", false, "write a JSON array: one object per compile")
 	if done, err := parse(fs, args); done {
@@ -99,6 +99,10 @@ func runCompile(out io.Writer, args []string) error {
 	var results []compileResult
 	var err error
 	if len(archs) > 0 {
+		// -o names where the code objects go: made if missing, as a compiler's -o would.
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			return fmt.Errorf("-o %s: %w", *outDir, err)
+		}
 		results, err = compileForArchs(files, archs, options, *outDir)
 	} else {
 		results, err = compileForDevice(files, entries, options, *platform, *device, *cacheDir)

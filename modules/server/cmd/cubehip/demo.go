@@ -44,7 +44,7 @@ func runDemo(out io.Writer, args []string) error {
 	fs := flags("demo", out)
 	platform, device := deviceFlags(fs)
 	n := fs.Int("n", 1<<20, "elements per vector")
-	if done, err := parse(fs, args); done {
+	if done, err := parseNoArgs(fs, args); done {
 		return err
 	}
 	if *n < 1 || *n > 1<<28 {

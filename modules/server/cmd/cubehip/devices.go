@@ -25,7 +25,7 @@ type deviceInfo struct {
 func runDevices(out io.Writer, args []string) error {
 	fs := flags("devices", out)
 	asJSON := fs.Bool("json", false, "write a JSON array: one object per device, or per platform without one")
-	if done, err := parse(fs, args); done {
+	if done, err := parseNoArgs(fs, args); done {
 		return err
 	}
 	var all []deviceInfo

@@ -10,7 +10,8 @@
 //	           replay a graph, profile, report memory, and catch an injected failure on
 //	           exactly the buffers it touched
 //	bench      the Device-level budgets on the chosen device, each beside the same work
-//	           done raw (-json); exits 1 when a budget is missed
+//	           done raw (-json); exits 1 when a budget is missed (on the cpu device,
+//	           by more than 10%)
 //	cache      the kernel disk cache: its directory, size and entries by kind;
 //	           cache clear empties it
 //	version    the command's version, Go version and registered platforms
@@ -27,6 +28,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 )
 
 // command is one subcommand: it parses its own flags from args and writes its report to
@@ -79,6 +82,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
+	if err := checkPlatform(global.platform); err != nil {
+		fmt.Fprintf(stderr, "cubehip: %v\n", err)
+		return 2
+	}
 	name, args := args[0], args[1:]
 	if name == "help" {
 		if len(args) == 0 {
@@ -108,9 +115,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := c.run(stdout, args); err != nil {
 		fmt.Fprintf(stderr, "cubehip %s: %v\n", name, err)
+		if usageError(err) {
+			return 2
+		}
 		return 1
 	}
 	return 0
+}
+
+// usageErr is an error of the command line (a flag, an argument, a -platform), which
+// exits 2 as the flags before the command do, rather than 1 for a command that failed.
+type usageErr struct{ error }
+
+func (e usageErr) Unwrap() error { return e.error }
+
+func usageError(err error) bool {
+	var u usageErr
+	return errors.As(err, &u)
 }
 
 func findCommand(name string) *command {
@@ -155,11 +176,49 @@ func deviceFlags(fs *flag.FlagSet) (platform *string, device *int) {
 }
 
 // parse parses args into fs; done is true when the command should stop with err (nil
-// for -h, which printed the flags).
+// for -h, which printed the flags). A parse error is only returned: the command line
+// prints it once, where the flag package would print it and the usage besides. A
+// -platform that names no platform is an error here, before any device is opened.
 func parse(fs *flag.FlagSet, args []string) (done bool, err error) {
+	usage, w := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	err = fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(w)
 	if errors.Is(err, flag.ErrHelp) {
+		usage()
 		return true, nil
 	}
-	return err != nil, err
+	if err != nil {
+		return true, usageErr{fmt.Errorf("%w (cubehip help %s lists the flags)", err, strings.TrimPrefix(fs.Name(), "cubehip "))}
+	}
+	if p := fs.Lookup("platform"); p != nil {
+		if err := checkPlatform(p.Value.String()); err != nil {
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// parseNoArgs is parse for a command that takes flags only: anything left over is an
+// error, not silently ignored.
+func parseNoArgs(fs *flag.FlagSet, args []string) (done bool, err error) {
+	if done, err := parse(fs, args); done {
+		return done, err
+	}
+	if fs.NArg() > 0 {
+		return true, usageErr{fmt.Errorf("unexpected arguments %q: %s takes flags only", fs.Args(), fs.Name())}
+	}
+	return false, nil
+}
+
+// platforms are the values -platform takes.
+var platforms = []string{"auto", "cpu", "nvidia", "amd"}
+
+func checkPlatform(p string) error {
+	if slices.Contains(platforms, p) {
+		return nil
+	}
+	return usageErr{fmt.Errorf("-platform %q: not a platform (one of %s)", p, strings.Join(platforms, ", "))}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -148,7 +149,7 @@ func TestCommandLine(t *testing.T) {
 		{args: []string{"-nope"}, status: 2, stderr: []string{"flag provided but not defined: -nope"}},
 		{args: []string{"-platform", "cpu", "devices"}, status: 0, stdout: []string{"cpu device 0:"}},
 		{args: []string{"-platform", "cpu", "demo", "-n", "2000"}, status: 0, stdout: []string{"cubehip demo on cpu device 0"}},
-		{args: []string{"-platform", "no-such", "demo"}, status: 1, stderr: []string{`cubehip demo: no-such: hipInit: hipErrorInvalidValue (1): unknown platform "no-such"`}},
+		{args: []string{"-platform", "no-such", "demo"}, status: 2, stderr: []string{`cubehip: -platform "no-such": not a platform (one of auto, cpu, nvidia, amd)`}},
 		{args: []string{"-platform", "cpu", "-device", "7", "demo"}, status: 1, stderr: []string{"device 7 of platform cpu"}},
 		{args: []string{"demo", "-platform", "cpu", "-device", "3"}, status: 1, stderr: []string{"device 3 of platform cpu"}},
 		{args: []string{"demo", "-n", "0"}, status: 1, stderr: []string{"-n 0"}},
@@ -213,4 +214,59 @@ func TestCacheShowAndClear(t *testing.T) {
 	err := runCache(&out, []string{"-dir", dir, "clean"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"clean"`)
+}
+
+// The version a build from a checkout reports is the newest release in the module's
+// CHANGELOG.md: a release that adds its entry must move releasedVersion too.
+func TestReleasedVersionIsTheChangelogs(t *testing.T) {
+	b, err := os.ReadFile("../../CHANGELOG.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+)\] - `).FindSubmatch(b)
+	require.NotNil(t, m, "no released version in CHANGELOG.md")
+	assert.Equal(t, "v"+string(m[1]), releasedVersion)
+
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"version"}, &out, &errOut))
+	assert.NotContains(t, out.String(), "(devel)")
+	assert.Contains(t, out.String(), "cubehip "+releasedVersion)
+}
+
+// Each usage error is printed once, on stderr, and exits 2: a flag a command lacks, a
+// -platform that names none, arguments a command does not take.
+func TestUsageErrorsArePrintedOnce(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"demo", "-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"-platform", "no-such", "demo"}, `-platform "no-such": not a platform`},
+		{[]string{"-platform", "gpu", "devices"}, `-platform "gpu": not a platform`},
+		{[]string{"demo", "-platform", "no-such"}, `-platform "no-such": not a platform`},
+		{[]string{"version", "extra"}, `unexpected arguments ["extra"]`},
+		{[]string{"devices", "a", "b"}, `unexpected arguments ["a" "b"]`},
+		{[]string{"bench", "-json", "x"}, `unexpected arguments ["x"]`},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			global.platform, global.device = "auto", 0
+			defer func() { global.platform, global.device = "auto", 0 }()
+			var stdout, stderr bytes.Buffer
+			assert.Equal(t, 2, run(c.args, &stdout, &stderr))
+			assert.Equal(t, 1, strings.Count(stderr.String(), c.want), "stderr: %s", stderr.String())
+			assert.Empty(t, stdout.String())
+		})
+	}
+}
+
+// compile -o DIR makes DIR when it is missing.
+func TestCompileOutputDirIsCreated(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "k.hip")
+	require.NoError(t, os.WriteFile(src, []byte(`extern "C" __global__ void k(float* p) { p[0] = 1; }`), 0o600))
+	dir := filepath.Join(t.TempDir(), "new", "objects")
+	var out bytes.Buffer
+	err := runCompile(&out, []string{"-offload-arch", "gfx90a", "-o", dir, src})
+	if err != nil && !strings.Contains(err.Error(), "-o ") {
+		t.Skipf("no AMD compiler here to write code objects: %v", err)
+	}
+	require.NoError(t, err)
+	assert.DirExists(t, dir)
 }
