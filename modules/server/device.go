@@ -15,6 +15,14 @@ import (
 	"github.com/cubehip/cubehip/modules/stream"
 )
 
+// EnvCacheDir and EnvCacheMaxBytes are the environment variables that place the kernel
+// disk cache (Options.CacheDir "" reads it) and cap its size (bytes, or with a K, M or
+// G suffix; 0 for no cap).
+const (
+	EnvCacheDir      = compute.EnvCacheDir
+	EnvCacheMaxBytes = compute.EnvCacheMaxBytes
+)
+
 // DefaultMaxStreams is the number of device streams stream ids are spread over when
 // Options.MaxStreams is 0.
 const DefaultMaxStreams = stream.DefaultMaxStreams

@@ -7,7 +7,7 @@ package server_test
 // work ordered onto a native stream, and failures injected into the HIP calls, run on
 // a Device over the cpu platform (behind faults.Platform and modelTrapper), against a
 // small reference model that knows, per buffer, which bytes may be read and whether an
-// error may (or must) be returned instead. See modelOracle below for the exact rules.
+// error may (or must) be returned instead. The oracle's rules are the comment below.
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ import (
 	"github.com/cubehip/cubehip/modules/server"
 )
 
-// modelOracle is the oracle's rules, as the model applies them. Per buffer the model
+// The oracle's rules, as the model applies them. Per buffer the model
 // keeps alts (every content the buffer may hold: usually one), errOK (an error is an
 // acceptable answer to a read) and mustErr (an error is the only acceptable answer).
 //
@@ -78,7 +78,6 @@ import (
 //     ordered onto the Device's native stream with an event wait) is the Device's order
 //     on that device stream: a read there reads the outside bytes. Until a Sync of that
 //     device stream, a read from another device stream may see the bytes before it too.
-const modelOracle = "see the comment"
 
 const modelSource = `#include <hip/hip_runtime.h>
 extern "C" __global__ void model_addc(const unsigned* x, unsigned* y, unsigned c, unsigned n) {
@@ -1187,7 +1186,7 @@ func withChecks(n int, f func()) {
 }
 
 // TestModel runs random sequences of Device calls against the reference model (see
-// modelOracle for the rules).
+// the oracle's rules at the top of this file).
 func TestModel(t *testing.T) {
 	p, dev := modelPlatform(t)
 	stats := &modelStats{}

@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
+	"github.com/cubehip/cubehip/modules/server"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
 // runCache shows the kernel disk cache (where it is, its size, its entries by kind), or
@@ -45,12 +44,12 @@ func runCache(out io.Writer, args []string) error {
 
 // defaultCacheDir is where a Device keeps its cache when not told otherwise.
 func defaultCacheDir() (string, error) {
-	if d := os.Getenv(compute.EnvCacheDir); d != "" {
+	if d := os.Getenv(server.EnvCacheDir); d != "" {
 		return d, nil
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no cache directory: %s is unset and %w", compute.EnvCacheDir, err)
+		return "", fmt.Errorf("no cache directory: %s is unset and %w", server.EnvCacheDir, err)
 	}
 	return filepath.Join(base, "cubehip"), nil
 }
@@ -131,10 +130,10 @@ func showCache(out io.Writer, root string) error {
 		}
 	}
 	fmt.Fprintf(out, "cache: %s\nsize:  %s", root, size(total))
-	if max := os.Getenv(compute.EnvCacheMaxBytes); max != "" {
-		fmt.Fprintf(out, " (cap %s=%s)\n", compute.EnvCacheMaxBytes, max)
+	if max := os.Getenv(server.EnvCacheMaxBytes); max != "" {
+		fmt.Fprintf(out, " (cap %s=%s)\n", server.EnvCacheMaxBytes, max)
 	} else {
-		fmt.Fprintf(out, " (cap 1.0 GiB, %s)\n", compute.EnvCacheMaxBytes)
+		fmt.Fprintf(out, " (cap 1.0 GiB, %s)\n", server.EnvCacheMaxBytes)
 	}
 	names := make([]string, 0, len(kinds))
 	for n := range kinds {
