@@ -326,11 +326,17 @@ static int pack(const launch_plan* p, uint8_t kind, py_object* o, cubehip_arg* a
 	case CUBEHIP_ARG_U32: if (!int_in(o, 0, UINT32_MAX, &v)) return 0; a->v.i64 = v; return 1;
 	case CUBEHIP_ARG_I64: if (!int_in(o, INT64_MIN, INT64_MAX, &v)) return 0; a->v.i64 = v; return 1;
 	case CUBEHIP_ARG_U64: return u64_in(o, &a->v.u64);
-	case CUBEHIP_ARG_F32:
+	case CUBEHIP_ARG_F32: {
 		if (type_of(o) != py_float_type) return 0;
+		double d = py_float_as_double(o);
+		float f = (float)d;
+		/* A finite double beyond float's range would arrive as infinity: the package's
+		 * own call refuses it (OverflowError naming the parameter). */
+		if (__builtin_isinf(f) && !__builtin_isinf(d)) return 0;
 		a->v.u64 = 0;
-		a->v.f32 = (float)py_float_as_double(o);
+		a->v.f32 = f;
 		return 1;
+	}
 	case CUBEHIP_ARG_F64:
 		if (type_of(o) != py_float_type) return 0;
 		a->v.f64 = py_float_as_double(o);

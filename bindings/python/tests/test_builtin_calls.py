@@ -8,11 +8,10 @@ import weakref
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import cubehip
 from cubehip import _ffi
-from cubehip._kernel import _F32_LIMIT as F32_LIMIT
 
 # Every scalar kind the C path packs, written back so the test reads what the kernel got.
 SCALARS = r"""
@@ -330,10 +329,6 @@ ANY_SCALAR = st.one_of(
 def test_the_built_in_call_does_what_the_python_call_does(dev, one_kernels, kind, value):
     k = one_kernels[kind]
     assert type(type(k).__call__).__name__ == "builtin_function_or_method"
-    # The one known difference, held by test_launch_rules.py's xfail: the built-in call
-    # (modules/capi/pyfast.c) stores a finite float beyond float's range as infinity,
-    # where the Python call refuses it.
-    assume(not (kind == "f32" and type(value) is float and abs(value) >= F32_LIMIT))
     assert outcome(k, dev, value) == outcome(lambda *a: type(k)._generated(k, *a), dev, value)
 
 
