@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -218,7 +219,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		runErr = cmd.Run()
 	}
 	prog.logModes(name)
-	log := strings.ReplaceAll(out.String(), tmp+string(filepath.Separator), "")
+	log := userExcerpts(strings.ReplaceAll(out.String(), tmp+string(filepath.Separator), ""), file, source)
 	if runErr != nil {
 		var exit *exec.ExitError
 		if !errors.As(runErr, &exit) {
@@ -290,6 +291,39 @@ func sourceName(name string) string {
 		return "kernel.hip"
 	}
 	return base
+}
+
+var (
+	diagnosticLine = regexp.MustCompile(`^([^:\s]+):(\d+):\d+: `)
+	excerptLine    = regexp.MustCompile(`^(\s*)(\d+) \| `)
+)
+
+// userExcerpts puts the user's own text back into the source excerpts of a compiler log
+// about file: the compiler quotes the line it compiled, and an entry's signature line
+// carries the jit's wrapping after the user's text (the body's opening brace is followed
+// by the thread loop's macro), which the user never wrote and the server's log filter
+// drops with the whole excerpt. The user's text is a prefix of the compiled line, so the
+// caret under it still points where the compiler said.
+func userExcerpts(log, file, source string) string {
+	lines := strings.Split(source, "\n")
+	out := strings.Split(log, "\n")
+	current := ""
+	for i, l := range out {
+		if m := diagnosticLine.FindStringSubmatch(l); m != nil {
+			current = m[1]
+			continue
+		}
+		m := excerptLine.FindStringSubmatch(l)
+		if m == nil || current != file {
+			continue
+		}
+		n, err := strconv.Atoi(m[2])
+		if err != nil || n < 1 || n > len(lines) {
+			continue
+		}
+		out[i] = m[0] + strings.TrimRight(lines[n-1], "\r")
+	}
+	return strings.Join(out, "\n")
 }
 
 func boolFlag(b bool) string {
