@@ -163,7 +163,7 @@ def test_options_and_typedef_kernels(dev):
 
 
 def test_module_and_destroy(dev):
-    m = cubehip.RawModule(SAXPY + TYPEDEFS, device=dev)
+    m = cubehip.Module(SAXPY + TYPEDEFS, device=dev)
     k = m.get_function("saxpy", block=64)
     assert m.get_function("saxpy", block=64) is k
     x = dev.array(np.ones(64, np.float32))

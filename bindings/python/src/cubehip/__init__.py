@@ -38,6 +38,7 @@ from ._errors import (
     last_error,
     status_name,
 )
+from ._cupy import RawKernel, RawModule
 from ._import import asarray, from_dlpack
 from ._kernel import Kernel, Module, Param, parse_params
 
@@ -52,9 +53,6 @@ def library_version() -> tuple[int, int, int]:
     v = _ffi.lib.cubehip_version()
     return v // 10000, v // 100 % 100, v % 100
 
-
-RawKernel = Kernel
-RawModule = Module
 
 __all__ = [
     "CarriedFailure",

@@ -146,6 +146,29 @@ def get_device() -> "Device":
         return _default
 
 
+# Every Device opened, oldest first (weak: a device no one holds is closed when freed), for
+# current_device: a kernel made without device= outside a ``with`` block goes to a device
+# already open rather than opening the default one beside it.
+_opened: list["weakref.ref[Device]"] = []
+_opened_lock = threading.Lock()  # not _default_lock: get_device opens a Device holding that
+
+
+def current_device() -> "Device":
+    """The device a kernel made without device= starts on: the innermost ``with Device(...)``
+    block's on this thread, else the process's default device if it is open, else the first
+    device opened that is still open, else the default device (opened now)."""
+    stack = getattr(_local, "stack", None)
+    if stack:
+        return stack[-1]
+    d = _default
+    if d is not None and d._h:
+        return d
+    with _opened_lock:
+        _opened[:] = [r for r in _opened if (o := r()) is not None and o._h]
+        first = _opened[0]() if _opened else None
+    return first if first is not None else get_device()
+
+
 class Device:
     """An open device: Device(platform="auto", index=0).
 
@@ -185,6 +208,8 @@ class Device:
         p = _props()
         check(_ffi.lib.cubehip_device_get_properties(self._h, ctypes.byref(p)), "cubehip_device_get_properties")
         self.properties = DeviceProperties._from(index, p)
+        with _opened_lock:
+            _opened.append(weakref.ref(self))
         self.platform = self.properties.platform
         if _ffi.fast_device_syncer is not None:
             self.sync = self._builtin_sync()

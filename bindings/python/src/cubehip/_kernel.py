@@ -285,10 +285,14 @@ class Kernel:
         arg_types: Sequence[Any] | None = None,
         compile: bool = True,
     ) -> None:
-        from ._device import get_device
+        from ._device import current_device
 
         self._h = 0
-        self.device = device if device is not None else get_device()
+        # A kernel made without device= follows the arrays it is launched with (see _retry):
+        # it starts on the current device and moves to the arrays' device on a launch.
+        self._implicit = device is None
+        self._base_class = type(self)
+        self.device = device if device is not None else current_device()
         if not isinstance(source, str) or not isinstance(entry, str):
             raise TypeError("source and entry must be str")
         if not entry:
@@ -328,23 +332,53 @@ class Kernel:
         else:
             access = []
         self.io = tuple(access)
+        self._h = self._create(self.device)
+        self._plan()
+        if compile:
+            self.compile()
 
+    def _create(self, device: Any) -> int:
+        """The library's kernel for device, from the kernel's description."""
+        access = self.io
         d = _ffi.KernelDesc()
         d.size = ctypes.sizeof(d)
-        d.source = source.encode()
-        d.entry = entry.encode()
+        d.source = self.source.encode()
+        d.entry = self.entry.encode()
         d.block[:] = self.block
-        d.shared_mem = shared_mem
+        d.shared_mem = self.shared_mem
         acc = (ctypes.c_int32 * max(len(access), 1))(*access)
         d.access, d.access_count = acc, len(access)
         opts = (ctypes.c_char_p * max(len(self.options), 1))(*[o.encode() for o in self.options])
         d.options, d.option_count = opts, len(self.options)
         out = ctypes.c_uint64()
-        check(_ffi.lib.cubehip_kernel_create(self.device._live(), ctypes.byref(d), ctypes.byref(out)), "cubehip_kernel_create")
-        self._h = out.value
+        check(_ffi.lib.cubehip_kernel_create(device._live(), ctypes.byref(d), ctypes.byref(out)), "cubehip_kernel_create")
+        return out.value
+
+    def _retry(self, st: int, grid: Any, args: tuple[Any, ...], stream: Any) -> None:
+        """After a refused launch (nothing was queued): a kernel made without device= whose
+        arrays are all of one other open device moves there and launches again; any other
+        refusal raises. Only refused launches come here, so following the arrays costs
+        launches that stay on one device nothing."""
+        if self._implicit and self._h:
+            devs = {id(a.device): a.device for a in args if isinstance(a, DeviceArray)}
+            if len(devs) == 1:
+                (dev,) = devs.values()
+                if dev is not self.device and dev._h:
+                    self._rebind(dev)
+                    return self(grid, *args, stream=stream)
+        raise self._fail(st)
+
+    def _rebind(self, device: Any) -> None:
+        """Moves the kernel to device: made (and compiled, from the caches) there, its
+        launch planned again; the kernel on the old device is destroyed."""
+        h = self._create(device)
+        old, old_dev = self._h, self.device
+        self._h, self.device = h, device
+        if old and old_dev._h:
+            _ffi.lib.cubehip_kernel_destroy(old)
+        self.__class__ = self._base_class
         self._plan()
-        if compile:
-            self.compile()
+        self.compile()
 
     # --- compile -------------------------------------------------------------------------
 
@@ -374,7 +408,7 @@ class Kernel:
         self._grid = (ctypes.c_uint32 * 3)(1, 1, 1)
         self._lock = threading.Lock()
         self._last_grid: Any = (1, 1, 1)
-        cls = type(self)
+        cls = self._base_class
         # A subclass that launches its own way keeps its __call__ (Kernel.__call__ under it).
         if self.params is not None and all(p.kind is not None for p in self.params) and cls.__call__ is Kernel.__call__:
             # A class of its own, under the kernel's class (Kernel, or a subclass whose methods
@@ -419,7 +453,7 @@ class Kernel:
         names = [f"a{i}" for i in range(n)]
         body = [
             "def make(L, gr, gaddr, words, waddr, i64, f64, f32, DA, buffer, as_int, as_float, dim3, plain, nothing, stream_of,",
-            "         fail, bad_count, acquire, release):",
+            "         retry, bad_count, acquire, release):",
             "    last = nothing",
             "    def __call__(self, grid, *args, stream=None):",
             "        nonlocal last",
@@ -468,14 +502,14 @@ class Kernel:
             "        finally:",
             "            release()",
             "        if st:",
-            "            raise fail(self, st)",
+            "            return retry(self, st, grid, args, stream)",
             "    return __call__",
         ]
         env: dict[str, Any] = {}
         exec(compile("\n".join(body), f"<cubehip kernel {self.entry}: launch>", "exec"), env)
         return env["make"](
             _launch, self._grid, ctypes.addressof(self._grid), self._words, ctypes.addressof(self._words),
-            self._i64, self._f64, self._f32, DeviceArray, _buffer, _as_int, _as_float, _dim3, _plain_grid, _NO_GRID, Kernel._stream, Kernel._fail,
+            self._i64, self._f64, self._f32, DeviceArray, _buffer, _as_int, _as_float, _dim3, _plain_grid, _NO_GRID, Kernel._stream, Kernel._retry,
             Kernel._bad_count, self._lock.acquire, self._lock.release,
         )
 
@@ -543,7 +577,7 @@ class Kernel:
             cs = 0 if stream is None else self._stream(stream)
             st = _launch(self._h, cs, ctypes.addressof(self._grid), ctypes.addressof(self._words), len(args))
         if st:
-            raise self._fail(st)
+            self._retry(st, grid, args, stream)
 
     def launch(self, grid: int | Sequence[int], *args: Any, stream: Any = None) -> None:
         """The same as calling the kernel."""
@@ -676,11 +710,11 @@ class Module:
     """Several kernels from one source, like CuPy's RawModule: ``m.get_function(name)``."""
 
     def __init__(self, source: str, options: Sequence[str] = (), device: Any = None) -> None:
-        from ._device import get_device
-
         self.source = source
         self.options = tuple(options)
-        self.device = device if device is not None else get_device()
+        # None: each kernel follows the arrays it is launched with, as a Kernel made without
+        # device= does.
+        self.device = device
         self._kernels: dict[tuple[Any, ...], Kernel] = {}
 
     def get_function(self, name: str, block: int | Sequence[int] = (256,), shared_mem: int = 0,

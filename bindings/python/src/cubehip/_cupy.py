@@ -1,0 +1,174 @@
+"""CuPy's raw-kernel API over cubehip kernels: RawKernel and RawModule take CuPy's
+constructor keywords and are called as CuPy's are, ``k(grid, block, args, shared_mem=0,
+stream=None)``, so that a script of raw kernels switches by changing its import.
+
+cubehip fixes a kernel's block and dynamic shared memory when it makes it (they are part of
+what the library plans a launch with), where CuPy takes them per call: a RawKernel keeps one
+cubehip Kernel per (block, shared_mem) it is called with, made on its first call with them.
+A call with a shape seen before costs one dictionary lookup more than a Kernel's call.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from ._kernel import Kernel, _dim3, _plain_grid
+
+# CuPy's compiler choices; cubehip compiles with the platform's own compiler (hipcc, nvcc
+# through hiprtc/nvrtc, g++ on the cpu device) whichever is named, so they are accepted and
+# have no effect.
+_BACKENDS = ("nvrtc", "nvcc", "hiprtc", "hipcc")
+
+
+def _options(options: Any) -> tuple[str, ...]:
+    if isinstance(options, str):
+        return (options,)
+    return tuple(options)
+
+
+def _refuse_unsupported(translate_cucomplex: bool, enable_cooperative_groups: bool, backend: str) -> None:
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(_BACKENDS)} (cubehip ignores it), not {backend!r}")
+    if translate_cucomplex:
+        raise NotImplementedError("translate_cucomplex: cubehip does not rewrite cuComplex; use HIP's hipComplex or your own struct")
+    if enable_cooperative_groups:
+        raise NotImplementedError("enable_cooperative_groups: cubehip does not launch cooperative kernels")
+
+
+class RawKernel:
+    """CuPy's RawKernel: ``RawKernel(code, name, options=(), backend="nvrtc",
+    translate_cucomplex=False, *, enable_cooperative_groups=False, jitify=False,
+    device=None)``, called as ``k(grid, block, args, shared_mem=0, stream=None)``.
+
+    code is HIP C++ with an ``extern "C" __global__`` function name. backend and jitify are
+    accepted and ignored (cubehip compiles with the platform's compiler, and reads parameter
+    types from the declaration itself). Like CuPy, it compiles on its first call: a
+    CompileError is raised there. args is a tuple (or list) of device arrays, numpy scalars
+    (``np.float32(a)``, ``np.int32(n)``) and Python numbers, each converted to its parameter's
+    C type by the rules of cubehip.Kernel. Without device=, the kernel goes to the device of
+    the arrays it is launched with.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        options: Sequence[str] = (),
+        backend: str = "nvrtc",
+        translate_cucomplex: bool = False,
+        *,
+        enable_cooperative_groups: bool = False,
+        jitify: bool = False,
+        device: Any = None,
+        arg_types: Sequence[Any] | None = None,
+    ) -> None:
+        if not isinstance(code, str) or not isinstance(name, str):
+            raise TypeError("code and name must be str")
+        _refuse_unsupported(translate_cucomplex, enable_cooperative_groups, backend)
+        self.code, self.name = code, name
+        self.options = _options(options)
+        self.backend, self.jitify = backend, jitify
+        self.device = device
+        self.arg_types = arg_types
+        # (block, shared_mem) as given -> the Kernel made for that launch shape.
+        self._kernels: dict[tuple[Any, int], Kernel] = {}
+
+    def kernel(self, block: Any = (256,), shared_mem: int = 0) -> Kernel:
+        """The cubehip Kernel this RawKernel launches with for block and shared_mem (made,
+        and compiled, on first use): cubehip's own call convention, ``k(grid, *args)``."""
+        try:
+            k = self._kernels.get((block, shared_mem))
+        except TypeError:  # a list: not a key; its normalised tuple is
+            k = None
+        if k is not None and k._h:
+            return k
+        dims = _dim3(block, "block")
+        k = self._kernels.get((dims, shared_mem))
+        if k is None or k._h == 0:
+            k = Kernel(self.code, self.name, block=dims, shared_mem=shared_mem, options=self.options,
+                       device=self.device, arg_types=self.arg_types)
+            self._kernels[(dims, shared_mem)] = k
+        if _plain_grid(block):  # an int or a tuple of ints cannot change: remembered as given
+            self._kernels[(block, shared_mem)] = k
+        return k
+
+    def __call__(self, grid: Any, block: Any, args: Sequence[Any], *, shared_mem: int = 0, stream: Any = None,
+                 enable_cooperative_groups: bool = False) -> None:
+        if enable_cooperative_groups:
+            raise NotImplementedError("enable_cooperative_groups: cubehip does not launch cooperative kernels")
+        if not isinstance(args, (tuple, list)):
+            raise TypeError(f"{self.name}: args must be a tuple or list of the kernel's arguments, not {type(args).__name__}")
+        try:
+            k = self._kernels[(block, shared_mem)]
+        except (KeyError, TypeError):
+            k = self.kernel(block, shared_mem)
+        k(grid, *args, stream=stream)
+
+    def compile(self, block: Any = (256,), shared_mem: int = 0) -> None:
+        """Compiles now (for that launch shape) rather than on the first call."""
+        self.kernel(block, shared_mem)
+
+    def __repr__(self) -> str:
+        return f"<cubehip.RawKernel {self.name}>"
+
+
+class RawModule:
+    """CuPy's RawModule: ``RawModule(code=None, *, path=None, options=(), backend="nvrtc",
+    translate_cucomplex=False, enable_cooperative_groups=False, name_expressions=None,
+    jitify=False, device=None)``; ``get_function(name)`` is a RawKernel of the module.
+
+    path (a compiled cubin, PTX or code object in CuPy) is refused: cubehip compiles HIP
+    source. name_expressions names the kernels ``get_function`` may be asked for; as
+    cubehip launches ``extern "C"`` functions only, each must be a plain identifier (a
+    template instantiation needs an ``extern "C"`` wrapper). backend and jitify are
+    accepted and ignored.
+    """
+
+    def __init__(
+        self,
+        code: str | None = None,
+        *,
+        path: str | None = None,
+        options: Sequence[str] = (),
+        backend: str = "nvrtc",
+        translate_cucomplex: bool = False,
+        enable_cooperative_groups: bool = False,
+        name_expressions: Sequence[str] | None = None,
+        jitify: bool = False,
+        device: Any = None,
+    ) -> None:
+        if path is not None:
+            raise NotImplementedError("path: cubehip compiles HIP source, not compiled modules; pass code=open(path).read() for a source file")
+        if not isinstance(code, str):
+            raise TypeError(f"code must be the module's source (a str), not {type(code).__name__}")
+        _refuse_unsupported(translate_cucomplex, enable_cooperative_groups, backend)
+        self.code = code
+        self.options = _options(options)
+        self.backend, self.jitify = backend, jitify
+        self.device = device
+        self.name_expressions = None if name_expressions is None else tuple(name_expressions)
+        for n in self.name_expressions or ():
+            _plain_name(n)
+        self._functions: dict[str, RawKernel] = {}
+
+    def get_function(self, name: str) -> RawKernel:
+        """The module's kernel name (one RawKernel per name), compiled on its first call."""
+        k = self._functions.get(name)
+        if k is None:
+            _plain_name(name)
+            if self.name_expressions is not None and name not in self.name_expressions:
+                raise ValueError(f"{name!r} is not one of the module's name_expressions {self.name_expressions}")
+            k = self._functions[name] = RawKernel(self.code, name, self.options, self.backend, device=self.device)
+        return k
+
+    def __repr__(self) -> str:
+        return f"<cubehip.RawModule {len(self._functions)} functions>"
+
+
+def _plain_name(name: Any) -> None:
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_]\w*", name):
+        raise ValueError(
+            f"{name!r}: cubehip launches extern \"C\" functions by name; a template instantiation "
+            "or a C++ name needs an extern \"C\" wrapper in the source"
+        )
