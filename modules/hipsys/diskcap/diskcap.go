@@ -10,6 +10,7 @@
 package diskcap
 
 import (
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -212,4 +214,24 @@ func dirUnit(dir string) cacheUnit {
 // scratch is a name the caches write through before renaming into place.
 func scratch(name string) bool {
 	return strings.HasPrefix(name, ".tmp-") || strings.HasPrefix(name, ".build-") || strings.HasPrefix(name, ".include-")
+}
+
+// Private checks that dir is a directory owned by this process's user and writable by no
+// one else: a cache whose entries are loaded into the process (the cpu device dlopens its
+// objects) must not be one another user can write.
+func Private(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return fmt.Errorf("%s belongs to another user (uid %d, this process runs as %d)", dir, sys.Uid, os.Getuid())
+	}
+	if perm := st.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("%s is writable by its group or by others (mode %#o): chmod go-w it, or choose another CUBEHIP_CACHE_DIR", dir, perm)
+	}
+	return nil
 }

@@ -5,14 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"hash"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
+
+	"github.com/cubehip/cubehip/modules/hipsys/diskcap"
 
 	"github.com/klauspost/cpuid/v2"
 )
@@ -143,24 +143,9 @@ var workDirs struct {
 	m map[string]string // cache dir -> the directory used for it
 }
 
-// private checks that dir is a directory owned by this process's user and writable by
-// no one else.
-func private(dir string) error {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
-		return fmt.Errorf("%s belongs to another user (uid %d, this process runs as %d)", dir, sys.Uid, os.Getuid())
-	}
-	if perm := st.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("%s is writable by its group or by others (mode %#o): chmod go-w it, or choose another CUBEHIP_CACHE_DIR", dir, perm)
-	}
-	return nil
-}
+// private is diskcap.Private: the cache directory is owned by this user and writable by no
+// one else.
+func private(dir string) error { return diskcap.Private(dir) }
 
 // objectMagic starts every cached object; the version digit changes with the layout:
 // magic, SHA-256 of the key and image, image.
