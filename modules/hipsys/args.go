@@ -2,6 +2,7 @@ package hipsys
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 )
 
@@ -86,4 +87,42 @@ func (a *KernelArgs) Raw(b []byte, align int) *KernelArgs {
 	}
 	copy(a.place(len(b), align), b)
 	return a
+}
+
+// CheckArgs compares a launch's arguments with the parameter sizes of the kernel named
+// kernel, in declaration order, as its platform knows them. Every platform runs it
+// before anything is launched or queued, because a launch never learns the count
+// otherwise: the driver reads as many argument pointers as the kernel has parameters,
+// so a list one short has it read past the list (on NVIDIA, a crash of the process),
+// and a scalar of the wrong width (an I64 where the kernel takes an int) shifts every
+// argument after it. A mismatch is hipErrorInvalidValue from hipModuleLaunchKernel,
+// naming the kernel, the argument and what the parameter takes; nil args are no
+// arguments. It loops over the sizes and allocates nothing unless they differ.
+func CheckArgs(platform, kernel string, want []uint32, args *KernelArgs) error {
+	var got []uint32
+	if args != nil {
+		got = args.sizes
+	}
+	if len(got) != len(want) {
+		return argsError(platform, fmt.Sprintf("kernel %s takes %d arguments, got %d", kernel, len(want), len(got)))
+	}
+	for i, n := range want {
+		if got[i] != n {
+			return argsError(platform, fmt.Sprintf("argument %d of kernel %s is %d bytes; the parameter takes %d", i, kernel, got[i], n))
+		}
+	}
+	return nil
+}
+
+func argsError(platform, detail string) error {
+	return NewError(platform, "hipModuleLaunchKernel", ErrorInvalidValue, detail)
+}
+
+// ParamSizes is each parameter's size, in order: what CheckArgs compares a launch with.
+func ParamSizes(params []KernelParam) []uint32 {
+	sizes := make([]uint32, len(params))
+	for i, p := range params {
+		sizes[i] = p.Size
+	}
+	return sizes
 }

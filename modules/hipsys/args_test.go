@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The packed block follows C's layout rules: each argument at its natural alignment,
@@ -41,4 +42,40 @@ func le64(b []byte) uint64 {
 		v = v<<8 | uint64(b[i])
 	}
 	return v
+}
+
+// CheckArgs refuses a count or a size that differs from the kernel's parameters,
+// naming the kernel, the argument and what the parameter takes, and takes a match,
+// nil args for a kernel without parameters included, without allocating.
+func TestCheckArgs(t *testing.T) {
+	want := []uint32{8, 8, 4} // saxpy-like: two pointers and an int
+	cases := []struct {
+		name   string
+		args   *KernelArgs
+		detail string
+	}{
+		{"one pointer for three parameters", new(KernelArgs).Ptr(1), "kernel k takes 3 arguments, got 1"},
+		{"nil for three parameters", nil, "kernel k takes 3 arguments, got 0"},
+		{"one too many", new(KernelArgs).Ptr(1).Ptr(2).I32(3).I32(4), "kernel k takes 3 arguments, got 4"},
+		{"an I64 for the int", new(KernelArgs).Ptr(1).Ptr(2).I64(3), "argument 2 of kernel k is 8 bytes; the parameter takes 4"},
+		{"an int for a pointer", new(KernelArgs).I32(1).Ptr(2).I32(3), "argument 0 of kernel k is 4 bytes; the parameter takes 8"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckArgs("plat", "k", want, c.args)
+			var he *Error
+			require.ErrorAs(t, err, &he)
+			assert.Equal(t, ErrorInvalidValue, he.Status)
+			assert.Equal(t, "hipModuleLaunchKernel", he.Call)
+			assert.Equal(t, "plat", he.Platform)
+			assert.Equal(t, c.detail, he.Detail)
+		})
+	}
+	ok := new(KernelArgs).Ptr(1).Ptr(2).I32(3)
+	assert.NoError(t, CheckArgs("plat", "k", want, ok))
+	assert.NoError(t, CheckArgs("plat", "k", nil, nil), "no parameters, no arguments")
+	assert.NoError(t, CheckArgs("plat", "k", []uint32{}, new(KernelArgs)))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = CheckArgs("plat", "k", want, ok) }))
+
+	assert.Equal(t, []uint32{8, 4, 24}, ParamSizes([]KernelParam{{Size: 8}, {Offset: 8, Size: 4}, {Offset: 16, Size: 24}}))
 }

@@ -74,14 +74,22 @@ func (p *Platform) ModuleGetFunction(m hipsys.Module, entry string) (hipsys.Func
 
 // ModuleLaunchKernel is hipModuleLaunchKernel; it returns once the launch is queued on
 // stream, and args may be reused at once (HIP copies the arguments when it enqueues).
-// It crosses into C once and allocates nothing.
+// Arguments whose number or sizes differ from the kernel's parameters in its code
+// object's metadata are hipErrorInvalidValue (hipsys.CheckArgs), and nothing is
+// launched. It crosses into C once and allocates nothing.
 func (p *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32,
 	stream hipsys.Stream, args *hipsys.KernelArgs) error {
 	const call = "hipModuleLaunchKernel"
-	if !p.functions.has(uintptr(fn)) {
+	// The parameter table has every live function (ModuleGetFunction adds it, ModuleUnload
+	// drops it first): one lookup checks the handle and the arguments.
+	live, err := p.params.checkLaunch(uintptr(fn), args)
+	if !live {
 		return badHandle(call, "function")
 	}
-	if err := p.stream(call, stream); err != nil {
+	if err != nil {
+		return err
+	}
+	if err = p.stream(call, stream); err != nil {
 		return err
 	}
 	var buf *C.uchar
@@ -105,8 +113,8 @@ func (p *Platform) ModuleUnload(m hipsys.Module) error {
 	if !ok {
 		return badHandle("hipModuleUnload", "module")
 	}
+	p.params.unload(uintptr(m)) // first: a launch finds its function here
 	p.functions.removeOwned(uintptr(m))
-	p.params.unload(uintptr(m))
 	p.vars.unload(uintptr(m))
 	if err := check("hipModuleUnload", C.amdt_h(p.lib.s.moduleUnload, C.uintptr_t(m))); err != nil {
 		return err // the image is leaked rather than freed under a module ROCm may still hold

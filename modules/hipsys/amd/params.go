@@ -6,10 +6,11 @@ import (
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
-// paramTables keeps what FuncGetParams answers: each loaded module's kernel parameters,
-// read from its code object's metadata when it is loaded (ROCm has no query for them),
-// and each function's, looked up when ModuleGetFunction hands the function out. A
-// module whose metadata could not be read keeps the reason, which FuncGetParams reports.
+// paramTables keeps what FuncGetParams answers and every launch is checked against:
+// each loaded module's kernel parameters, read from its code object's metadata when it
+// is loaded (ROCm has no query for them), and each function's, looked up when
+// ModuleGetFunction hands the function out. A module whose metadata could not be read
+// keeps the reason, which FuncGetParams reports.
 type paramTables struct {
 	mu      sync.RWMutex
 	modules map[uintptr]moduleParams
@@ -23,7 +24,9 @@ type moduleParams struct {
 
 type funcParams struct {
 	module uintptr
+	entry  string // the kernel's name, for a launch's errors
 	params []hipsys.KernelParam
+	sizes  []uint32 // params' sizes: what a launch's arguments are compared with
 	err    error
 }
 
@@ -44,12 +47,13 @@ func (t *paramTables) function(fn, m uintptr, entry string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	mp := t.modules[m]
-	f := funcParams{module: m, err: mp.err}
+	f := funcParams{module: m, entry: entry, err: mp.err}
 	if mp.err == nil {
 		var ok bool
 		if f.params, ok = mp.kernels[entry]; !ok {
 			f.err = errNoKernelMetadata(entry)
 		}
+		f.sizes = hipsys.ParamSizes(f.params)
 	}
 	t.funcs[fn] = f
 }
@@ -84,6 +88,23 @@ func (t *paramTables) params(fn uintptr) ([]hipsys.KernelParam, bool, error) {
 		return nil, true, f.err
 	}
 	return append([]hipsys.KernelParam{}, f.params...), true, nil
+}
+
+// checkLaunch is the one lookup of a launch: whether fn is a live function (false: the
+// launch is hipErrorInvalidHandle), and the check of args against its parameters.
+// ROCm's hipModuleLaunchKernel reads one pointer from kernelParams per parameter its
+// own metadata lists, with no way to know how many were given, so a short list has it
+// read past the list. A function whose metadata could not be read (a compressed offload
+// bundle, code object version 2) has no parameters to compare with: its launches are
+// checked for the handles only, as ROCm itself checks them.
+func (t *paramTables) checkLaunch(fn uintptr, args *hipsys.KernelArgs) (live bool, _ error) {
+	t.mu.RLock()
+	f, ok := t.funcs[fn]
+	t.mu.RUnlock()
+	if !ok || f.err != nil {
+		return ok, nil
+	}
+	return true, hipsys.CheckArgs(name, f.entry, f.sizes, args)
 }
 
 func (t *paramTables) len() int {

@@ -180,3 +180,58 @@ extern "C" __global__ void k(int* out, int v) { out[0] = v; }
 	assert.ErrorContains(t, err, "compressed offload bundle")
 	require.NoError(t, p.ModuleUnload(m))
 }
+
+// A launch whose arguments differ from the kernel's parameters in its code object's
+// metadata is refused before ROCm sees it: one pointer for k(int* out, int v) would
+// have the library read a second argument pointer past the list (the fake library, as
+// ROCm does, reads one per parameter), and nil args would launch k with none. The
+// right arguments launch; a code object without readable metadata launches unchecked.
+func TestLaunchArgumentsCheckedAgainstTheMetadata(t *testing.T) {
+	const src = `#include <hip/hip_runtime.h>
+extern "C" __global__ void k(int* out, int v) { out[0] = v; }
+`
+	paramsObject(t) // skips without ROCm
+	code, log, err := CompileFor("gfx90a", src, "k.hip", nil)
+	require.NoError(t, err, log)
+	p := fakePlatform(t)
+	m, err := p.ModuleLoadData(code)
+	require.NoError(t, err)
+	fn, err := p.ModuleGetFunction(m, "k")
+	require.NoError(t, err)
+	out, err := p.Malloc(4)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, p.Free(out)) }()
+	require.NoError(t, p.Memset(out, 0, 4))
+
+	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	for _, c := range []struct {
+		name   string
+		args   *hipsys.KernelArgs
+		detail string
+	}{
+		{"one pointer for two parameters", new(hipsys.KernelArgs).Ptr(out), "kernel k takes 2 arguments, got 1"},
+		{"nil args", nil, "kernel k takes 2 arguments, got 0"},
+		{"one too many", new(hipsys.KernelArgs).Ptr(out).I32(1).I32(2), "kernel k takes 2 arguments, got 3"},
+		{"an I64 for the int", new(hipsys.KernelArgs).Ptr(out).I64(5), "argument 1 of kernel k is 8 bytes; the parameter takes 4"},
+	} {
+		err := p.ModuleLaunchKernel(fn, one, one, 0, 0, c.args)
+		var he *hipsys.Error
+		require.ErrorAs(t, err, &he, c.name)
+		assert.Equal(t, hipsys.ErrorInvalidValue, he.Status, c.name)
+		assert.Equal(t, "hipModuleLaunchKernel", he.Call, c.name)
+		assert.Equal(t, c.detail, he.Detail, c.name)
+	}
+	got := make([]byte, 4)
+	require.NoError(t, p.MemcpyDtoH(got, out))
+	assert.Equal(t, []byte{0, 0, 0, 0}, got, "no refused launch ran")
+
+	var args hipsys.KernelArgs
+	require.NoError(t, p.ModuleLaunchKernel(fn, one, one, 0, 0, args.Ptr(out).I32(42)))
+	require.NoError(t, p.MemcpyDtoH(got, out))
+	assert.Equal(t, []byte{42, 0, 0, 0}, got)
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		_ = p.ModuleLaunchKernel(fn, one, one, 0, 0, args.Reset().Ptr(out).I32(7))
+	}), "a checked launch allocates nothing")
+	require.NoError(t, p.ModuleUnload(m))
+	assert.ErrorIs(t, p.ModuleLaunchKernel(fn, one, one, 0, 0, args.Reset().Ptr(out).I32(7)), hipsys.ErrorInvalidHandle)
+}

@@ -92,6 +92,7 @@ func TestLaunchArgumentsCheckedAtOnce(t *testing.T) {
 	}{
 		{"one too many", empty, new(hipsys.KernelArgs).U32(1), "kernel empty takes 0 arguments, got 1"},
 		{"one too few", fill, new(hipsys.KernelArgs).Ptr(d).F32(1), "kernel fill takes 3 arguments, got 2"},
+		{"one pointer where three are due", fill, new(hipsys.KernelArgs).Ptr(d), "kernel fill takes 3 arguments, got 1"},
 		{"none where three are due", fill, nil, "kernel fill takes 3 arguments, got 0"},
 		{"an I64 where the kernel takes unsigned", fill, new(hipsys.KernelArgs).Ptr(d).F32(1).U64(4), "argument 2 of kernel fill is 8 bytes; the parameter takes 4"},
 		{"a 4-byte pointer", fill, new(hipsys.KernelArgs).U32(1).F32(1).U32(4), "argument 0 of kernel fill is 4 bytes; the parameter takes 8"},
