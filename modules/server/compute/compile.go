@@ -203,6 +203,8 @@ type kernelCache struct {
 	disk *diskCache // nil: no disk cache
 	log  *slog.Logger
 
+	observe func(KernelLoad) // ObserveLoads' observer, nil when none
+
 	// uncarried holds, per stream, the first failed launch's error that no buffer
 	// carries since the stream's last sync (FailLaunch, TakeUncarried); nil until one.
 	uncarried map[StreamID]error
@@ -235,10 +237,14 @@ var slowCompile = 500 * time.Millisecond
 // load compiles k if needed (disk cache first, then hiprtc), loads it and keeps it.
 // There is no negative cache, as in CubeCL: a failed kernel is compiled again by its
 // next launch, so a fixed include or a freed resource is picked up.
-func (c *kernelCache) load(k *Kernel) (*compiled, error) {
+func (c *kernelCache) load(k *Kernel) (_ *compiled, err error) {
 	id := k.ID()
 	if ck := c.m[id]; ck != nil {
 		return ck, nil
+	}
+	cached := false
+	if c.observe != nil {
+		defer c.observed(k, time.Now(), &cached, &err)
 	}
 	entry := c.disk.entryName(k)
 	code := c.disk.read(entry)
@@ -249,6 +255,7 @@ func (c *kernelCache) load(k *Kernel) (*compiled, error) {
 		ck, err := c.loadCode(k, code)
 		if err == nil {
 			c.m[id] = ck
+			cached = true
 			return ck, nil
 		}
 		if errors.Is(err, ErrCompilation) {
@@ -262,7 +269,7 @@ func (c *kernelCache) load(k *Kernel) (*compiled, error) {
 		c.log.Warn("server: cached code object did not load; recompiling", "kernel", k.Entry, "err", err)
 	}
 	start := time.Now()
-	code, err := c.compile(k)
+	code, err = c.compile(k)
 	if err != nil {
 		return nil, err
 	}

@@ -43,3 +43,26 @@ func (s *Server) TraceSince(origin, mark hipsys.Event) (time.Duration, error) {
 
 // TraceRelease gives marks back to the pool once nothing waits for them.
 func (s *Server) TraceRelease(marks ...hipsys.Event) { s.prof.put(marks...) }
+
+// KernelLoad is a kernel the server made ready to launch that it did not hold in memory:
+// compiled by the platform's compiler, or loaded from the kernel disk cache (Cached).
+// Err is the failure, a *CompileError for a kernel that did not compile.
+type KernelLoad struct {
+	Entry  string
+	Start  time.Time
+	Took   time.Duration
+	Cached bool
+	Err    error
+}
+
+// ObserveLoads has fn told of every kernel load from now on (nil: none): a Device's
+// trace lists compiles this way, whichever call compiled (Compile, a first launch, a
+// module variable's access). fn runs on the goroutine that loads, which holds the
+// server's owner lock.
+func (s *Server) ObserveLoads(fn func(KernelLoad)) { s.kernels.observe = fn }
+
+func (c *kernelCache) observed(k *Kernel, start time.Time, cached *bool, err *error) {
+	if c.observe != nil {
+		c.observe(KernelLoad{Entry: k.Entry, Start: start, Took: time.Since(start), Cached: *cached, Err: *err})
+	}
+}
