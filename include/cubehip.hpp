@@ -105,6 +105,11 @@ public:
 	}
 	void check() const { detail::check(cubehip_buffer_check(h_.get()), "cubehip_buffer_check"); }
 	void sync() const { detail::check(cubehip_buffer_sync(h_.get()), "cubehip_buffer_sync"); }
+	// Another library's stream waits on the device for the buffer's writes
+	// (cubehip_buffer_order_before); no host wait.
+	void order_before(std::uint64_t native_stream) const {
+		detail::check(cubehip_buffer_order_before(h_.get(), native_stream), "cubehip_buffer_order_before");
+	}
 
 private:
 	detail::owner<cubehip_buffer, cubehip_buffer_release> h_;
@@ -228,6 +233,16 @@ public:
 		detail::check(cubehip_stream_native_handle(h_.get(), stream, &h), "cubehip_stream_native_handle");
 		return h;
 	}
+	// The stream waits on the device for another library's stream (cubehip_stream_wait_native).
+	void wait_native(std::uint64_t native_stream, std::uint64_t stream = 0) {
+		detail::check(cubehip_stream_wait_native(h_.get(), stream, native_stream), "cubehip_stream_wait_native");
+	}
+	// The device's export stream (cubehip_device_export_stream).
+	std::uint64_t export_stream() {
+		std::uint64_t h = 0;
+		detail::check(cubehip_device_export_stream(h_.get(), &h), "cubehip_device_export_stream");
+		return h;
+	}
 	void sync(std::uint64_t stream = 0) { detail::check(cubehip_device_sync(h_.get(), stream), "cubehip_device_sync"); }
 	void begin_capture(std::uint64_t stream = 0) {
 		detail::check(cubehip_capture_begin(h_.get(), stream), "cubehip_capture_begin");
@@ -242,6 +257,14 @@ public:
 		detail::check(cubehip_profile_start(h_.get(), stream, &p), "cubehip_profile_start");
 		return profile(p);
 	}
+	// Traces (cubehip_trace_start): stop_trace ends the open trace and writes it to path;
+	// flush_trace writes the CUBEHIP_TRACE one now, for a host that exits without closing
+	// the device (a no-op without one).
+	void start_trace() { detail::check(cubehip_trace_start(h_.get()), "cubehip_trace_start"); }
+	void stop_trace(const std::string& path) {
+		detail::check(cubehip_trace_stop(h_.get(), path.c_str()), "cubehip_trace_stop");
+	}
+	void flush_trace() { detail::check(cubehip_trace_flush(h_.get()), "cubehip_trace_flush"); }
 	cubehip_memory_usage memory_usage() const {
 		cubehip_memory_usage u{};
 		u.size = sizeof u;

@@ -430,6 +430,37 @@ cubehip_status cubehip_profile_stop(cubehip_profile profile, uint64_t* nanosecon
 /* Ends the window without a result. */
 cubehip_status cubehip_profile_abandon(cubehip_profile profile);
 
+/* ---- traces ------------------------------------------------------------------------- */
+
+/* A trace is a Chrome trace (JSON that Perfetto, ui.perfetto.dev, and chrome://tracing
+ * open) of a device's work: one slice per launch (named by its kernel), write, read and
+ * replay, on a row per stream, in device time; and one per kernel compiled or loaded
+ * from the kernel disk cache (named by its entry point, with its source and any compile
+ * error), on a row of its own, timed on the host's clock from the trace's start. While a
+ * trace is open each operation costs two event records.
+ *
+ * Setting CUBEHIP_TRACE to a file name traces a host unchanged: cubehip_device_open
+ * starts a trace and cubehip_device_close writes it to that file. A host that exits
+ * without closing its device calls cubehip_trace_flush before it exits. */
+
+/* Starts a trace of the device. One trace at a time: a start while one is open (the
+ * CUBEHIP_TRACE one included) is CUBEHIP_ERROR_INVALID_ARGUMENT. */
+cubehip_status cubehip_trace_start(cubehip_device device);
+
+/* Ends the open trace (cubehip_trace_start's or CUBEHIP_TRACE's), waits for the device to
+ * reach its last operation and writes the trace to path, replacing the file whole (it is
+ * written beside it, then renamed over it). A NULL or empty path, or one whose directory
+ * cannot take the file, is CUBEHIP_ERROR_INVALID_ARGUMENT and leaves the trace open; so is
+ * a stop with no trace open, which writes nothing. */
+cubehip_status cubehip_trace_stop(cubehip_device device, const char* path);
+
+/* Writes the trace CUBEHIP_TRACE opened to its file now, with everything recorded so far,
+ * and goes on tracing: a later flush, or cubehip_device_close, writes the file again with
+ * all of it. With no such trace (CUBEHIP_TRACE was not set, or cubehip_trace_stop ended
+ * it) it does nothing and returns CUBEHIP_SUCCESS, so a host may call it unconditionally,
+ * as the last thing before exit(). */
+cubehip_status cubehip_trace_flush(cubehip_device device);
+
 /* ---- memory ------------------------------------------------------------------------- */
 
 typedef struct cubehip_memory_usage {
@@ -553,6 +584,38 @@ cubehip_status cubehip_buffer_import(cubehip_device device, uint64_t stream, uin
  * the other library queues on it is its own to wait for: cubehip_device_sync waits for
  * the device's work, which may end before work queued after the device's last call. */
 cubehip_status cubehip_stream_native_handle(cubehip_device device, uint64_t stream, uint64_t* handle);
+
+/* Exchange with another library without a host wait (DLPack's and the CUDA array
+ * interface's stream arguments). native_stream is a stream that library created: a
+ * CUstream on nvidia, a hipStream_t on amd; 0 is the null stream, and on nvidia 1 and 2
+ * are CUDA's legacy and per-thread default streams (CU_STREAM_LEGACY,
+ * CU_STREAM_PER_THREAD). The host vouches that it is a live stream of the device, as it
+ * vouches for an address. The cpu platform has no such streams (its memory is host
+ * memory, read by host code).
+ *
+ * cubehip_buffer_order_before: native_stream waits, on the device, for every write this
+ * device queued to the buffer so far, on whichever of its streams; the call returns at
+ * once, and the other library's work queued on native_stream afterwards sees the
+ * buffer's bytes. A buffer whose last write failed returns that failure and nothing is
+ * ordered. On the cpu platform native_stream must be 0 and the call waits on the host,
+ * as cubehip_buffer_sync does. The other library's later writes are the host's to order
+ * before the device's next use of the buffer (cubehip_stream_wait_native). */
+cubehip_status cubehip_buffer_order_before(cubehip_buffer buffer, uint64_t native_stream);
+
+/* The stream (an id, as everywhere) waits, on the device, for everything queued so far on
+ * native_stream: the other library's writes before it handed memory over are done before
+ * the stream's next work. Returns at once. CUBEHIP_ERROR_INVALID_ARGUMENT on the cpu
+ * platform. */
+cubehip_status cubehip_stream_wait_native(cubehip_device device, uint64_t stream, uint64_t native_stream);
+
+/* A stream the device owns and runs none of its own work on, for an export to name as
+ * the stream its consumer waits on (the CUDA array interface's "stream"): order the buffer
+ * before it (cubehip_buffer_order_before), then hand out *native_stream. Made on first use,
+ * the same for the device's life, valid until cubehip_device_close; the host must not
+ * destroy it. (Handing out a working stream's cubehip_stream_native_handle instead ends
+ * the device's fast paths on that stream for good.) CUBEHIP_ERROR_INVALID_ARGUMENT on the
+ * cpu platform. */
+cubehip_status cubehip_device_export_stream(cubehip_device device, uint64_t* native_stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,5 +1,6 @@
-/* interop_test.c: cubehip_buffer_device_pointer, on the device named by $CUBEHIP_PLATFORM
- * (the cpu device by default). Built and run by interop_test.go against a freshly built
+/* interop_test.c: cubehip_buffer_device_pointer and the exchange without a host wait
+ * (cubehip_buffer_order_before, cubehip_stream_wait_native, cubehip_device_export_stream),
+ * on the device named by $CUBEHIP_PLATFORM (the cpu device by default). Built and run by interop_test.go against a freshly built
  * libcubehip.so; exits non-zero on the first failed check. */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +42,27 @@ int main(void) {
 		EXPECT(memcmp(out, other, sizeof out) == 0, "a write through the address is not what the buffer reads");
 	}
 
+	/* The exchange without a host wait. On a GPU another library's stream (here the
+	 * device's export stream, which the test may also name) waits for the buffer's writes;
+	 * the cpu platform has no such streams: 0 is a host wait, anything else is refused. */
+	uint64_t exported = 1;
+	if (strcmp(props.platform, "cpu") == 0) {
+		OK(cubehip_buffer_order_before(a, 0));
+		STATUS(cubehip_buffer_order_before(a, 7), CUBEHIP_ERROR_INVALID_ARGUMENT);
+		EXPECT(strstr(cubehip_last_error(), "cubehip_buffer_order_before") != NULL, "message: %s", cubehip_last_error());
+		STATUS(cubehip_stream_wait_native(dev, 0, 7), CUBEHIP_ERROR_INVALID_ARGUMENT);
+		STATUS(cubehip_device_export_stream(dev, &exported), CUBEHIP_ERROR_INVALID_ARGUMENT);
+		EXPECT(exported == 0, "a failed call left %#llx", (unsigned long long)exported);
+	} else {
+		OK(cubehip_device_export_stream(dev, &exported));
+		uint64_t same = 0;
+		OK(cubehip_device_export_stream(dev, &same));
+		EXPECT(exported != 0 && exported == same, "export stream %#llx, then %#llx", (unsigned long long)exported, (unsigned long long)same);
+		OK(cubehip_buffer_order_before(a, exported));
+		OK(cubehip_stream_wait_native(dev, 2, exported));
+	}
+	STATUS(cubehip_device_export_stream(dev, NULL), CUBEHIP_ERROR_INVALID_ARGUMENT);
+
 	/* Error paths: nothing is written through a NULL, a bad handle leaves *ptr 0. */
 	STATUS(cubehip_buffer_device_pointer(a, NULL), CUBEHIP_ERROR_INVALID_ARGUMENT);
 	cubehip_buffer made_up = {.id = 0x7777};
@@ -51,6 +73,10 @@ int main(void) {
 	p = 1;
 	STATUS(cubehip_buffer_device_pointer(b, &p), CUBEHIP_ERROR_INVALID_HANDLE);
 	EXPECT(p == 0, "a released buffer gave %#llx", (unsigned long long)p);
+	STATUS(cubehip_buffer_order_before(made_up, 0), CUBEHIP_ERROR_INVALID_HANDLE);
+	STATUS(cubehip_buffer_order_before(b, 0), CUBEHIP_ERROR_INVALID_HANDLE);
+	cubehip_device no_device = {.id = 0x7778};
+	STATUS(cubehip_stream_wait_native(no_device, 0, 0), CUBEHIP_ERROR_INVALID_HANDLE);
 	OK(cubehip_buffer_release(a));
 	OK(cubehip_device_close(dev));
 	printf("interop (%s): %d checks passed\n", props.platform, checks);

@@ -407,7 +407,9 @@ func (f SyncFuture) wait(locked bool) error {
 
 // Sync is CubeCL's sync: the claim check a read would make on handles, without the read
 // (claims are set at enqueue time, so they are already in place), then a future that
-// waits for stream id's work.
+// waits for stream id's work. Unlike CubeCL's, it first orders the handles' last writes
+// on other streams before stream id (as a launch on id reading them would be), so the
+// wait covers the work that writes them wherever it was queued.
 //
 // A Sync of a stream that is recording a capture is refused (stream.ErrGraphState),
 // and the capture goes on untouched: the recorded work does not run until the graph is
@@ -418,14 +420,17 @@ func (s *Server) Sync(handles []Binding, id StreamID) SyncFuture {
 	if err := s.streams.EnsureWritten(handles...); err != nil {
 		return SyncFuture{err: err}
 	}
-	r, err := s.streams.Resolve(id, nil)
+	// Checked before Resolve, which would make a recording capture hold the buffers.
+	if st := s.streams.TryStream(id); st != nil && st.Capture.IsRecording() {
+		return SyncFuture{err: fmt.Errorf("%w: sync of stream %d while it records a capture: its work runs when the graph is replayed", stream.ErrGraphState, id)}
+	}
+	// The buffers' last writes on other streams are ordered before the wait, so a Sync
+	// with buffers covers the work that writes them wherever it was queued, not only
+	// the work of stream id.
+	r, err := s.streams.Resolve(id, handles)
 	if err != nil {
 		return SyncFuture{err: err}
 	}
 	defer r.Close()
-	st := r.Stream()
-	if st.Capture.IsRecording() {
-		return SyncFuture{err: fmt.Errorf("%w: sync of stream %d while it records a capture: its work runs when the graph is replayed", stream.ErrGraphState, id)}
-	}
-	return SyncFuture{s: s, id: id, sys: st.Sys}
+	return SyncFuture{s: s, id: id, sys: r.Stream().Sys}
 }

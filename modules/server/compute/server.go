@@ -81,8 +81,9 @@ type Server struct {
 	owners  map[GraphID]StreamID // the stream each live graph was captured on
 	imports int                  // imports (Import) their streams have not reclaimed yet
 	prof    *profiler
-	staging *ring // the staging ring; its chunks are allocated on first use
-	slots   slots // small reads' pinned slots (smallread.go), allocated on first use
+	staging *ring   // the staging ring; its chunks are allocated on first use
+	slots   slots   // small reads' pinned slots (smallread.go), allocated on first use
+	foreign foreign // other libraries' streams (foreign.go)
 
 	stagesSmallReads bool // the platform's hipsys.SmallReadStager says so
 	points           confirmations
@@ -132,6 +133,9 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 	// Capabilities through hipsys.As, so that a wrapped platform keeps them.
 	if st, ok := hipsys.As[hipsys.SmallReadStager](p); ok && st.StagesSmallReads() {
 		s.stagesSmallReads = true
+	}
+	if f, ok := hipsys.As[hipsys.ForeignStreams](p); ok {
+		s.foreign.calls = f
 	}
 	// CubeCL's on_failure: a failure inside a profiling window invalidates it, which
 	// keeps a failing autotune candidate from timing near zero and winning the tune.
@@ -215,6 +219,6 @@ func (s *Server) Close() error {
 	}
 	s.prof.close()
 	s.kernels.close()
-	errs = append(errs, s.staging.release(s.p), s.slots.release(s.p), s.streams.Close())
+	errs = append(errs, s.closeForeign(), s.staging.release(s.p), s.slots.release(s.p), s.streams.Close())
 	return errors.Join(errs...)
 }

@@ -1,0 +1,161 @@
+package compute
+
+import (
+	"fmt"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/stream"
+)
+
+// Ordering against other libraries' streams, on the device: the exchange of memory
+// with CuPy, PyTorch or a C host (DLPack, the CUDA array interface) without a host wait.
+//
+// Only the platform's foreign-stream calls touch the other library's stream
+// (hipsys.ForeignStreams), never the queue watch: the server infers nothing about a
+// stream it did not make, and its own streams' states stay as they were, except that a
+// stream made to wait for foreign work has had something queued (the watch counts it).
+// A fault of the other library's work is the context's: on a GPU every stream of the
+// process sees it, so a wait of the server's reports it as for its own work.
+
+// foreign is the platform's foreign-stream capability and the server's objects for it,
+// made on first use and destroyed at Close.
+//
+// Two events, one per direction. out is recorded on the server's streams through the
+// watch and waited on by foreign streams; in is recorded on foreign streams and waited
+// on by the server's through the watch. The watch infers that a wait on the event it
+// recorded last orders the waiter after that event's stream (confirm.go's orderedAfter):
+// were one event recorded on a foreign stream after the watch recorded it, a wait on it
+// would be taken for an order between two of the server's streams that does not exist.
+type foreign struct {
+	calls   hipsys.ForeignStreams // nil: the platform has none (the cpu platform)
+	out, in hipsys.Event          // see above; each reused by every exchange, one at a time
+	export  hipsys.Stream         // ExportStream's stream; 0 until asked for
+}
+
+// foreignCalls is the capability, checked once per call: a platform without it (the
+// cpu device, whose memory is host memory) is told apart with a clear error.
+func (s *Server) foreignCalls(what string) (hipsys.ForeignStreams, error) {
+	if s.foreign.calls == nil {
+		return nil, fmt.Errorf("%w: %s: the %s platform has no streams of other libraries to order against (its memory is host memory: wait on the host)", ErrInvalidArgument, what, s.watch.Platform.Name())
+	}
+	// An event serves every exchange of its direction: a wait takes the record it sees
+	// when it is queued, so recording the event again later changes no wait queued.
+	for _, ev := range []*hipsys.Event{&s.foreign.out, &s.foreign.in} {
+		if *ev == 0 {
+			e, err := s.watch.Platform.EventCreateWithFlags(hipsys.EventDisableTiming)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+			*ev = e
+		}
+	}
+	return s.foreign.calls, nil
+}
+
+// OrderBefore makes foreign, a stream of another library, wait on the device for every
+// write queued so far to the buffers, on whichever of the server's streams it was
+// queued: the streams holding their last writes are ordered before stream id (as a
+// launch on id would be), an event is recorded there, and foreign waits for it. It does
+// not wait on the host. A buffer carrying a failure returns it, and nothing is ordered:
+// the other library must not read bytes nothing wrote. A later device fault of the
+// ordered work is the context's, seen by the other library's own calls too.
+func (s *Server) OrderBefore(handles []Binding, id StreamID, foreign hipsys.Stream) error {
+	const what = "order before a foreign stream"
+	calls, err := s.foreignCalls(what)
+	if err != nil {
+		return err
+	}
+	s.settleQueue()
+	if err := s.streams.EnsureWritten(handles...); err != nil {
+		return err
+	}
+	r, err := s.streams.Resolve(id, handles)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer r.Close()
+	st := r.Stream()
+	if st.Capture.IsRecording() {
+		return fmt.Errorf("%w: %s: stream %d records a capture, whose work runs only when the graph is replayed", stream.ErrGraphState, what, id)
+	}
+	if err := s.watch.EventRecord(s.foreign.out, st.Sys); err != nil {
+		return s.explain(fmt.Errorf("%s: %w", what, err))
+	}
+	if err := calls.ForeignStreamWaitEvent(foreign, s.foreign.out); err != nil {
+		return s.explain(fmt.Errorf("%s %#x: %w", what, uint64(foreign), err))
+	}
+	return nil
+}
+
+// WaitForeign makes stream id wait on the device for everything queued so far on
+// foreign, a stream of another library: what that library wrote before handing memory
+// over (the CUDA array interface's stream) is then done before the stream's next work.
+// It does not wait on the host.
+func (s *Server) WaitForeign(id StreamID, foreign hipsys.Stream) error {
+	const what = "wait for a foreign stream"
+	calls, err := s.foreignCalls(what)
+	if err != nil {
+		return err
+	}
+	s.settleQueue()
+	r, err := s.streams.Resolve(id, nil)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer r.Close()
+	st := r.Stream()
+	if st.Capture.IsRecording() {
+		return fmt.Errorf("%w: %s: stream %d records a capture", stream.ErrGraphState, what, id)
+	}
+	if err := calls.ForeignEventRecord(s.foreign.in, foreign); err != nil {
+		return s.explain(fmt.Errorf("%s %#x: %w", what, uint64(foreign), err))
+	}
+	// Through the watch: the stream has work queued now (never taken for idle), and the
+	// watch never records in, so no order between the server's own streams is inferred.
+	if err := s.watch.StreamWaitEvent(st.Sys, s.foreign.in, 0); err != nil {
+		return s.explain(fmt.Errorf("%s: %w", what, err))
+	}
+	return nil
+}
+
+// ExportStream is a stream of the server's that runs none of its own work, for an
+// export to name as the stream its consumer waits on (the CUDA array interface's
+// "stream"): OrderBefore it, then hand out its handle. Sharing one of the server's
+// working streams instead would end every inference about it for the server's life
+// (NativeStream). It is made on first use and destroyed at Close.
+func (s *Server) ExportStream() (hipsys.Stream, error) {
+	const what = "export stream"
+	if _, err := s.foreignCalls(what); err != nil {
+		return 0, err
+	}
+	if s.foreign.export == 0 {
+		st, err := s.watch.Platform.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+		if err != nil {
+			return 0, s.explain(fmt.Errorf("%s: %w", what, err))
+		}
+		s.foreign.export = st
+	}
+	return s.foreign.export, nil
+}
+
+// closeForeign destroys the export stream and the event, at Close, after every wait.
+func (s *Server) closeForeign() error {
+	var err error
+	if s.foreign.export != 0 {
+		err = s.watch.Platform.StreamDestroy(s.foreign.export)
+		s.foreign.export = 0
+	}
+	for _, ev := range []*hipsys.Event{&s.foreign.out, &s.foreign.in} {
+		if *ev != 0 {
+			if e := s.watch.Platform.EventDestroy(*ev); err == nil {
+				err = e
+			}
+			*ev = 0
+		}
+	}
+	return err
+}
+
+// HasForeignStreams reports whether the platform orders work against other libraries'
+// streams (OrderBefore, WaitForeign, ExportStream); the cpu platform does not.
+func (s *Server) HasForeignStreams() bool { return s.foreign.calls != nil }
