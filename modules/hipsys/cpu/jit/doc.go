@@ -124,8 +124,10 @@
 //
 // Blocks are spread over a persistent pool of pthreads, one per CPU this process may use
 // minus one (the launching thread works too), in chunks of whole blocks: one cgo call per
-// launch, at most one wake-up per worker. A launch of one block, or of at most 4096
-// threads, runs inline on the caller without waking the pool.
+// launch, at most one wake-up per worker. A launch of one block runs inline on the
+// caller without waking the pool; so does one of at most 4096 threads, unless its first
+// block, run and timed on the caller, shows that the rest would take over 20 µs there (a
+// few long blocks: a histogram's per-thread runs), when the rest goes to the pool.
 //
 // # Faults
 //

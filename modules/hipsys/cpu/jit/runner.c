@@ -15,11 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Below this many GPU threads a launch runs on the caller: waking a worker costs several
  * microseconds, about what a few thousand trivial threads take to run. */
 #define INLINE_THREADS 4096
+/* A small launch whose first block shows the rest would take longer than this on the
+ * caller is spread over the pool after all: a few thousand threads each running a loop
+ * (a histogram's runs, a grid of few, long blocks) is milliseconds, not microseconds,
+ * and the thread count alone cannot tell. About ten wake-ups. */
+#define SPREAD_NS 20000
 /* Chunks per pool thread: enough that a slow chunk (a core shared with another process)
  * does not leave the others idle at the end, few enough that the shared counter is cold. */
 #define CHUNKS_PER_THREAD 4
@@ -27,7 +33,8 @@
 typedef struct job {
 	cubehip_entry_fn fn;
 	const cubehip_launch* launch;
-	uint64_t nblocks, chunk, nchunks;
+	uint64_t first;                   /* the range's first block */
+	uint64_t nblocks, chunk, nchunks; /* blocks after first */
 	atomic_uint_fast64_t next; /* next chunk to claim */
 	atomic_int err;
 	atomic_int faulted; /* a fault ended the launch; fault is the first one's */
@@ -92,6 +99,8 @@ static void run_chunks(job* j, cubehip_arena* arena) {
 		if (c >= j->nchunks) return;
 		uint64_t first = c * j->chunk, end = first + j->chunk;
 		if (end > j->nblocks) end = j->nblocks;
+		first += j->first;
+		end += j->first;
 		cubehip_fault f;
 		int rc = cubehip_guarded(j->fn, j->launch, first, end, arena, &f);
 		if (rc == CUBEHIP_FAULTED) {
@@ -175,6 +184,48 @@ int cubehip_pool_threads(void) {
 	return nworkers + 1;
 }
 
+/* Runs blocks [first, first + nblocks) of a launch in chunks over the pool's workers and
+ * the calling thread, and waits for every chunk. */
+static int run_pool(cubehip_entry_fn fn, const cubehip_launch* L, uint64_t first, uint64_t nblocks, int pool, int barrier,
+                    cubehip_arena* a, cubehip_fault* fault) {
+	job j;
+	memset(&j, 0, sizeof j);
+	j.fn = fn;
+	j.launch = L;
+	j.first = first;
+	j.nblocks = nblocks;
+	uint64_t target = (uint64_t)pool * CHUNKS_PER_THREAD;
+	j.chunk = (nblocks + target - 1) / target;
+	j.nchunks = (nblocks + j.chunk - 1) / j.chunk;
+	atomic_init(&j.next, 0);
+	atomic_init(&j.err, 0);
+	atomic_init(&j.faulted, 0);
+	j.barrier = barrier;
+	pthread_mutex_lock(&mu);
+	j.listed = 1;
+	job** tail = &jobs;
+	while (*tail) tail = &(*tail)->link;
+	*tail = &j;
+	uint64_t wake = j.nchunks - 1 < (uint64_t)nworkers ? j.nchunks - 1 : (uint64_t)nworkers;
+	for (uint64_t i = 0; i < wake; i++) pthread_cond_signal(&work_cv);
+	pthread_mutex_unlock(&mu);
+
+	run_chunks(&j, a);
+
+	/* Every chunk is claimed; wait for the workers still running theirs. j lives on
+	 * this stack, so it must be off the list and unreferenced before returning. */
+	pthread_mutex_lock(&mu);
+	if (j.listed) unlink_locked(&j);
+	while (j.workers > 0) pthread_cond_wait(&done_cv, &mu);
+	pthread_mutex_unlock(&mu);
+	int rc = atomic_load(&j.err);
+	if (atomic_load(&j.faulted)) {
+		*fault = j.fault;
+		rc = CUBEHIP_FAULTED;
+	}
+	return rc;
+}
+
 int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs, uint32_t nargs,
                 uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
                 uint32_t shared, int barrier, cubehip_fault* fault) {
@@ -197,43 +248,21 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 	cubehip_arena* a = arena ? &arena->arena : NULL;
 	int rc;
 	fault->signal = 0;
-	if (pool == 1 || nblocks == 1 || threads <= INLINE_THREADS) {
+	if (pool == 1 || nblocks == 1) {
 		rc = cubehip_guarded(fn, &L, 0, nblocks, a, fault);
+	} else if (threads <= INLINE_THREADS) {
+		/* Small by its thread count: the first block on the caller, timed, says whether
+		 * the rest is worth the pool's wake-ups. Two clock reads (vDSO, tens of ns) on a
+		 * launch of a few blocks. */
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = cubehip_guarded(fn, &L, 0, 1, a, fault);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		int64_t ns = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
+		if (rc == 0 && ns * (int64_t)(nblocks - 1) > SPREAD_NS) rc = run_pool(fn, &L, 1, nblocks - 1, pool, barrier, a, fault);
+		else if (rc == 0) rc = cubehip_guarded(fn, &L, 1, nblocks, a, fault);
 	} else {
-		job j;
-		memset(&j, 0, sizeof j);
-		j.fn = fn;
-		j.launch = &L;
-		j.nblocks = nblocks;
-		uint64_t target = (uint64_t)pool * CHUNKS_PER_THREAD;
-		j.chunk = (nblocks + target - 1) / target;
-		j.nchunks = (nblocks + j.chunk - 1) / j.chunk;
-		atomic_init(&j.next, 0);
-		atomic_init(&j.err, 0);
-		atomic_init(&j.faulted, 0);
-		j.barrier = barrier;
-		pthread_mutex_lock(&mu);
-		j.listed = 1;
-		job** tail = &jobs;
-		while (*tail) tail = &(*tail)->link;
-		*tail = &j;
-		uint64_t wake = j.nchunks - 1 < (uint64_t)nworkers ? j.nchunks - 1 : (uint64_t)nworkers;
-		for (uint64_t i = 0; i < wake; i++) pthread_cond_signal(&work_cv);
-		pthread_mutex_unlock(&mu);
-
-		run_chunks(&j, a);
-
-		/* Every chunk is claimed; wait for the workers still running theirs. j lives on
-		 * this stack, so it must be off the list and unreferenced before returning. */
-		pthread_mutex_lock(&mu);
-		if (j.listed) unlink_locked(&j);
-		while (j.workers > 0) pthread_cond_wait(&done_cv, &mu);
-		pthread_mutex_unlock(&mu);
-		rc = atomic_load(&j.err);
-		if (atomic_load(&j.faulted)) {
-			*fault = j.fault;
-			rc = CUBEHIP_FAULTED;
-		}
+		rc = run_pool(fn, &L, 0, nblocks, pool, barrier, a, fault);
 	}
 	if (arena) arena_return(arena);
 	return rc;
