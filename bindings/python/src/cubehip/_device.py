@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _ffi
+from . import _ffi, _trace
 from ._array import DeviceArray, stream_id
 from ._errors import DeviceClosed, check, check_carried
 from ._kept import KeptBuffers
@@ -169,6 +169,12 @@ def current_device() -> "Device":
     return first if first is not None else get_device()
 
 
+def open_devices() -> list["Device"]:
+    """Every Device opened and not yet closed (nor freed), oldest first."""
+    with _opened_lock:
+        return [o for r in _opened if (o := r()) is not None and o._h]
+
+
 class Device:
     """An open device: Device(platform="auto", index=0).
 
@@ -301,6 +307,28 @@ class Device:
             st = _sync(self._live(), stream_id(stream))
         if st:
             check_carried(st, "cubehip_device_sync")
+
+    # --- traces --------------------------------------------------------------------------
+
+    def start_trace(self) -> None:
+        """Starts a trace of the device's launches, copies, replays and compiles; one at a time
+        (one $CUBEHIP_TRACE opened included)."""
+        _trace.start(self)
+
+    def stop_trace(self, path: Any) -> None:
+        """Ends the open trace and writes it to path (str or os.PathLike) as Chrome trace JSON.
+        A path whose directory cannot take the file raises InvalidArgument and leaves the trace
+        open."""
+        _trace.stop(self, path)
+
+    def flush_trace(self) -> None:
+        """Writes $CUBEHIP_TRACE's trace now and goes on tracing (close() and interpreter exit
+        write it anyway); does nothing without one."""
+        _trace.flush(self)
+
+    def trace(self, path: Any) -> "_trace.Trace":
+        """``with dev.trace(path): ...`` traces the block into path."""
+        return _trace.Trace(self, path)
 
     # --- arrays --------------------------------------------------------------------------
 
