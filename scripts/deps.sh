@@ -79,11 +79,16 @@ fi
 #   python3-pytest       its test suite; python3-hypothesis its property tests
 #   python3-setuptools, python3-wheel, python3-build   scripts/build-wheel.sh
 #   python3-venv         the wheel test installs the wheel into a fresh virtual environment
+#   python3-dev          Python.h, which the package's extension module (cubehip._native) is
+#                        compiled against (the wheel, and the tests' in-place build)
 py_pkgs=()
 for m in numpy:python3-numpy pytest:python3-pytest hypothesis:python3-hypothesis \
   setuptools:python3-setuptools wheel:python3-wheel build:python3-build ensurepip:python3-venv; do
   /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || py_pkgs+=("${m#*:}")
 done
+# The headers of the interpreter itself, where its sysconfig says they are.
+py_include=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null || true)
+[ -n "$py_include" ] && [ -f "$py_include/Python.h" ] || py_pkgs+=(python3-dev)
 if [ ${#py_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "deps: installing ${py_pkgs[*]}"

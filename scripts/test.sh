@@ -52,10 +52,13 @@ echo "== scripts/release-test.sh"
 # --- the Python package (bindings/python) on the cpu platform -------------------------------
 # The suite runs against a freshly built libcubehip.so ($CUBEHIP_LIBRARY), with Debian's
 # python3 (deps.sh installs numpy, pytest, hypothesis and the wheel tools there); its wheel
-# test builds the wheel from that library and installs it into a fresh venv, offline.
+# test builds the wheel from that library and installs it into a fresh venv, offline. The
+# package's extension (cubehip._native) is built in place first, beside the sources
+# (src/cubehip/_native.abi3.so, ignored by git), so the in-tree package uses it.
 echo "== bindings/python"
 ./scripts/build-capi.sh >/dev/null || status=1
-(cd bindings/python && CUBEHIP_LIBRARY="$top/build/lib/libcubehip.so" PYTHONPATH=src CUBEHIP_PLATFORM=cpu \
+(cd bindings/python && /usr/bin/python3 setup.py -q build_ext --inplace >/dev/null &&
+  CUBEHIP_LIBRARY="$top/build/lib/libcubehip.so" PYTHONPATH=src CUBEHIP_PLATFORM=cpu \
   /usr/bin/python3 -m pytest -q -p no:cacheprovider tests) || status=1
 
 exit $status

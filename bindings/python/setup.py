@@ -1,22 +1,30 @@
-"""The wheel carries libcubehip.so, a native library: tag it for the platform (py3-none-linux_x86_64)
-rather than as pure Python, so pip never installs it on a machine the library cannot run on.
-Everything else is in pyproject.toml."""
+"""The wheel carries libcubehip.so and the extension module cubehip._native (C, on CPython's
+stable ABI from 3.10: one cp310-abi3 wheel serves 3.10 and later). The extension is not linked
+against libcubehip: the package loads the library with ctypes and binds the extension to it at
+import (_native.c says why). Everything else is in pyproject.toml.
 
-from setuptools import setup
+    python3 setup.py build_ext --inplace    # the extension beside the sources, for the tests
+"""
+
+from setuptools import Extension, setup
+
+native = Extension(
+    "cubehip._native",
+    sources=["src/cubehip/_native.c"],
+    py_limited_api=True,
+    extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-Wno-cast-function-type"],
+    libraries=["dl"],  # dlopen and dlsym: in libc from glibc 2.34, in libdl before
+)
 
 try:
     from wheel.bdist_wheel import bdist_wheel
 except ImportError:  # pragma: no cover - an sdist build needs no wheel tag
-    setup()
+    setup(ext_modules=[native])
 else:
 
-    class PlatformWheel(bdist_wheel):
+    class Abi3Wheel(bdist_wheel):
         def finalize_options(self) -> None:
             super().finalize_options()
-            self.root_is_pure = False
+            self.py_limited_api = "cp310"  # the tag cp310-abi3-<platform>
 
-        def get_tag(self) -> tuple[str, str, str]:
-            # Any Python 3 (ctypes, no extension module), this platform's library.
-            return "py3", "none", super().get_tag()[2]
-
-    setup(cmdclass={"bdist_wheel": PlatformWheel})
+    setup(ext_modules=[native], cmdclass={"bdist_wheel": Abi3Wheel})

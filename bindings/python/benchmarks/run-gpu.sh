@@ -23,7 +23,7 @@ else
   # No venv or pip here: the wheel is a zip, its package runs from where it is unpacked.
   echo "run.sh: no working venv/pip; running the unpacked wheel" >&2
   "$py" -c "import zipfile, sys; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" "$wheel" "$here/unpacked"
-  PYTHONPATH="$here/unpacked/$(basename "$wheel" | cut -d- -f1-2).data/purelib"
+  PYTHONPATH="$here/unpacked"
   export PYTHONPATH
   python=$py
 fi

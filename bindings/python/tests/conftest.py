@@ -30,3 +30,17 @@ def dev():
 @pytest.fixture(scope="session")
 def saxpy(dev):
     return cubehip.Kernel(SAXPY, "saxpy", block=64, device=dev)
+
+
+def pytest_configure(config):
+    # The suite is of the package as it ships: with its extension (cubehip._native), built in
+    # place beside the sources (python3 setup.py build_ext --inplace) or installed with the
+    # wheel. Its absence would quietly test the ctypes fallback in its place, which has a
+    # test of its own (test_fastcalls.py runs it with CUBEHIP_PYTHON_NATIVE=0).
+    from cubehip import _ffi
+
+    if _ffi.native is None and os.environ.get("CUBEHIP_PYTHON_NATIVE", "1") != "0":
+        raise pytest.UsageError(
+            f"cubehip's extension is not in use ({_ffi.native_missing}); build it: "
+            "cd bindings/python && python3 setup.py build_ext --inplace"
+        )

@@ -1,5 +1,5 @@
-"""A kernel's call and a device's sync as built-in functions (pyfast.c's kernel_launcher and
-device_syncer): the common call runs in C, every other goes to the package's Python code.
+"""A kernel's call and a device's sync as built-in functions of the extension (_native.c's
+kernel_launcher and device_syncer): the common call runs in C, every other goes to the package's Python code.
 These check both halves: that the C path packs exactly what the Python path would, and that
 everything it does not take reaches the Python path with its arguments and errors intact."""
 
@@ -203,7 +203,7 @@ def test_a_refused_sync_reaches_failed_once_with_its_status():
         seen.append(("failed", st))
         raise cubehip.InvalidHandle(st, "made up", "test")
 
-    sync = _ffi.fast_device_syncer(0x0100_0000_DEAD_BEEF, slow, failed)
+    sync = _ffi.native.device_syncer(0x0100_0000_DEAD_BEEF, slow, failed)
     with pytest.raises(cubehip.InvalidHandle):
         sync()
     assert seen == [("failed", _ffi.ERROR_INVALID_HANDLE)]
@@ -218,7 +218,7 @@ def test_a_refused_launch_goes_to_slow_with_the_same_arguments(dev):
         seen.append((a, kw))
 
     a = dev.zeros(4, np.float32)
-    launch = _ffi.fast_kernel_launcher(0x0300_0000_DEAD_BEEF, bytes([_ffi.ARG_BUFFER, _ffi.ARG_I32]), cubehip.DeviceArray, slow)
+    launch = _ffi.native.kernel_launcher(0x0300_0000_DEAD_BEEF, bytes([_ffi.ARG_BUFFER, _ffi.ARG_I32]), cubehip.DeviceArray, slow)
     launch((2, 1), a, 7, stream=3)  # a made-up kernel: the library refuses it, slow decides
     assert seen == [(((2, 1), a, 7), {"stream": 3})]
     launch(1, a)  # a wrong count never reaches the library
@@ -227,17 +227,17 @@ def test_a_refused_launch_goes_to_slow_with_the_same_arguments(dev):
 
 def test_the_makers_check_their_arguments():
     with pytest.raises(TypeError):
-        _ffi.fast_kernel_launcher(1, b"\x01", cubehip.DeviceArray)
+        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray)
     with pytest.raises(TypeError):
-        _ffi.fast_kernel_launcher(1, "not bytes", cubehip.DeviceArray, print)
+        _ffi.native.kernel_launcher(1, "not bytes", cubehip.DeviceArray, print)
     with pytest.raises(TypeError, match="kind"):
-        _ffi.fast_kernel_launcher(1, bytes([_ffi.ARG_BYTES]), cubehip.DeviceArray, print)
+        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_BYTES]), cubehip.DeviceArray, print)
     with pytest.raises(TypeError, match="at most"):
-        _ffi.fast_kernel_launcher(1, bytes([_ffi.ARG_I32]) * 65, cubehip.DeviceArray, print)
+        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_I32]) * 65, cubehip.DeviceArray, print)
     with pytest.raises(OverflowError):
-        _ffi.fast_device_syncer(-1, print, print)
+        _ffi.native.device_syncer(-1, print, print)
     with pytest.raises(TypeError):
-        _ffi.fast_device_syncer(1, print)
+        _ffi.native.device_syncer(1, print)
 
 
 def test_threads_launch_through_one_kernel(dev, where):
@@ -329,7 +329,7 @@ ANY_SCALAR = st.one_of(
 def test_the_built_in_call_does_what_the_python_call_does(dev, one_kernels, kind, value):
     k = one_kernels[kind]
     assert type(type(k).__call__).__name__ == "builtin_function_or_method"
-    assert outcome(k, dev, value) == outcome(lambda *a: type(k)._generated(k, *a), dev, value)
+    assert outcome(k, dev, value) == outcome(lambda *a: cubehip.Kernel.__call__(k, *a), dev, value)
 
 
 def test_a_subclass_keeps_its_methods_and_its_own_call(dev):

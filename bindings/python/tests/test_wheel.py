@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[3]
 
 SCRIPT = r"""
 import numpy as np, cubehip, sys
+from cubehip import _ffi
 assert cubehip.library_path.startswith(sys.prefix), cubehip.library_path
+assert _ffi.native is not None and _ffi.native.__file__.startswith(sys.prefix), _ffi.native_missing
 src = 'extern "C" __global__ void sq(float* v, unsigned n) { unsigned i = threadIdx.x; if (i < n) v[i] *= v[i]; }'
 with cubehip.Device() as dev:
     v = dev.array(np.arange(8, dtype=np.float32))
@@ -40,7 +42,8 @@ def _wheel(tmp: Path) -> Path:
 
 def test_wheel_installs_into_a_fresh_venv(tmp_path):
     wheel = _wheel(tmp_path)
-    assert wheel.name.startswith("cubehip-0.1.0-py3-none-linux_")
+    # The extension is on the stable ABI: one wheel for CPython 3.10 and later.
+    assert wheel.name.startswith("cubehip-0.1.0-cp310-abi3-linux_")
     venv = tmp_path / "venv"
     # The system's site packages give numpy, the one dependency, without an index.
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)

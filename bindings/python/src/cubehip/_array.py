@@ -321,40 +321,43 @@ class DeviceArray:
         """The array as a DLPack capsule, without a copy; the capsule (and the consumer's
         tensor made from it) keeps this array's memory alive, even past :meth:`release`.
 
-        Order: unless stream is -1 (the consumer synchronizes itself), the array's queued
-        writes are waited for first, so the memory is ready for the consumer on any stream.
+        Order, as the array API standard gives the consumer's stream: on nvidia and amd the
+        array's queued writes are ordered before the work the consumer queues next on
+        stream, on the device, without waiting (nvidia: None or 1 the legacy default
+        stream, 2 the per-thread one, else a CUstream; amd: None or 0 the null stream, else
+        a hipStream_t); -1 asks for no ordering (the consumer has seen to it). On the cpu
+        device, whose memory is host memory, stream is None and the writes are waited for.
         The consumer's own writes must be finished before the array is used here again.
-        stream is None on the cpu device; a stream handle or None (the default stream) on
-        nvidia and amd. copy=True is refused: the point of this call is not to copy.
-        Closing the device frees its memory, exported or not.
+        copy=True is refused: the point of this call is not to copy. Closing the device
+        frees its memory, exported or not.
         """
-        platform = self.device.platform
-        if stream is not None and (type(stream) is not int or platform == "cpu"):
-            raise BufferError(f"__dlpack__: stream {stream!r} is not a stream of the {platform} device (None, or an int stream handle on a GPU)")
+        dev = self.device
+        order, native_stream = _dlpack.order_for(dev.platform, stream)
         if copy is True:
             raise BufferError("__dlpack__: cubehip exports its memory without copying (copy=True refused)")
-        mine = (_dlpack.DEVICE_TYPES[platform], self._dl_index())
-        if dl_device is not None and tuple(dl_device) != mine:
-            raise BufferError(f"__dlpack__: the array lives on DLPack device {mine}, not {tuple(dl_device)}")
-        if stream != -1:
-            self.sync()
-        return _dlpack.capsule(self, self.data_ptr(), *mine)
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"__dlpack__: the array lives on DLPack device {self.__dlpack_device__()}, not {tuple(dl_device)}")
+        return _dlpack.export(self, self._live(), order, native_stream)
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
         """CUDA's array interface (version 3), on the nvidia platform only: CuPy, PyTorch and
-        Numba read the memory in place. Its queued writes are waited for first, so "stream" is
-        None (the consumer needs no synchronization). The consumer keeps this array alive."""
+        Numba read the memory in place. The array's queued writes are ordered before the
+        device's export stream, on the device, and "stream" names that stream: a consumer
+        makes its own stream wait on it (the interface's rule), so nothing waits on the
+        host. The consumer keeps this array alive."""
         if self.device.platform != "nvidia":
             raise AttributeError(f"__cuda_array_interface__: the array lives on the {self.device.platform} device, not on nvidia")
-        self.sync()
+        h = self._live()
+        stream = _dlpack.export_stream(self.device)
+        _dlpack.order_before(h, _dlpack.ORDER_STREAM, stream)
         return {
             "shape": self.shape,
             "typestr": _dlpack.typestr(self.dtype),
             "data": (self.data_ptr(), False),
             "version": 3,
             "strides": None,
-            "stream": None,
+            "stream": stream,
         }
 
     def _export(self) -> None:
@@ -363,9 +366,15 @@ class DeviceArray:
     def _unexport(self) -> None:
         base = self._base or self
         base._exports -= 1
-        if base._exports == 0 and base._pending:
-            h, base._pending = base._pending, 0
-            if base.device._h:
+        if base._exports == 0:
+            base._last_export_gone()
+
+    def _last_export_gone(self) -> None:
+        """The last exported tensor of this array's memory was let go: a buffer the array's
+        release left to it goes back now."""
+        if self._pending:
+            h, self._pending = self._pending, 0
+            if self.device._h:
                 _release(h)
 
     def __del__(self) -> None:

@@ -217,11 +217,11 @@ class Device:
         with _opened_lock:
             _opened.append(weakref.ref(self))
         self.platform = self.properties.platform
-        if _ffi.fast_device_syncer is not None:
-            self.sync = self._builtin_sync()
+        if _ffi.native is not None:
+            self.sync = self._native_sync()
 
-    def _builtin_sync(self) -> Any:
-        """dev.sync as a built-in function the library makes (pyfast.c's device_syncer): a
+    def _native_sync(self) -> Any:
+        """dev.sync as a built-in function of the extension (_native.c's device_syncer): a
         call without arguments waits for the default stream in C, without a Python frame;
         a call with arguments goes to Device.sync. An instance attribute, so dev.sync finds
         it before the method; close() removes it. Weak references only: the device is
@@ -240,7 +240,7 @@ class Device:
                 raise DeviceClosed(_ffi.ERROR_CLOSED, "the device was closed", "Device")
             check_carried(st, "cubehip_device_sync")
 
-        return _ffi.fast_device_syncer(self._h, slow, failed)
+        return _ffi.native.device_syncer(self._h, slow, failed)
 
     def _live(self) -> int:
         if self._h == 0:

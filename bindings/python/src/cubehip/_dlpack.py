@@ -8,15 +8,16 @@ done with the memory; a capsule nobody consumed calls the deleter itself when it
 garbage collected. Either way the deleter runs exactly once, and it is what lets go of the
 device array that owns the memory.
 
-Everything here is ctypes: the structs live in ctypes buffers that this module keeps alive
-(in ``_live``) until their deleter runs, and the capsule calls go through
-``ctypes.pythonapi``.
+The export is the extension's (cubehip._native, one call: the order the consumer asked for,
+the device pointer, the tensor and its capsule, whose deleter runs while an exception is in
+flight and on any thread, which Python code cannot). Without the extension it is made here
+with ctypes: the structs live in ctypes buffers kept alive (in ``_live``) until their
+deleter runs.
 """
 
 from __future__ import annotations
 
 import ctypes
-import itertools
 import threading
 from ctypes import POINTER, Structure, c_char_p, c_int32, c_int64, c_uint8, c_uint16, c_uint64, c_void_p
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _ffi
+
+_native = _ffi.native
 
 if TYPE_CHECKING:
     from ._array import DeviceArray
@@ -69,56 +72,6 @@ _Deleter = ctypes.CFUNCTYPE(None, POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", _Deleter)]
 
 
-class _Export:
-    """One exported tensor: its struct, its shape array and the device array it keeps alive."""
-
-    __slots__ = ("tensor", "shape", "owner")
-
-    def __init__(self, tensor: DLManagedTensor, shape: Any, owner: "DeviceArray") -> None:
-        self.tensor, self.shape, self.owner = tensor, shape, owner
-
-
-# Every export whose deleter has not run yet, by its key (the tensor's manager_ctx). The
-# entry is what keeps the struct's memory and the owning array alive; popping it is the
-# one release, so a deleter called twice finds nothing the second time.
-_live: dict[int, _Export] = {}
-_lock = threading.RLock()  # the counts of every exporting array, too
-_keys = itertools.count(1)
-
-
-def live_exports() -> int:
-    """How many exported tensors are still held by a consumer or an unconsumed capsule."""
-    return len(_live)
-
-
-def _give_back(key: Any) -> None:
-    # The one release of an export, by its key. libcubehip's deleter calls it with the GIL
-    # held and any exception in flight set aside, so plain Python is safe here; an export
-    # popped already (a consumer calling the deleter twice) finds nothing to release.
-    with _lock:
-        ex = _live.pop(key or 0, None)
-        if ex is not None:
-            ex.owner._unexport()
-
-
-_release = ctypes.CFUNCTYPE(None, c_void_p)(_give_back)
-# The deleter and the capsule destructor are C functions of libcubehip (capi/pydlpack.c):
-# both run when C code frees a tensor, which is often while a Python exception is in
-# flight, and a ctypes callback entered then can call nothing without losing that exception.
-# They set it aside, call _release, and put it back.
-_ready = _ffi.pylib.capi_python_dlpack_init(_release) == 1
-_delete = _Deleter(ctypes.cast(_ffi.lib.capi_python_dlpack_deleter, c_void_p).value)
-_capsule_destructor = ctypes.cast(_ffi.lib.capi_python_dlpack_capsule_destructor, c_void_p)
-
-_pyapi = ctypes.pythonapi
-_pyapi.PyCapsule_New.restype = ctypes.py_object
-_pyapi.PyCapsule_New.argtypes = [c_void_p, c_char_p, c_void_p]
-
-# The capsule keeps a pointer to its name, not a copy: the name must outlive every capsule.
-_NAME = ctypes.create_string_buffer(b"dltensor")
-_new_capsule = _pyapi.PyCapsule_New
-
-
 _dl_dtypes: dict[np.dtype, DLDataType] = {}
 
 
@@ -132,23 +85,169 @@ def dtype_of(dt: np.dtype) -> DLDataType:
     return t
 
 
-def capsule(arr: "DeviceArray", ptr: int, device_type: int, device_id: int) -> Any:
-    """A "dltensor" capsule over arr's memory at ptr; it keeps arr alive until its deleter runs."""
-    if not _ready:
-        raise BufferError("DLPack export needs the Python C API, which this process does not export")
+# __dlpack__'s orders: none (the consumer synchronizes itself), a host wait for the array's
+# writes, or its writes ordered before the consumer's stream on the device.
+ORDER_NONE, ORDER_HOST, ORDER_STREAM = 0, 1, 2
+
+# The CUDA driver's handles of the default streams, which the array API's stream argument uses.
+CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = 1, 2
+
+
+def order_for(platform: str, stream: Any) -> tuple[int, int]:
+    """(order, native stream) for __dlpack__'s stream argument, as the array API standard
+    reads it, or BufferError for a stream the array's memory has no meaning for.
+
+    - cpu (kDLCPU): only None, and then a host wait for the array's writes.
+    - nvidia (kDLCUDA): None and 1 the legacy default stream, 2 the per-thread default
+      stream, a larger int that stream's handle (a CUstream); 0 is refused (ambiguous).
+    - amd (kDLROCM): None and 0 the null stream, a larger int than 2 that stream's handle (a
+      hipStream_t); 1 and 2 are refused (they name no ROCm stream).
+    - -1 on a GPU: no ordering at all (the consumer has ordered it itself).
+    """
+    if platform == "cpu":
+        if stream is None:
+            return ORDER_HOST, 0
+        raise BufferError(f"__dlpack__: stream {stream!r} given for kDLCPU memory, which has no streams (stream must be None)")
+    if stream is None:
+        return ORDER_STREAM, CU_STREAM_LEGACY if platform == "nvidia" else 0
+    if type(stream) is not int or not -1 <= stream < 2**64:
+        raise BufferError(f"__dlpack__: stream {stream!r} is not a stream of the {platform} device (None, -1, or an int stream handle)")
+    if stream == -1:
+        return ORDER_NONE, 0
+    if platform == "nvidia":
+        if stream == 0:
+            raise BufferError("__dlpack__: stream 0 is ambiguous for CUDA and refused: None or 1 is the legacy default stream, 2 the per-thread one")
+    elif stream in (1, 2):
+        raise BufferError(f"__dlpack__: stream {stream} names no ROCm stream: None or 0 is the null stream, else a hipStream_t")
+    return ORDER_STREAM, stream
+
+
+def export(arr: "DeviceArray", h: int, order: int, native_stream: int) -> Any:
+    """A "dltensor" capsule over arr's buffer h, after the order __dlpack__ asked for; it
+    keeps arr's memory alive until its deleter runs. With the extension this is one call
+    (the order, the device pointer, the tensor, the capsule)."""
+    platform = arr.device.platform
+    device_type = DEVICE_TYPES[platform]
+    device_id = 0 if platform == "cpu" else arr.device.index
+    dt = _dl_dtypes.get(arr.dtype) or dtype_of(arr.dtype)
+    if _native is not None:
+        r = _native.dlpack_export(arr._base or arr, h, order, native_stream, device_type, device_id, arr.shape, dt.code, dt.bits)
+        if type(r) is int:
+            _refused(r, order)
+        return r
+    return _ctypes_export(arr, h, order, native_stream, device_type, device_id, dt)
+
+
+def _refused(st: int, order: int) -> None:
+    from ._errors import check_carried
+
+    check_carried(st, {ORDER_HOST: "cubehip_buffer_sync", ORDER_STREAM: "cubehip_buffer_order_before"}.get(order, "cubehip_buffer_device_pointer"))
+
+
+def order_before(h: int, order: int, native_stream: int) -> None:
+    """The order of an export made without the extension (and of __cuda_array_interface__)."""
+    if order == ORDER_HOST:
+        st = _ffi.lib.cubehip_buffer_sync(h)
+    elif order == ORDER_STREAM:
+        st = _ffi.lib.cubehip_buffer_order_before(h, native_stream)
+    else:
+        return
+    if st:
+        _refused(st, order)
+
+
+def export_stream(dev: Any) -> int:
+    """The device's stream for exports to name (cubehip_device_export_stream): one the device
+    never runs its own work on, so a consumer waiting on it waits only for what an export
+    ordered before it."""
+    h = dev._live()
+    s = _export_streams.get(h)
+    if s is None:
+        from ._errors import check
+
+        out = c_uint64()
+        check(_ffi.lib.cubehip_device_export_stream(h, ctypes.byref(out)), "cubehip_device_export_stream")
+        s = _export_streams[h] = out.value
+    return s
+
+
+_export_streams: dict[int, int] = {}
+
+
+def live_exports() -> int:
+    """How many exported tensors are still held by a consumer or an unconsumed capsule."""
+    if _native is not None:
+        return _native.live_exports()
+    return len(_live)
+
+
+# --- the export without the extension: ctypes structs and callbacks ----------------------------
+
+
+class _Export:
+    """One exported tensor: its struct, its shape array and the device array it keeps alive."""
+
+    __slots__ = ("tensor", "shape", "owner")
+
+    def __init__(self, tensor: DLManagedTensor, shape: Any, owner: "DeviceArray") -> None:
+        self.tensor, self.shape, self.owner = tensor, shape, owner
+
+
+# Every export whose deleter has not run yet, by the tensor's address. The entry is what
+# keeps the struct's memory and the owning array alive; popping it is the one release, so a
+# deleter called twice finds nothing the second time (and reads nothing of the freed struct).
+_live: dict[int, _Export] = {}
+_lock = threading.RLock()  # the counts of every exporting array, too
+
+
+def _give_back(addr: int) -> None:
+    with _lock:
+        ex = _live.pop(addr or 0, None)
+        if ex is not None:
+            ex.owner._unexport()
+
+
+_delete = _Deleter(lambda m: _give_back(ctypes.cast(m, c_void_p).value or 0))
+
+_py = ctypes.PyDLL(None)  # the interpreter's own functions, declared here for this module alone
+_is_valid = _py.PyCapsule_IsValid
+_is_valid.argtypes, _is_valid.restype = [c_void_p, c_char_p], c_int32
+_get_pointer = _py.PyCapsule_GetPointer
+_get_pointer.argtypes, _get_pointer.restype = [c_void_p, c_char_p], c_void_p
+_new_capsule = _py.PyCapsule_New
+_new_capsule.argtypes, _new_capsule.restype = [c_void_p, c_char_p, c_void_p], ctypes.py_object
+
+
+@ctypes.CFUNCTYPE(None, c_void_p)
+def _capsule_destructor(capsule: int) -> None:
+    # A capsule still named "dltensor" was never consumed: it gives the tensor back itself.
+    if _is_valid(capsule, b"dltensor"):
+        _give_back(_get_pointer(capsule, b"dltensor") or 0)
+
+
+# The capsule keeps a pointer to its name, not a copy: the name must outlive every capsule.
+_NAME = ctypes.create_string_buffer(b"dltensor")
+
+
+def _ctypes_export(arr: "DeviceArray", h: int, order: int, native_stream: int, device_type: int, device_id: int,
+                   dt: DLDataType) -> Any:
+    order_before(h, order, native_stream)
+    ptr = c_uint64()
+    st = _ffi.lib.cubehip_buffer_device_pointer(h, ctypes.byref(ptr))
+    if st:
+        _refused(st, ORDER_NONE)
     nd = len(arr.shape)
     shape = (c_int64 * max(nd, 1))(*arr.shape)
-    key = next(_keys)
-    # strides NULL: C-contiguous, which a device array always is. One constructor call: each
-    # field set on its own is a descriptor call, and an export is a per-call cost.
-    t = DLManagedTensor(DLTensor(ptr, DLDevice(device_type, device_id), nd, dtype_of(arr.dtype), shape, None, 0), key, _delete)
+    # strides NULL: C-contiguous, which a device array always is.
+    t = DLManagedTensor(DLTensor(ptr.value, DLDevice(device_type, device_id), nd, dt, shape, None, 0), None, _delete)
+    addr = ctypes.addressof(t)
     with _lock:
-        _live[key] = _Export(t, shape, arr)
+        _live[addr] = _Export(t, shape, arr)
         arr._export()
     try:
-        return _new_capsule(ctypes.addressof(t), _NAME, _capsule_destructor)
+        return _new_capsule(addr, _NAME, ctypes.cast(_capsule_destructor, c_void_p))
     except BaseException:
-        _give_back(key)
+        _give_back(addr)
         raise
 
 

@@ -1,4 +1,5 @@
-"""The C ABI of libcubehip (include/cubehip.h) as ctypes declarations, and how the library is found.
+"""The C ABI of libcubehip (include/cubehip.h) as ctypes declarations, how the library is found,
+and the hot calls: the extension module's (cubehip._native), else the same through ctypes.
 
 Handles (``cubehip_device``, ``cubehip_buffer``, ...) are C structs of one ``uint64_t``. The
 x86-64 and AArch64 calling conventions pass such a struct exactly as they pass a bare
@@ -173,6 +174,9 @@ _PROTOTYPES = {
     "cubehip_buffer_device_pointer": ([handle, _u64p], _status),
     "cubehip_buffer_import": ([handle, c_uint64, c_uint64, c_uint64, c_void_p, c_void_p, _u64p], _status),
     "cubehip_stream_native_handle": ([handle, c_uint64, _u64p], _status),
+    "cubehip_buffer_order_before": ([handle, c_uint64], _status),
+    "cubehip_stream_wait_native": ([handle, c_uint64, c_uint64], _status),
+    "cubehip_device_export_stream": ([handle, _u64p], _status),
     "cubehip_kernel_create": ([handle, POINTER(KernelDesc), _u64p], _status),
     "cubehip_kernel_compile": ([handle], _status),
     "cubehip_kernel_log": ([handle, c_void_p, c_size_t, POINTER(c_size_t)], _status),
@@ -251,36 +255,39 @@ for _name, (_args, _res) in _PROTOTYPES.items():
     _f.argtypes = _args
     _f.restype = _res
 
-# PyDLL keeps the GIL across the call, for the calls that must hold it (the DLPack support).
-_pylib = ctypes.PyDLL(library_path)
-pylib = _pylib
-
-
-def _fast_functions() -> tuple[Any, ...]:
-    """The hot calls as built-in functions that the library makes (its pyfast.c): Python
-    calls them as it calls len(), each argument a plain int, where a ctypes call of the same
-    export pays libffi and a conversion object per argument, 0.3-0.45 µs a call before the
-    library is entered. Each calls the exported function a C host calls, so its checks and
-    statuses are the C ABI's; each but the launch gives the GIL up around the call, as
-    ctypes does (a launch only queues work: pyfast.c says why it keeps the GIL)."""
-    if os.environ.get("CUBEHIP_PYTHON_BUILTINS", "1") == "0":
-        return _ctypes_functions()
-    get = _pylib.capi_python_fast_functions
-    get.argtypes = []
-    get.restype = ctypes.py_object
+def _load_native() -> tuple[Any, str]:
+    """cubehip._native, the package's C extension (its _native.c), bound to the library just
+    loaded, and why not when it cannot be used: None with the reason when it was not built
+    (a source tree without ``python3 setup.py build_ext --inplace``), this interpreter
+    cannot load it (one without the stable ABI, as free-threaded builds are), or
+    CUBEHIP_PYTHON_NATIVE=0 asks for the ctypes path."""
+    if os.environ.get("CUBEHIP_PYTHON_NATIVE", "1") == "0":
+        return None, "CUBEHIP_PYTHON_NATIVE=0"
     try:
-        return tuple(get())
-    except ValueError:  # NULL, no exception: the library found no Python C API to call
-        return _ctypes_functions()
+        from . import _native
+    except ImportError as e:
+        return None, f"cubehip._native cannot be imported ({e})"
+    try:
+        _native.bind(library_path)
+    except ImportError as e:  # a library without a function it calls
+        return None, str(e)
+    import atexit
+
+    # Registered after the package's own import: it runs before the interpreter stops
+    # taking new threads, so the library's threads stop calling into Python in time.
+    atexit.register(_native.exiting)
+    return _native, ""
+
+
+native, native_missing = _load_native()
+"""The extension module, or None where the package runs on ctypes alone (native_missing says why)."""
 
 
 def _ctypes_functions() -> tuple[Any, ...]:
-    """The same calls through ctypes, with the same arguments and results, where the library
-    cannot make them as built-in functions (it finds no Python C API in the process: an
-    interpreter embedded with its symbols kept local) or CUBEHIP_PYTHON_BUILTINS=0 asks for
-    them: each costs 0.2-0.45 µs more. The launch keeps the GIL, as the built-in one does;
-    the kernel's and device's own functions are then not made (None)."""
-    launch = _pylib.cubehip_launch
+    """The hot calls through ctypes, with the extension's arguments and results, where the
+    extension is not there: each costs 0.2-0.45 us more. The launch keeps the GIL (a PyDLL
+    function), as the extension's does."""
+    launch = ctypes.PyDLL(library_path).cubehip_launch
     launch.argtypes, launch.restype = _PROTOTYPES["cubehip_launch"]
 
     def buffer_alloc(device: int, stream: int, size: int) -> int:
@@ -293,8 +300,13 @@ def _ctypes_functions() -> tuple[Any, ...]:
         st = lib.cubehip_buffer_recycle(buffer, ctypes.byref(kept))
         return -st if st else kept.value
 
+    def stream_native_handle(device: int, stream: int) -> int:
+        out = c_uint64()
+        st = lib.cubehip_stream_native_handle(device, stream, ctypes.byref(out))
+        return -st if st else out.value
+
     return (launch, lib.cubehip_device_sync, buffer_alloc, lib.cubehip_buffer_release, buffer_recycle,
-            lib.cubehip_buffer_read, lib.cubehip_graph_replay, None, None)
+            lib.cubehip_buffer_read, lib.cubehip_graph_replay, stream_native_handle)
 
 
 # launch(kernel, stream, grid_address, args_address, count) -> status
@@ -304,8 +316,7 @@ def _ctypes_functions() -> tuple[Any, ...]:
 # buffer_recycle(buffer) -> 1 kept, 0 released, or minus the status
 # buffer_read(buffer, stream, offset, dst_address, size) -> status
 # graph_replay(graph) -> status
-# kernel_launcher(kernel, kinds, array_type, slow) -> a kernel's call (see Kernel._builtin_call)
-# device_syncer(device, slow, failed) -> a device's sync (see Device.__init__)
+# stream_native_handle(device, stream) -> the stream's native handle, or minus the status
 (
     fast_launch,
     fast_device_sync,
@@ -314,10 +325,12 @@ def _ctypes_functions() -> tuple[Any, ...]:
     fast_buffer_recycle,
     fast_buffer_read,
     fast_graph_replay,
-    fast_kernel_launcher,
-    fast_device_syncer,
-) = _fast_functions()
-FAST_LAUNCH_MAX_ARGS = 64  # pyfast.c's LAUNCH_MAX_ARGS: a kernel with more keeps the Python call
+    fast_stream_native_handle,
+) = (
+    (native.launch, native.device_sync, native.buffer_alloc, native.buffer_release, native.buffer_recycle,
+     native.buffer_read, native.graph_replay, native.stream_native_handle)
+    if native is not None else _ctypes_functions()
+)
 
 if sys.byteorder != "little":  # pragma: no cover - every platform cubehip runs on is little-endian
     raise ImportError("cubehip: the launch path packs arguments little-endian")

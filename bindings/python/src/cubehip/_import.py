@@ -1,6 +1,7 @@
 """Zero-copy import: CuPy arrays, PyTorch tensors and numpy arrays as cubehip device arrays.
 
-``from_dlpack`` takes any DLPack producer: it asks the producer for a capsule, reads the
+``from_dlpack`` takes any DLPack producer: it asks the producer for a capsule, and the
+package's extension (cubehip._native, one call) reads the
 ``DLManagedTensor`` inside (or the ``DLManagedTensorVersioned`` of DLPack 1.0, which newer
 producers give when asked with ``max_version``), checks the tensor against the device
 (memory kind and device index, data type, C-contiguity), and hands the memory to
@@ -18,9 +19,7 @@ error saying so, and ``Device.array`` is the way to copy host data to a device.
 
 from __future__ import annotations
 
-import ctypes
 import math
-from ctypes import POINTER, Structure, c_uint32, c_uint64, c_void_p
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,46 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["from_dlpack", "asarray"]
 
 
-class _DLPackVersion(Structure):
-    _fields_ = [("major", c_uint32), ("minor", c_uint32)]
+_native = _ffi.native
 
-
-class _DLManagedTensorVersioned(Structure):
-    _fields_ = [
-        ("version", _DLPackVersion),
-        ("manager_ctx", c_void_p),
-        ("deleter", c_void_p),
-        ("flags", c_uint64),
-        ("dl_tensor", _dlpack.DLTensor),
-    ]
-
-
-_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
-
-_api = ctypes.pythonapi
-_is_valid = _api.PyCapsule_IsValid
-_is_valid.argtypes, _is_valid.restype = [ctypes.py_object, ctypes.c_char_p], ctypes.c_int
-_get_pointer = _api.PyCapsule_GetPointer
-_get_pointer.argtypes, _get_pointer.restype = [ctypes.py_object, ctypes.c_char_p], c_void_p
-_set_name = _api.PyCapsule_SetName
-_set_name.argtypes, _set_name.restype = [ctypes.py_object, ctypes.c_char_p], ctypes.c_int
-_incref = _api.Py_IncRef
-_incref.argtypes, _incref.restype = [ctypes.py_object], None
-_decref = _api.Py_DecRef
-_decref.argtypes, _decref.restype = [ctypes.py_object], None
-
-# A capsule keeps a pointer to its name, not a copy: the new names live as long as the module.
-_USED = ctypes.create_string_buffer(b"used_dltensor")
-_USED_VERSIONED = ctypes.create_string_buffer(b"used_dltensor_versioned")
-
-# The releases libcubehip calls from a thread of its own once the memory is unused
-# (capi/pydlpack.c): they take the interpreter lock themselves.
-_ready = _ffi.pylib.capi_python_import_init() == 1
-_release_dltensor = ctypes.cast(_ffi.lib.capi_python_release_dltensor, c_void_p).value
-_release_object = ctypes.cast(_ffi.lib.capi_python_release_object, c_void_p).value
-
-# DLDataTypeCode → the numpy dtype kind of that code.
-_KINDS = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
 _NAMES = {1: "kDLCPU", 2: "kDLCUDA", 3: "kDLCUDAHost", 4: "kDLOpenCL", 7: "kDLVulkan", 8: "kDLMetal", 10: "kDLROCM", 13: "kDLCUDAManaged"}
 
 
@@ -106,16 +67,6 @@ def _check_device(dev: "Device", got: tuple[int, int], what: str) -> None:
         raise BufferError(f"{what}: the memory is on {_name(got)}, but the {dev.platform} device {dev.index} needs {_name(want)}{hint}")
 
 
-def _dtype_of(code: int, bits: int, lanes: int) -> np.dtype:
-    kind = _KINDS.get(code)
-    if kind is None or lanes != 1 or bits % 8:
-        raise BufferError(f"from_dlpack: DLPack data type (code {code}, {bits} bits, {lanes} lanes) has no numpy dtype cubehip arrays can use")
-    try:
-        return np.dtype(f"{kind}{bits // 8}") if kind != "b" else np.dtype(np.bool_)
-    except TypeError:
-        raise BufferError(f"from_dlpack: DLPack data type (code {code}, {bits} bits) has no numpy dtype") from None
-
-
 def _check_contiguous(shape: tuple[int, ...], strides: tuple[int, ...] | None, what: str) -> None:
     """Refuses strides (in elements) that are not C-contiguous; a dimension of size 1 may have
     any stride, and an empty array has no layout to check."""
@@ -139,27 +90,60 @@ def _wrap(dev: "Device", h: int, shape: tuple[int, ...], dtype: np.dtype, sid: i
     return a
 
 
-def _import(dev: "Device", sid: int, ptr: int, nbytes: int, release: int | None, user_data: int) -> int:
-    out = c_uint64()
-    check(_ffi.lib.cubehip_buffer_import(dev._live(), sid, ptr, nbytes, release, user_data, ctypes.byref(out)), "cubehip_buffer_import")
-    return out.value
+def _native_handle(dev: "Device", sid: int) -> int:
+    """The native handle of stream sid of dev (cubehip_stream_native_handle)."""
+    h = _ffi.fast_stream_native_handle(dev._live(), sid)
+    if h < 0:
+        check(-h, "cubehip_stream_native_handle")
+    return h
 
 
 def _capsule(x: Any, dev: "Device", sid: int) -> Any:
     """x's DLPack capsule, its pending work ordered before stream sid of dev."""
-    if dev.platform == "cpu":
-        stream = None  # DLPack: kDLCPU has no streams
-    else:
-        # The producer makes this stream wait for its pending work on the tensor (CuPy and
-        # PyTorch record an event on their current stream and make this one wait on it).
-        out = c_uint64()
-        check(_ffi.lib.cubehip_stream_native_handle(dev._live(), sid, ctypes.byref(out)), "cubehip_stream_native_handle")
-        stream = out.value
+    # kDLCPU has no streams (None); on a GPU the producer makes this stream wait for its
+    # pending work on the tensor (CuPy and PyTorch record an event on their current stream
+    # and make this one wait on it).
+    stream = None if dev.platform == "cpu" else _native_handle(dev, sid)
     try:
         return x.__dlpack__(stream=stream, max_version=(1, 0))
     except TypeError:
         # A producer older than DLPack 1.0 (numpy < 2.1, for one) knows no max_version.
         return x.__dlpack__(stream=stream)
+
+
+def _refuse(info: tuple[Any, ...], dev: "Device") -> BufferError:
+    """The error for a tensor the extension's dlpack_import did not take: (None, what, detail)."""
+    what, detail = info[1], info[2]
+    if what == "device":
+        want = _want(dev)
+        hint = " (copy host data to the device with Device.array)" if detail[0] == 1 else ""
+        return BufferError(f"from_dlpack: the memory is on {_name(detail)}, but the {dev.platform} device {dev.index} needs {_name(want)}{hint}")
+    if what == "version":
+        return BufferError(f"from_dlpack: DLPack {detail[0]}.{detail[1]} tensors are not understood (1.x are)")
+    if what == "readonly":
+        return BufferError("from_dlpack: the tensor is read-only, and cubehip kernels may write any array")
+    if what == "dtype":
+        code, bits, lanes = detail
+        return BufferError(f"from_dlpack: DLPack data type (code {code}, {bits} bits, {lanes} lanes) has no numpy dtype cubehip arrays can use")
+    if what == "strides":
+        try:
+            _check_contiguous(detail[0], detail[1], "from_dlpack")
+        except BufferError as e:
+            return e
+    return BufferError("from_dlpack: __dlpack__ did not return an unconsumed DLPack capsule")
+
+
+_dtypes: dict[str, np.dtype] = {}
+
+
+def _dtype(typestr: str) -> np.dtype:
+    """The numpy dtype of dlpack_import's type string ("f4", "?")."""
+    try:
+        dt = np.dtype(typestr)
+    except TypeError:
+        raise BufferError(f"from_dlpack: DLPack data type {typestr!r} has no numpy dtype") from None
+    _dtypes[typestr] = dt = check_dtype(dt)
+    return dt
 
 
 def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int | None" = None, copy: bool | None = None) -> DeviceArray:
@@ -192,43 +176,28 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
         return x
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} is not a DLPack producer (no __dlpack__ and __dlpack_device__)")
-    if not _ready:
-        raise BufferError("from_dlpack needs the Python C API, which this process does not export")
+    if _native is None:
+        raise BufferError(f"from_dlpack needs the package's extension, which is not in use: {_ffi.native_missing}")
     got = tuple(int(v) for v in x.__dlpack_device__())
     _check_device(dev, got, "from_dlpack")  # before the producer does any work for us
     cap = _capsule(x, dev, sid)
-    if _is_valid(cap, b"dltensor_versioned"):
-        addr = _get_pointer(cap, b"dltensor_versioned")
-        m = _DLManagedTensorVersioned.from_address(addr)
-        if m.version.major != 1:
-            raise BufferError(f"from_dlpack: DLPack {m.version.major}.{m.version.minor} tensors are not understood (1.x are)")
-        if m.flags & _READ_ONLY:
-            raise BufferError("from_dlpack: the tensor is read-only, and cubehip kernels may write any array")
-        t, used, user_data = m.dl_tensor, _USED_VERSIONED, addr | 1
-    elif _is_valid(cap, b"dltensor"):
-        addr = _get_pointer(cap, b"dltensor")
-        t, used, user_data = _dlpack.DLManagedTensor.from_address(addr).dl_tensor, _USED, addr
-    else:
-        raise BufferError("from_dlpack: __dlpack__ did not return an unconsumed DLPack capsule")
-    # Every refusal below leaves the capsule unconsumed: its destructor calls the deleter.
-    _check_device(dev, (t.device.device_type, t.device.device_id), "from_dlpack")
-    dtype = check_dtype(_dtype_of(t.dtype.code, t.dtype.bits, t.dtype.lanes))
-    nd = t.ndim
-    shape = tuple(t.shape[i] for i in range(nd))
-    strides = tuple(t.strides[i] for i in range(nd)) if t.strides else None
-    _check_contiguous(shape, strides, "from_dlpack")
-    nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes == 0:
+    want = _want(dev)
+    # Every refusal leaves the capsule unconsumed: its destructor calls the deleter.
+    r = _native.dlpack_import(cap, want[0], -1 if dev.platform == "cpu" else want[1], dev._live(), sid)
+    if type(r) is int:
+        check(r, "cubehip_buffer_import")
+    h, shape, typestr = r
+    if h is None:
+        raise _refuse(r, dev)
+    dtype = _dtypes.get(typestr) or _dtype(typestr)
+    if h == 0:  # an empty tensor: no memory to share
         return dev.empty(shape, dtype, stream=sid)
-    h = _import(dev, sid, (t.data or 0) + t.byte_offset, nbytes, _release_dltensor, user_data)
-    # Taken: from now on the release calls the deleter, and the capsule must not.
-    _set_name(cap, used)
     return _wrap(dev, h, shape, dtype, sid)
 
 
 def _from_cuda_array_interface(x: Any, dev: "Device", sid: int) -> DeviceArray:
-    if not _ready:
-        raise BufferError("asarray needs the Python C API, which this process does not export")
+    if _native is None:
+        raise BufferError(f"asarray needs the package's extension, which is not in use: {_ffi.native_missing}")
     ci = x.__cuda_array_interface__
     shape = tuple(int(n) for n in ci["shape"])
     dtype = check_dtype(np.dtype(ci["typestr"]))
@@ -237,11 +206,11 @@ def _from_cuda_array_interface(x: Any, dev: "Device", sid: int) -> DeviceArray:
         raise BufferError("asarray: the __cuda_array_interface__ memory is read-only, and cubehip kernels may write any array")
     if ci.get("mask") is not None:
         raise BufferError("asarray: masked __cuda_array_interface__ arrays are not supported")
-    if ci.get("stream") is not None:
-        raise BufferError(
-            "asarray: the producer's __cuda_array_interface__ names a stream to synchronize with, which cubehip "
-            "cannot wait on; use DLPack (the object's __dlpack__, which orders its work before cubehip's stream)"
-        )
+    stream = ci.get("stream")
+    if stream is not None and (type(stream) is not int or not 0 < stream < 2**64):
+        # The interface's rule: 0 is ambiguous and disallowed; 1 and 2 are the legacy and
+        # per-thread default streams, anything else a CUstream.
+        raise BufferError(f"asarray: __cuda_array_interface__ stream {stream!r} is no stream (None, 1, 2 or a CUstream)")
     strides = ci.get("strides")
     if strides is not None:
         # In bytes here; a stride that is no whole number of elements is no C layout either.
@@ -249,21 +218,23 @@ def _from_cuda_array_interface(x: Any, dev: "Device", sid: int) -> DeviceArray:
     nbytes = math.prod(shape) * dtype.itemsize
     if nbytes == 0:
         return dev.empty(shape, dtype, stream=sid)
-    # The release gives back this reference, which keeps the producer (and its memory) alive.
-    _incref(x)
-    try:
-        h = _import(dev, sid, ptr, nbytes, _release_object, id(x))
-    except BaseException:
-        _decref(x)
-        raise
+    if stream is not None:
+        # The producer's work on the memory, queued on its stream, before the array's stream
+        # runs anything more: on the device, without waiting here.
+        check(_ffi.lib.cubehip_stream_wait_native(dev._live(), sid, stream), "cubehip_stream_wait_native")
+    # The buffer holds a reference to x, which keeps the producer (and its memory) alive,
+    # until the device no longer uses the memory.
+    h = _native.object_import(dev._live(), sid, ptr, nbytes, x)
+    if h < 0:
+        check(-h, "cubehip_buffer_import")
     return _wrap(dev, h, shape, dtype, sid)
 
 
 def asarray(x: Any, *, device: "Device | None" = None, stream: "Stream | int | None" = None) -> DeviceArray:
     """x as a device array of ``device`` (default: the current device), never copying: a
     cubehip array of that device as it is, else through DLPack (:func:`from_dlpack`), else,
-    on nvidia, through ``__cuda_array_interface__`` (version 3, with no stream to wait on:
-    the producer's work must be finished). Anything else is a TypeError: copies of host
+    on nvidia, through ``__cuda_array_interface__`` (version 3: the array's stream waits, on
+    the device, for the work queued so far on the interface's "stream"). Anything else is a TypeError: copies of host
     data are :meth:`Device.array`'s."""
     dev = _device(device)
     if isinstance(x, DeviceArray):

@@ -1,10 +1,10 @@
 """Kernels: HIP C++ source compiled for a device, launched with numpy-typed arguments.
 
-Launching is the hot path. A kernel plans its argument packing once: the ``cubehip_arg``
-array is allocated with the kernel, every slot's kind is written into it then, and a
-function specialised to the kernel's parameter list (generated once, below) writes only
-the values of a call into it, so a launch costs one Python call, one store per argument
-and one ctypes call.
+Launching is the hot path. With the package's extension (cubehip._native), a kernel whose
+declaration gives every parameter's kind is called as a built-in function of the
+extension, which packs the arguments and launches in C; everything else (and everything
+without the extension) goes through Kernel.__call__, which packs the kernel's
+``cubehip_arg`` array in Python and launches through ctypes.
 """
 
 from __future__ import annotations
@@ -410,24 +410,21 @@ class Kernel:
         self._last_grid: Any = (1, 1, 1)
         cls = self._base_class
         # A subclass that launches its own way keeps its __call__ (Kernel.__call__ under it).
-        if self.params is not None and all(p.kind is not None for p in self.params) and cls.__call__ is Kernel.__call__:
+        native = _ffi.native
+        if (native is not None and self.params is not None and all(p.kind is not None for p in self.params)
+                and n <= native.LAUNCH_MAX_ARGS and cls.__call__ is Kernel.__call__):
             # A class of its own, under the kernel's class (Kernel, or a subclass whose methods
-            # stay), so that k(...) finds the generated __call__ in one lookup.
-            generated = self._specialise()
-            builtin = _ffi.fast_kernel_launcher is not None and n <= _ffi.FAST_LAUNCH_MAX_ARGS
-            call = self._builtin_call(generated) if builtin else generated
-            # _generated is the Python launch alone, which the tests hold the built-in one to.
-            self.__class__ = type(cls.__name__, (cls,), {"__call__": call, "_generated": generated, "__doc__": cls.__doc__})
+            # stay), so that k(...) finds the built-in call in one lookup.
+            self.__class__ = type(cls.__name__, (cls,), {"__call__": self._native_call(), "__doc__": cls.__doc__})
 
-    def _builtin_call(self, call: Any) -> Any:
-        """The kernel's call as a built-in function the library makes (pyfast.c's
+    def _native_call(self) -> Any:
+        """The kernel's call as a built-in function of the extension (_native.c's
         kernel_launcher): k(grid, *args) with a grid of ints and arguments exactly of their
         parameters' types (a DeviceArray, an int in range, a float) packs and launches in C,
         without a Python frame; any other call, and any call the library refuses, goes to
-        the generated __call__, which checks, converts and raises as it always has. A
-        built-in function is not a descriptor: it is called without the kernel, which it
-        reaches through a weak reference only on that path, so the kernel is freed as
-        soon as it is unused."""
+        Kernel.__call__, which checks, converts and raises. A built-in function is not a
+        descriptor: it is called without the kernel, which it reaches through a weak
+        reference only on that path, so the kernel is freed as soon as it is unused."""
         assert self.params is not None
         kinds = bytes(_ffi.ARG_BUFFER if p.kind == "buffer" else _KIND_CODE[p.kind] for p in self.params)
         ref = weakref.ref(self)
@@ -436,82 +433,9 @@ class Kernel:
             k = ref()
             if k is None:  # pragma: no cover - the kernel is alive while it is called
                 raise ValueError("the kernel was freed")
-            call(k, *args, **kwargs)  # its own errors for a missing grid or a bad keyword
+            Kernel.__call__(k, *args, **kwargs)  # its own errors for a missing grid or a bad keyword
 
-        return _ffi.fast_kernel_launcher(self._h, kinds, DeviceArray, slow)
-
-    def _specialise(self) -> Any:
-        """The kernel's own __call__, generated from its parameter list.
-
-        Everything a launch touches is a local of the generated function (the ctypes
-        objects, the views of the argument array, the launch entry point), each argument
-        costs one type test and one store (its kind was written into the array here, once),
-        and the grid array is rewritten only when the grid changes.
-        """
-        assert self.params is not None
-        n = self._n
-        names = [f"a{i}" for i in range(n)]
-        body = [
-            "def make(L, gr, gaddr, words, waddr, i64, f64, f32, DA, buffer, as_int, as_float, dim3, plain, nothing, stream_of,",
-            "         retry, bad_count, acquire, release):",
-            "    last = nothing",
-            "    def __call__(self, grid, *args, stream=None):",
-            "        nonlocal last",
-            f"        if len(args) != {n}:",
-            "            raise bad_count(self, args)",
-        ]
-        if n:
-            body.append(f"        {', '.join(names)}, = args")
-        # One thread at a time fills the shared grid and argument arrays and launches from
-        # them: another thread's stores between this one's and its launch would launch it
-        # with the other's arguments.
-        body += [
-            "        acquire()",
-            "        try:",
-            "            if grid is not last:",
-            "                if not (type(grid) is int and type(last) is int and grid == last):",
-            "                    gr[0], gr[1], gr[2] = dim3(grid, 'grid')",
-            "                last = grid if plain(grid) else nothing",
-        ]
-        for i, p in enumerate(self.params):
-            kind = p.kind
-            assert kind is not None
-            w = 3 * i + 1
-            if kind == "buffer":
-                self._words[3 * i] = _ffi.ARG_BUFFER
-                self._words[w + 1] = 0
-                body.append(f"            words[{w}] = a{i}._h if type(a{i}) is DA and a{i}._h else buffer(self, {i}, a{i})")
-            else:
-                self._words[3 * i] = _KIND_CODE[kind]
-                if kind in ("f32", "f64"):
-                    view, slot = ("f64", w) if kind == "f64" else ("f32", 2 * w)
-                    # A float beyond float's range would be stored as infinity: it goes to
-                    # as_float, which refuses it (NaN and infinity fail the test too, and pass there).
-                    test = f"type(a{i}) is float" + (f" and {-_F32_LIMIT!r} < a{i} < {_F32_LIMIT!r}" if kind == "f32" else "")
-                    body.append(f"            {view}[{slot}] = a{i} if {test} else as_float(self, {i}, a{i}, {kind!r})")
-                else:
-                    lo, hi = _INT_RANGE[kind]
-                    # u64 values above 2**63 - 1 fit only the unsigned view; every other kind is
-                    # stored sign-extended, as the library reads I8..I64 from the union's i64.
-                    view = "words" if kind == "u64" else "i64"
-                    body.append(
-                        f"            {view}[{w}] = a{i} if type(a{i}) is int and {lo} <= a{i} <= {hi} else as_int(self, {i}, a{i}, {kind!r})"
-                    )
-        body += [
-            f"            st = L(self._h, 0 if stream is None else stream_of(self, stream), gaddr, waddr, {n})",
-            "        finally:",
-            "            release()",
-            "        if st:",
-            "            return retry(self, st, grid, args, stream)",
-            "    return __call__",
-        ]
-        env: dict[str, Any] = {}
-        exec(compile("\n".join(body), f"<cubehip kernel {self.entry}: launch>", "exec"), env)
-        return env["make"](
-            _launch, self._grid, ctypes.addressof(self._grid), self._words, ctypes.addressof(self._words),
-            self._i64, self._f64, self._f32, DeviceArray, _buffer, _as_int, _as_float, _dim3, _plain_grid, _NO_GRID, Kernel._stream, Kernel._retry,
-            Kernel._bad_count, self._lock.acquire, self._lock.release,
-        )
+        return _ffi.native.kernel_launcher(self._h, kinds, DeviceArray, slow)
 
     def _bad_count(self, args: tuple[Any, ...]) -> TypeError:
         n = len(self.params or ())
@@ -566,11 +490,16 @@ class Kernel:
         queues nothing; a failure of the work itself is carried by the arrays it writes
         (CarriedFailure on their next read).
 
-        This is the path for kernels whose parameter kinds are not all known; a kernel whose
-        declaration gives them all is launched by the __call__ generated for it."""
+        With the extension (cubehip._native), a kernel whose declaration gives every
+        parameter's kind is called by the extension's built-in function, which comes here
+        only for what it does not take itself (numpy scalars, a list grid, a bad argument);
+        without it, every launch comes here."""
         if self.params is not None and len(args) != len(self.params):
             raise self._bad_count(args)
-        with self._lock:  # the arrays are shared: see _specialise
+        # One thread at a time fills the kernel's grid and argument arrays and launches from
+        # them: another thread's stores between this one's and its launch would launch it
+        # with the other's arguments.
+        with self._lock:
             if grid is not self._last_grid and not (type(grid) is int and type(self._last_grid) is int and grid == self._last_grid):
                 self._set_grid(grid)
             self._fill_dynamic(args)

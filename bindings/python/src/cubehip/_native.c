@@ -1,0 +1,961 @@
+/* cubehip._native: the package's hot calls and its DLPack support, as a CPython extension
+ * module built against the interpreter's own headers, on the stable ABI (Py_LIMITED_API
+ * 3.10), so one abi3 build serves Python 3.10 and every later CPython.
+ *
+ * It is not linked against libcubehip: the package loads the library with ctypes (from its
+ * _lib directory or $CUBEHIP_LIBRARY) and hands its path to bind(), which finds that same
+ * loaded copy (RTLD_NOLOAD) and looks up the exported functions this module calls. Every
+ * call here is the C ABI's own function, so every check and status is the C ABI's.
+ *
+ * Why C and not ctypes: a ctypes call costs 0.3-0.45 us before the library is entered
+ * (libffi, a conversion object per argument, the GIL given up and taken back), as much as
+ * the library's own work for a launch, and a DLPack capsule's deleter must run while a
+ * Python exception is in flight and on threads Python never saw, where Python code cannot.
+ *
+ * Addresses (a grid's, an argument array's, a host array's) are trusted as ctypes trusts
+ * them: the package passes only those of its own objects. */
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the C ABI (include/cubehip.h), as this module calls it ------------------------------
+ * A handle is a struct of one uint64_t, which the x86-64 and AArch64 conventions pass as a
+ * bare uint64_t: declared so here, as the package's ctypes declarations do. */
+typedef int32_t status_t;
+#define CUBEHIP_SUCCESS 0
+enum { ARG_BUFFER = 1, ARG_I8, ARG_U8, ARG_I16, ARG_U16, ARG_I32, ARG_U32, ARG_I64, ARG_U64, ARG_F32, ARG_F64 };
+
+typedef struct {
+	int32_t kind, access;
+	union {
+		struct {
+			uint64_t buffer, offset;
+		} buffer;
+		int64_t i64;
+		uint64_t u64;
+		float f32;
+		double f64;
+		struct {
+			void* a;
+			uint64_t b;
+		} pad; /* the union's widest members (bytes, info) are two words */
+	} v;
+} cubehip_arg;
+_Static_assert(sizeof(cubehip_arg) == 24, "cubehip_arg is 24 bytes");
+
+static status_t (*c_launch)(uint64_t kernel, uint64_t stream, const uint32_t* grid, const cubehip_arg* args, size_t n);
+static status_t (*c_device_sync)(uint64_t device, uint64_t stream);
+static status_t (*c_buffer_alloc)(uint64_t device, uint64_t stream, uint64_t size, uint64_t* out);
+static status_t (*c_buffer_release)(uint64_t buffer);
+static status_t (*c_buffer_recycle)(uint64_t buffer, int32_t* kept);
+static status_t (*c_buffer_read)(uint64_t buffer, uint64_t stream, uint64_t offset, void* dst, uint64_t size);
+static status_t (*c_graph_replay)(uint64_t graph);
+static status_t (*c_buffer_sync)(uint64_t buffer);
+static status_t (*c_buffer_device_pointer)(uint64_t buffer, uint64_t* ptr);
+static status_t (*c_buffer_import)(uint64_t device, uint64_t stream, uint64_t ptr, uint64_t size, void (*release)(void*),
+	void* user_data, uint64_t* out);
+static status_t (*c_stream_native_handle)(uint64_t device, uint64_t stream, uint64_t* out);
+static status_t (*c_buffer_order_before)(uint64_t buffer, uint64_t native_stream);
+
+/* ---- small helpers ----------------------------------------------------------------------- */
+
+static PyObject* status_of(status_t st) { return PyLong_FromLong((long)st); }
+
+/* args[i] as a uint64 into *out; 0 with TypeError or OverflowError set. */
+static int u64_arg(PyObject* const* args, Py_ssize_t i, uint64_t* out) {
+	unsigned long long v = PyLong_AsUnsignedLongLong(args[i]);
+	if (v == (unsigned long long)-1 && PyErr_Occurred()) return 0;
+	*out = (uint64_t)v;
+	return 1;
+}
+
+/* nargs ints into v; TypeError for a wrong count. */
+static int u64_args(const char* name, PyObject* const* args, Py_ssize_t nargs, Py_ssize_t want, uint64_t* v) {
+	if (nargs != want) {
+		PyErr_Format(PyExc_TypeError, "%s takes %d arguments (%d given)", name, (int)want, (int)nargs);
+		return 0;
+	}
+	for (Py_ssize_t i = 0; i < nargs; i++)
+		if (!u64_arg(args, i, &v[i])) return 0;
+	return 1;
+}
+
+static int bound(void) {
+	if (c_launch != NULL) return 1;
+	PyErr_SetString(PyExc_RuntimeError, "cubehip._native: bind(library_path) was not called");
+	return 0;
+}
+
+/* ---- the hot calls --------------------------------------------------------------------------
+ * Every call but the launch gives the GIL up around the library call, as ctypes does: it may
+ * wait (a sync, a read, an allocation that grows a pool) and other threads must run then. */
+
+/* launch(kernel, stream, grid_address, args_address, count) -> status */
+static PyObject* n_launch(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t v[5];
+	if (!u64_args("launch", args, nargs, 5, v) || !bound()) return NULL;
+	/* The GIL is kept: a launch hands the work to the launch queue and returns sooner than
+	 * giving the lock up and taking it back takes; it waits only while that queue is full,
+	 * for the driver, never for Python. */
+	return status_of(c_launch(v[0], v[1], (const uint32_t*)(uintptr_t)v[2], (const cubehip_arg*)(uintptr_t)v[3], (size_t)v[4]));
+}
+
+/* device_sync(device, stream) -> status */
+static PyObject* n_device_sync(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t v[2];
+	if (!u64_args("device_sync", args, nargs, 2, v) || !bound()) return NULL;
+	status_t st;
+	Py_BEGIN_ALLOW_THREADS
+	st = c_device_sync(v[0], v[1]);
+	Py_END_ALLOW_THREADS
+	return status_of(st);
+}
+
+/* buffer_alloc(device, stream, size) -> the handle (> 0), or minus the status: a handle's
+ * top bit is clear (its kind is in the top byte), so the sign tells them apart. */
+static PyObject* n_buffer_alloc(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t v[3], b = 0;
+	if (!u64_args("buffer_alloc", args, nargs, 3, v) || !bound()) return NULL;
+	status_t st;
+	Py_BEGIN_ALLOW_THREADS
+	st = c_buffer_alloc(v[0], v[1], v[2], &b);
+	Py_END_ALLOW_THREADS
+	if (st != CUBEHIP_SUCCESS) return PyLong_FromLong(-(long)st);
+	return PyLong_FromUnsignedLongLong(b);
+}
+
+/* buffer_release(buffer) -> status */
+static PyObject* n_buffer_release(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t v[1];
+	if (!u64_args("buffer_release", args, nargs, 1, v) || !bound()) return NULL;
+	status_t st;
+	Py_BEGIN_ALLOW_THREADS
+	st = c_buffer_release(v[0]);
+	Py_END_ALLOW_THREADS
+	return status_of(st);
+}
+
+/* buffer_recycle(buffer) -> 1 kept, 0 released, or minus the status */
+static PyObject* n_buffer_recycle(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t v[1];
+	if (!u64_args("buffer_recycle", args, nargs, 1, v) || !bound()) return NULL;
+	int32_t kept = 0;
+	status_t st;
+	Py_BEGIN_ALLOW_THREADS
+	st = c_buffer_recycle(v[0], &kept);
+	Py_END_ALLOW_THREADS
+	return PyLong_FromLong(st != CUBEHIP_SUCCESS ? -(long)st : (long)kept);
+}
+
+/* buffer_read(buffer, stream, offset, dst_address, size) -> status */
+static PyObject* n_buffer_read(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t v[5];
+	if (!u64_args("buffer_read", args, nargs, 5, v) || !bound()) return NULL;
+	status_t st;
+	Py_BEGIN_ALLOW_THREADS
+	st = c_buffer_read(v[0], v[1], v[2], (void*)(uintptr_t)v[3], v[4]);
+	Py_END_ALLOW_THREADS
+	return status_of(st);
+}
+
+/* graph_replay(graph) -> status */
+static PyObject* n_graph_replay(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t v[1];
+	if (!u64_args("graph_replay", args, nargs, 1, v) || !bound()) return NULL;
+	status_t st;
+	Py_BEGIN_ALLOW_THREADS
+	st = c_graph_replay(v[0]);
+	Py_END_ALLOW_THREADS
+	return status_of(st);
+}
+
+/* stream_native_handle(device, stream) -> the native handle (>= 0), or minus the status */
+static PyObject* n_stream_native_handle(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t v[2], h = 0;
+	if (!u64_args("stream_native_handle", args, nargs, 2, v) || !bound()) return NULL;
+	status_t st = c_stream_native_handle(v[0], v[1], &h);
+	if (st != CUBEHIP_SUCCESS) return PyLong_FromLong(-(long)st);
+	return PyLong_FromUnsignedLongLong(h);
+}
+
+/* ---- a kernel's call and a device's sync, as built-in functions of their own -------------
+ *
+ * The calls above still leave a Python frame on the path of `k(grid, x, y)` and `dev.sync()`:
+ * the package's code that checks and packs the arguments, about a microsecond a launch and
+ * sync on a slow interpreter. kernel_launcher and device_syncer make, for one kernel or one
+ * device, a built-in function that is that call; the package installs it where Python
+ * finds `k(...)` and `dev.sync` (a built-in function is not a descriptor, so it is called
+ * without the kernel or device: its plan names them). It takes the common case: a grid of
+ * ints, each argument exactly of its parameter's type (a DeviceArray for a buffer, an int
+ * in range, a float), the default stream or an int stream id. Every other call, and every
+ * call the library refuses, goes to the package's Python function (`slow`), which checks,
+ * converts and raises as the package always has. */
+
+#define LAUNCH_PLAN "cubehip._native.launch_plan"
+#define SYNC_PLAN "cubehip._native.sync_plan"
+#define LAUNCH_MAX_ARGS 64 /* more than this, and the package keeps its Python call */
+
+static PyObject* name_h;       /* "_h", interned */
+static PyObject* name_exports; /* "_exports", interned */
+
+/* Every plan starts with the two references it holds, which it drops when freed. */
+typedef struct {
+	PyObject* array_type; /* a buffer argument's exact type: DeviceArray */
+	PyObject* slow;       /* the package's launch: slow(grid, *args, stream=...) */
+	uint64_t kernel;
+	size_t n;
+	uint8_t kinds[LAUNCH_MAX_ARGS];
+} launch_plan;
+
+typedef struct {
+	PyObject* slow;   /* the package's sync: slow(*args, **kwargs) */
+	PyObject* failed; /* failed(status): raises the status's error */
+	uint64_t device;
+} sync_plan;
+
+static void plan_free(PyObject* capsule) {
+	PyObject** held = PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule));
+	if (held == NULL) {
+		PyErr_Clear();
+		return;
+	}
+	Py_XDECREF(held[0]);
+	Py_XDECREF(held[1]);
+	PyMem_Free(held);
+}
+
+/* A built-in function of def whose self is a capsule named name holding plan, which takes
+ * references to a and b. NULL with an exception set when it cannot (plan freed then). */
+static PyObject* with_plan(PyMethodDef* def, const char* name, void* plan, PyObject* a, PyObject* b) {
+	PyObject** held = plan;
+	Py_INCREF(a);
+	Py_INCREF(b);
+	held[0] = a;
+	held[1] = b;
+	PyObject* capsule = PyCapsule_New(plan, name, plan_free);
+	if (capsule == NULL) {
+		Py_DECREF(a);
+		Py_DECREF(b);
+		PyMem_Free(plan);
+		return NULL;
+	}
+	PyObject* f = PyCFunction_NewEx(def, capsule, NULL);
+	Py_DECREF(capsule); /* the function holds it, or is NULL and it goes */
+	return f;
+}
+
+/* An exact int in [lo, hi] into *out; 0 for anything else, with no exception left set. */
+static int int_in(PyObject* o, long long lo, long long hi, long long* out) {
+	if (!PyLong_CheckExact(o)) return 0;
+	int overflow = 0;
+	long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+	if (overflow || (v == -1 && PyErr_Occurred())) {
+		PyErr_Clear();
+		return 0;
+	}
+	if (v < lo || v > hi) return 0;
+	*out = v;
+	return 1;
+}
+
+/* An exact int in [0, 2**64) into *out; 0 for anything else, with no exception left set. */
+static int u64_in(PyObject* o, uint64_t* out) {
+	if (!PyLong_CheckExact(o)) return 0;
+	unsigned long long v = PyLong_AsUnsignedLongLong(o);
+	if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+		PyErr_Clear();
+		return 0;
+	}
+	*out = (uint64_t)v;
+	return 1;
+}
+
+/* The grid for an int or a tuple of one to three ints each in [1, 2**32); 0 for anything
+ * else (lists, numpy ints, out of range: the package checks those and raises for bad ones). */
+static int grid_of(PyObject* g, uint32_t grid[3]) {
+	long long v;
+	grid[0] = grid[1] = grid[2] = 1;
+	if (PyLong_CheckExact(g)) {
+		if (!int_in(g, 1, 0xffffffffLL, &v)) return 0;
+		grid[0] = (uint32_t)v;
+		return 1;
+	}
+	if (!PyTuple_CheckExact(g)) return 0;
+	Py_ssize_t n = PyTuple_Size(g);
+	if (n < 1 || n > 3) return 0;
+	for (Py_ssize_t i = 0; i < n; i++) {
+		if (!int_in(PyTuple_GetItem(g, i), 1, 0xffffffffLL, &v)) return 0;
+		grid[i] = (uint32_t)v;
+	}
+	return 1;
+}
+
+/* One argument of parameter kind into a; 0 when the value is not exactly its type. */
+static int pack(const launch_plan* p, uint8_t kind, PyObject* o, cubehip_arg* a) {
+	long long v;
+	a->kind = kind;
+	a->access = 0;
+	switch (kind) {
+	case ARG_BUFFER: {
+		if ((PyObject*)Py_TYPE(o) != p->array_type) return 0;
+		PyObject* h = PyObject_GetAttr(o, name_h);
+		if (h == NULL) {
+			PyErr_Clear();
+			return 0;
+		}
+		uint64_t id = 0;
+		int ok = u64_in(h, &id);
+		Py_DECREF(h);
+		if (!ok || id == 0) return 0; /* a released array: the package raises */
+		a->v.buffer.buffer = id;
+		a->v.buffer.offset = 0;
+		return 1;
+	}
+	case ARG_I8: if (!int_in(o, INT8_MIN, INT8_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case ARG_U8: if (!int_in(o, 0, UINT8_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case ARG_I16: if (!int_in(o, INT16_MIN, INT16_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case ARG_U16: if (!int_in(o, 0, UINT16_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case ARG_I32: if (!int_in(o, INT32_MIN, INT32_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case ARG_U32: if (!int_in(o, 0, UINT32_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case ARG_I64: if (!int_in(o, INT64_MIN, INT64_MAX, &v)) return 0; a->v.i64 = v; return 1;
+	case ARG_U64: return u64_in(o, &a->v.u64);
+	case ARG_F32: {
+		if (!PyFloat_CheckExact(o)) return 0;
+		double d = PyFloat_AsDouble(o);
+		float f = (float)d;
+		/* A finite double beyond float's range would arrive as infinity: the package's own
+		 * call refuses it (OverflowError naming the parameter). */
+		if (__builtin_isinf(f) && !__builtin_isinf(d)) return 0;
+		a->v.u64 = 0;
+		a->v.f32 = f;
+		return 1;
+	}
+	case ARG_F64:
+		if (!PyFloat_CheckExact(o)) return 0;
+		a->v.f64 = PyFloat_AsDouble(o);
+		return 1;
+	}
+	return 0;
+}
+
+/* slow(*args, **kwargs) from a vectorcall's arguments. The stable ABI of 3.10 has no
+ * PyObject_Vectorcall, so the tuple and dict are built: this is the path of the calls the
+ * built-in one does not take, which the package's Python code then checks and converts. */
+static PyObject* hand_on(PyObject* slow, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+	PyObject* t = PyTuple_New(nargs);
+	if (t == NULL) return NULL;
+	for (Py_ssize_t i = 0; i < nargs; i++) {
+		Py_INCREF(args[i]);
+		PyTuple_SetItem(t, i, args[i]); /* steals the new reference */
+	}
+	PyObject* kw = NULL;
+	if (kwnames != NULL) {
+		Py_ssize_t nk = PyTuple_Size(kwnames);
+		kw = PyDict_New();
+		if (kw == NULL) {
+			Py_DECREF(t);
+			return NULL;
+		}
+		for (Py_ssize_t i = 0; i < nk; i++)
+			if (PyDict_SetItem(kw, PyTuple_GetItem(kwnames, i), args[nargs + i]) != 0) {
+				Py_DECREF(kw);
+				Py_DECREF(t);
+				return NULL;
+			}
+	}
+	PyObject* r = PyObject_Call(slow, t, kw);
+	Py_XDECREF(kw);
+	Py_DECREF(t);
+	return r;
+}
+
+/* The kernel's call: k(grid, *args, stream=None). */
+static PyObject* kernel_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+	const launch_plan* p = PyCapsule_GetPointer(self, LAUNCH_PLAN);
+	if (p == NULL) return NULL;
+	uint64_t stream = 0;
+	if (kwnames != NULL) {
+		/* One keyword, stream; its value follows the positional arguments. */
+		if (PyTuple_Size(kwnames) != 1) goto slow;
+		PyObject* k = PyTuple_GetItem(kwnames, 0);
+		if (PyUnicode_CompareWithASCIIString(k, "stream") != 0) goto slow;
+		PyObject* v = args[nargs];
+		if (v != Py_None && !u64_in(v, &stream)) goto slow;
+	}
+	if ((size_t)nargs != p->n + 1) goto slow;
+	uint32_t grid[3];
+	if (!grid_of(args[0], grid)) goto slow;
+	cubehip_arg packed[LAUNCH_MAX_ARGS];
+	for (size_t i = 0; i < p->n; i++)
+		if (!pack(p, p->kinds[i], args[1 + i], &packed[i])) goto slow;
+	/* The GIL is kept, as n_launch says why. */
+	if (c_launch(p->kernel, stream, grid, packed, p->n) == CUBEHIP_SUCCESS) Py_RETURN_NONE;
+	/* Refused, so nothing was queued: the package's call makes it again, and raises. */
+slow:
+	return hand_on(p->slow, args, nargs, kwnames);
+}
+
+/* The device's sync: dev.sync(), the default stream. */
+static PyObject* device_sync_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+	const sync_plan* p = PyCapsule_GetPointer(self, SYNC_PLAN);
+	if (p == NULL) return NULL;
+	if (nargs != 0 || kwnames != NULL) return hand_on(p->slow, args, nargs, kwnames);
+	status_t st;
+	Py_BEGIN_ALLOW_THREADS
+	st = c_device_sync(p->device, 0);
+	Py_END_ALLOW_THREADS
+	if (st == CUBEHIP_SUCCESS) Py_RETURN_NONE;
+	/* Not made again: a failed wait reports its failure once. */
+	PyObject* code = status_of(st);
+	if (code == NULL) return NULL;
+	PyObject* r = PyObject_CallFunctionObjArgs(p->failed, code, NULL);
+	Py_DECREF(code);
+	return r;
+}
+
+static PyMethodDef kernel_call_def = {"launch", (PyCFunction)(void (*)(void))kernel_call, METH_FASTCALL | METH_KEYWORDS,
+	"k(grid, *args, stream=None): the kernel's launch (cubehip's native fast path)"};
+static PyMethodDef device_sync_def = {"sync", (PyCFunction)(void (*)(void))device_sync_call, METH_FASTCALL | METH_KEYWORDS,
+	"sync(stream=None): waits for the stream's work (cubehip's native fast path)"};
+
+/* kernel_launcher(kernel, kinds, array_type, slow) -> the kernel's call; kinds is bytes,
+ * one cubehip_arg_kind per parameter (BUFFER and I8..F64 only). */
+static PyObject* n_kernel_launcher(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t kernel;
+	if (nargs != 4) {
+		PyErr_Format(PyExc_TypeError, "kernel_launcher takes 4 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	if (!u64_arg(args, 0, &kernel) || !bound()) return NULL;
+	if (!PyBytes_Check(args[1])) {
+		PyErr_SetString(PyExc_TypeError, "kernel_launcher: kinds must be bytes");
+		return NULL;
+	}
+	const char* kinds = PyBytes_AsString(args[1]);
+	Py_ssize_t n = PyBytes_Size(args[1]);
+	if (kinds == NULL || n < 0) return NULL;
+	if (n > LAUNCH_MAX_ARGS) {
+		PyErr_Format(PyExc_TypeError, "kernel_launcher: %d parameters, at most %d", (int)n, LAUNCH_MAX_ARGS);
+		return NULL;
+	}
+	for (Py_ssize_t i = 0; i < n; i++)
+		if ((uint8_t)kinds[i] < ARG_BUFFER || (uint8_t)kinds[i] > ARG_F64) {
+			PyErr_Format(PyExc_TypeError, "kernel_launcher: parameter %d has kind %d", (int)i, (int)(uint8_t)kinds[i]);
+			return NULL;
+		}
+	if (!PyType_Check(args[2]) || !PyCallable_Check(args[3])) {
+		PyErr_SetString(PyExc_TypeError, "kernel_launcher: array_type must be a type and slow a callable");
+		return NULL;
+	}
+	launch_plan* p = PyMem_Calloc(1, sizeof *p);
+	if (p == NULL) return PyErr_NoMemory();
+	p->kernel = kernel;
+	p->n = (size_t)n;
+	memcpy(p->kinds, kinds, (size_t)n);
+	return with_plan(&kernel_call_def, LAUNCH_PLAN, p, args[2], args[3]);
+}
+
+/* device_syncer(device, slow, failed) -> the device's sync. */
+static PyObject* n_device_syncer(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t device;
+	if (nargs != 3) {
+		PyErr_Format(PyExc_TypeError, "device_syncer takes 3 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	if (!u64_arg(args, 0, &device) || !bound()) return NULL;
+	if (!PyCallable_Check(args[1]) || !PyCallable_Check(args[2])) {
+		PyErr_SetString(PyExc_TypeError, "device_syncer: slow and failed must be callables");
+		return NULL;
+	}
+	sync_plan* p = PyMem_Calloc(1, sizeof *p);
+	if (p == NULL) return PyErr_NoMemory();
+	p->device = device;
+	return with_plan(&device_sync_def, SYNC_PLAN, p, args[1], args[2]);
+}
+
+/* ---- the interpreter's life, for code that runs on threads Python never saw ----------------
+ * libcubehip calls an import's release on a thread of its own, which holds no interpreter
+ * lock, once the device no longer uses the memory. Once the interpreter shuts down, a
+ * thread that takes the lock is ended on the spot (and a thread of the Go runtime must
+ * never end that way), so after the package's atexit hook (exiting()) the releases do
+ * nothing: the producer's memory goes with the process. */
+static atomic_int exiting;
+
+static PyObject* n_exiting(PyObject* self, PyObject* unused) {
+	(void)self;
+	(void)unused;
+	atomic_store(&exiting, 1);
+	Py_RETURN_NONE;
+}
+
+static int python_alive(void) { return !atomic_load(&exiting) && Py_IsInitialized(); }
+
+/* ---- DLPack (dlpack.h's structs, v1.0) ----------------------------------------------------- */
+
+typedef struct {
+	int32_t device_type, device_id;
+} DLDevice;
+typedef struct {
+	uint8_t code, bits;
+	uint16_t lanes;
+} DLDataType;
+typedef struct {
+	void* data;
+	DLDevice device;
+	int32_t ndim;
+	DLDataType dtype;
+	int64_t* shape;
+	int64_t* strides;
+	uint64_t byte_offset;
+} DLTensor;
+typedef struct DLManagedTensor {
+	DLTensor dl_tensor;
+	void* manager_ctx;
+	void (*deleter)(struct DLManagedTensor*);
+} DLManagedTensor;
+typedef struct DLManagedTensorVersioned {
+	uint32_t major, minor;
+	void* manager_ctx;
+	void (*deleter)(struct DLManagedTensorVersioned*);
+	uint64_t flags;
+	DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+#define DLPACK_FLAG_READ_ONLY 1
+
+/* ---- export: a device array as a "dltensor" capsule ---------------------------------------
+ *
+ * One exported tensor: the DLManagedTensor, its shape, and a reference to the array that
+ * owns the memory (the base of a view), whose _exports count says the memory is lent: the
+ * array's release then leaves the buffer to the last deleter. live holds the address of
+ * every export whose deleter has not run, so a consumer that calls the deleter twice frees
+ * nothing twice (the second call finds the address gone and reads nothing). */
+typedef struct {
+	DLManagedTensor m;
+	PyObject* owner;
+	int64_t shape[];
+} export_t;
+
+static PyObject* live; /* a set of the live exports' addresses */
+
+/* owner._exports += by, under the GIL with no Python code run between the read and the
+ * write, so a deleter on another thread never loses a count. Returns the new count, or -1
+ * with an exception set. */
+static long add_exports(PyObject* owner, long by) {
+	PyObject* v = PyObject_GetAttr(owner, name_exports);
+	if (v == NULL) return -1;
+	long n = PyLong_AsLong(v);
+	Py_DECREF(v);
+	if (n == -1 && PyErr_Occurred()) return -1;
+	n += by;
+	PyObject* nv = PyLong_FromLong(n);
+	if (nv == NULL) return -1;
+	int rc = PyObject_SetAttr(owner, name_exports, nv);
+	Py_DECREF(nv);
+	return rc == 0 ? n : -1;
+}
+
+/* Gives an export back: its count on the owner, and the owner's _last_export_gone() when it
+ * was the last one (which releases a buffer the array's release left to it). Called with
+ * the GIL and no exception set. */
+static void give_back(export_t* e) {
+	PyObject* owner = e->owner;
+	long n = add_exports(owner, -1);
+	if (n == 0) {
+		PyObject* r = PyObject_CallMethod(owner, "_last_export_gone", NULL);
+		Py_XDECREF(r);
+	}
+	if (PyErr_Occurred()) PyErr_WriteUnraisable(owner);
+	Py_DECREF(owner);
+	free(e);
+}
+
+/* The DLManagedTensor's deleter: called once by the consumer, with or without the GIL, from
+ * any thread, often while a Python exception is in flight (a frame unwinding its locals, a
+ * consumer that refused the tensor), or by the capsule's destructor when nobody took it.
+ * The exception in flight is set aside and put back: Python code cannot run while it is set. */
+static void export_deleter(DLManagedTensor* m) {
+	if (m == NULL || !python_alive()) return;
+	PyGILState_STATE g = PyGILState_Ensure();
+	PyObject *type, *value, *tb;
+	PyErr_Fetch(&type, &value, &tb);
+	PyObject* key = PyLong_FromVoidPtr(m);
+	int found = key != NULL ? PySet_Discard(live, key) : -1;
+	Py_XDECREF(key);
+	if (found == 1)
+		give_back((export_t*)m);
+	else if (found < 0)
+		PyErr_WriteUnraisable(NULL);
+	PyErr_Restore(type, value, tb);
+	PyGILState_Release(g);
+}
+
+/* The capsule's destructor. A consumer that took the tensor renamed the capsule
+ * "used_dltensor" and owns the deleter call; a capsule still named "dltensor" was never
+ * consumed and gives the tensor back itself. */
+static void export_capsule_destructor(PyObject* capsule) {
+	if (!PyCapsule_IsValid(capsule, "dltensor")) return;
+	PyObject *type, *value, *tb;
+	PyErr_Fetch(&type, &value, &tb);
+	DLManagedTensor* m = PyCapsule_GetPointer(capsule, "dltensor");
+	if (m != NULL && m->deleter != NULL) m->deleter(m);
+	PyErr_Clear();
+	PyErr_Restore(type, value, tb);
+}
+
+/* dlpack_export(owner, buffer, order, native_stream, device_type, device_id, shape, code, bits)
+ *   -> a "dltensor" capsule over the buffer's memory, or the status (an int) of a failed call.
+ *
+ * order: 0 none (the consumer orders itself), 1 a host wait for the buffer's writes
+ * (cubehip_buffer_sync), 2 the buffer's writes ordered before native_stream on the device
+ * (cubehip_buffer_order_before). The whole export is this one call: the wait or the
+ * ordering, the device pointer, the tensor and its capsule, the owner's count. */
+static PyObject* n_dlpack_export(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	if (nargs != 9) {
+		PyErr_Format(PyExc_TypeError, "dlpack_export takes 9 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	PyObject* owner = args[0];
+	PyObject* shape = args[6];
+	uint64_t buffer, order, native, code, bits;
+	long device_type, device_id;
+	if (!u64_arg(args, 1, &buffer) || !u64_arg(args, 2, &order) || !u64_arg(args, 3, &native) || !u64_arg(args, 7, &code) ||
+	    !u64_arg(args, 8, &bits) || !bound())
+		return NULL;
+	device_type = PyLong_AsLong(args[4]);
+	device_id = PyLong_AsLong(args[5]);
+	if (PyErr_Occurred()) return NULL;
+	if (!PyTuple_Check(shape)) {
+		PyErr_SetString(PyExc_TypeError, "dlpack_export: shape must be a tuple");
+		return NULL;
+	}
+	Py_ssize_t nd = PyTuple_Size(shape);
+	status_t st = CUBEHIP_SUCCESS;
+	if (order == 1) {
+		Py_BEGIN_ALLOW_THREADS
+		st = c_buffer_sync(buffer);
+		Py_END_ALLOW_THREADS
+	} else if (order == 2) {
+		st = c_buffer_order_before(buffer, native);
+	}
+	if (st != CUBEHIP_SUCCESS) return status_of(st);
+	uint64_t ptr = 0;
+	if ((st = c_buffer_device_pointer(buffer, &ptr)) != CUBEHIP_SUCCESS) return status_of(st);
+
+	export_t* e = calloc(1, sizeof *e + (size_t)(nd > 0 ? nd : 1) * sizeof(int64_t));
+	if (e == NULL) return PyErr_NoMemory();
+	for (Py_ssize_t i = 0; i < nd; i++) {
+		e->shape[i] = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
+		if (e->shape[i] == -1 && PyErr_Occurred()) {
+			free(e);
+			return NULL;
+		}
+	}
+	/* strides NULL: C-contiguous, which a device array always is. */
+	e->m.dl_tensor = (DLTensor){(void*)(uintptr_t)ptr, {(int32_t)device_type, (int32_t)device_id}, (int32_t)nd,
+		{(uint8_t)code, (uint8_t)bits, 1}, e->shape, NULL, 0};
+	e->m.manager_ctx = e;
+	e->m.deleter = export_deleter;
+	PyObject* key = PyLong_FromVoidPtr(e);
+	if (key == NULL || add_exports(owner, 1) < 0) {
+		Py_XDECREF(key);
+		free(e);
+		return NULL;
+	}
+	Py_INCREF(owner);
+	e->owner = owner;
+	PyObject* capsule = NULL;
+	if (PySet_Add(live, key) == 0) {
+		capsule = PyCapsule_New(&e->m, "dltensor", export_capsule_destructor);
+		if (capsule == NULL) PySet_Discard(live, key);
+	}
+	Py_DECREF(key);
+	if (capsule == NULL) {
+		PyObject *type, *value, *tb;
+		PyErr_Fetch(&type, &value, &tb);
+		give_back(e);
+		PyErr_Restore(type, value, tb);
+	}
+	return capsule;
+}
+
+static PyObject* n_live_exports(PyObject* self, PyObject* unused) {
+	(void)self;
+	(void)unused;
+	return PyLong_FromSsize_t(PySet_Size(live));
+}
+
+/* ---- import: another library's tensor as a cubehip buffer ---------------------------------
+ *
+ * The releases cubehip_buffer_import calls on a thread of libcubehip's once the device no
+ * longer uses the memory: they take the interpreter lock, let go of the producer's tensor
+ * or object, and give the lock back. */
+
+/* user_data: the producer's DLManagedTensor, or its DLManagedTensorVersioned with the lowest
+ * bit set (both are pointer-aligned), whose deleter is called once. */
+static void release_dltensor(void* user_data) {
+	if (user_data == NULL || !python_alive()) return;
+	PyGILState_STATE g = PyGILState_Ensure();
+	uintptr_t p = (uintptr_t)user_data;
+	if (p & 1) {
+		DLManagedTensorVersioned* m = (DLManagedTensorVersioned*)(p & ~(uintptr_t)1);
+		if (m->deleter != NULL) m->deleter(m);
+	} else {
+		DLManagedTensor* m = (DLManagedTensor*)p;
+		if (m->deleter != NULL) m->deleter(m);
+	}
+	PyGILState_Release(g);
+}
+
+/* user_data: a reference to the object that owns the memory (a __cuda_array_interface__
+ * producer), given back here. */
+static void release_object(void* user_data) {
+	if (user_data == NULL || !python_alive()) return;
+	PyGILState_STATE g = PyGILState_Ensure();
+	Py_DECREF((PyObject*)user_data);
+	PyGILState_Release(g);
+}
+
+/* A refusal, for the package to word: (None, what, details...). */
+static PyObject* refusal(const char* what, PyObject* detail) {
+	if (detail == NULL) return NULL;
+	PyObject* r = Py_BuildValue("(OsO)", Py_None, what, detail);
+	Py_DECREF(detail);
+	return r;
+}
+
+static PyObject* int64_tuple(const int64_t* v, int32_t n) {
+	PyObject* t = PyTuple_New(n);
+	if (t == NULL) return NULL;
+	for (int32_t i = 0; i < n; i++) {
+		PyObject* x = PyLong_FromLongLong(v[i]);
+		if (x == NULL) {
+			Py_DECREF(t);
+			return NULL;
+		}
+		PyTuple_SetItem(t, i, x);
+	}
+	return t;
+}
+
+/* dlpack_import(capsule, want_type, want_id, device, stream)
+ *   -> (handle, shape, typestr): the tensor imported as a buffer of device (handle 0 for an
+ *      empty tensor, which shares no memory and leaves the capsule to its destructor);
+ *   -> (None, what, detail): a tensor cubehip cannot use in place, the capsule untouched:
+ *      "capsule" (not an unconsumed DLPack capsule), "version" ((major, minor)), "readonly",
+ *      "device" ((type, id)), "dtype" ((code, bits, lanes)), "strides" ((shape, strides));
+ *   -> an int: the status of a refused cubehip_buffer_import.
+ * want_id -1 takes any device index (kDLCPU's). On success the capsule is renamed
+ * "used_dltensor[_versioned]": the buffer's release calls the tensor's deleter, once. */
+static PyObject* n_dlpack_import(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	if (nargs != 5) {
+		PyErr_Format(PyExc_TypeError, "dlpack_import takes 5 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	PyObject* cap = args[0];
+	long want_type = PyLong_AsLong(args[1]), want_id = PyLong_AsLong(args[2]);
+	if (PyErr_Occurred()) return NULL;
+	uint64_t device, stream;
+	if (!u64_arg(args, 3, &device) || !u64_arg(args, 4, &stream) || !bound()) return NULL;
+
+	DLTensor* t;
+	void* user_data;
+	const char* used;
+	if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+		DLManagedTensorVersioned* m = PyCapsule_GetPointer(cap, "dltensor_versioned");
+		if (m == NULL) return NULL;
+		if (m->major != 1) return refusal("version", Py_BuildValue("(II)", m->major, m->minor));
+		if (m->flags & DLPACK_FLAG_READ_ONLY) return refusal("readonly", (Py_INCREF(Py_None), Py_None));
+		t = &m->dl_tensor;
+		user_data = (void*)((uintptr_t)m | 1);
+		used = "used_dltensor_versioned";
+	} else if (PyCapsule_IsValid(cap, "dltensor")) {
+		DLManagedTensor* m = PyCapsule_GetPointer(cap, "dltensor");
+		if (m == NULL) return NULL;
+		t = &m->dl_tensor;
+		user_data = m;
+		used = "used_dltensor";
+	} else {
+		return refusal("capsule", (Py_INCREF(Py_None), Py_None));
+	}
+	if (t->device.device_type != want_type || (want_id >= 0 && t->device.device_id != want_id))
+		return refusal("device", Py_BuildValue("(ii)", t->device.device_type, t->device.device_id));
+	/* DLDataTypeCode -> numpy's kind letter: int, uint, float, complex, bool. */
+	static const char kinds[] = {[0] = 'i', [1] = 'u', [2] = 'f', [5] = 'c', [6] = 'b'};
+	DLDataType dt = t->dtype;
+	char kind = dt.code < sizeof kinds ? kinds[dt.code] : 0;
+	if (kind == 0 || dt.lanes != 1 || dt.bits % 8 != 0 || dt.bits == 0)
+		return refusal("dtype", Py_BuildValue("(iii)", dt.code, dt.bits, dt.lanes));
+	int32_t nd = t->ndim;
+	if (nd < 0 || (nd > 0 && t->shape == NULL)) return refusal("capsule", (Py_INCREF(Py_None), Py_None));
+	/* C-contiguous: a dimension of size 1 may have any stride, an empty tensor has no
+	 * layout to check. */
+	uint64_t count = 1;
+	for (int32_t i = 0; i < nd; i++) count *= (uint64_t)t->shape[i];
+	if (t->strides != NULL && count != 0) {
+		int64_t expect = 1;
+		for (int32_t i = nd - 1; i >= 0; i--) {
+			if (t->shape[i] != 1 && t->strides[i] != expect) {
+				PyObject* s = int64_tuple(t->shape, nd);
+				PyObject* st = s != NULL ? int64_tuple(t->strides, nd) : NULL;
+				PyObject* d = st != NULL ? PyTuple_Pack(2, s, st) : NULL;
+				Py_XDECREF(s);
+				Py_XDECREF(st);
+				return refusal("strides", d);
+			}
+			expect *= t->shape[i];
+		}
+	}
+	PyObject* shape = int64_tuple(t->shape, nd);
+	if (shape == NULL) return NULL;
+	char typestr[8];
+	if (kind == 'b')
+		snprintf(typestr, sizeof typestr, "?");
+	else
+		snprintf(typestr, sizeof typestr, "%c%u", kind, (unsigned)(dt.bits / 8));
+	uint64_t nbytes = count * (dt.bits / 8);
+	uint64_t h = 0;
+	if (nbytes != 0) {
+		uint64_t ptr = (uint64_t)(uintptr_t)t->data + t->byte_offset;
+		status_t st = c_buffer_import(device, stream, ptr, nbytes, release_dltensor, user_data, &h);
+		if (st != CUBEHIP_SUCCESS) {
+			Py_DECREF(shape);
+			return status_of(st);
+		}
+		/* Taken: from now on the release calls the deleter, and the capsule must not. */
+		if (PyCapsule_SetName(cap, used) != 0) {
+			Py_DECREF(shape);
+			return NULL;
+		}
+	}
+	PyObject* r = Py_BuildValue("(KNs)", (unsigned long long)h, shape, typestr);
+	return r;
+}
+
+/* object_import(device, stream, ptr, nbytes, owner) -> the handle, or minus the status: memory
+ * that owner keeps alive (a __cuda_array_interface__ producer), which the buffer holds a
+ * reference to until the device no longer uses it. */
+static PyObject* n_object_import(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	if (nargs != 5) {
+		PyErr_Format(PyExc_TypeError, "object_import takes 5 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	uint64_t v[4], h = 0;
+	for (Py_ssize_t i = 0; i < 4; i++)
+		if (!u64_arg(args, i, &v[i])) return NULL;
+	if (!bound()) return NULL;
+	PyObject* owner = args[4];
+	Py_INCREF(owner); /* the release's */
+	status_t st = c_buffer_import(v[0], v[1], v[2], v[3], release_object, owner, &h);
+	if (st != CUBEHIP_SUCCESS) {
+		Py_DECREF(owner);
+		return PyLong_FromLong(-(long)st);
+	}
+	return PyLong_FromUnsignedLongLong(h);
+}
+
+/* ---- bind ----------------------------------------------------------------------------------- */
+
+/* bind(library_path): the functions of the libcubehip already loaded from library_path (by
+ * ctypes, with the same path). A library of another version is refused where a function
+ * this module needs is missing, naming it. */
+static PyObject* n_bind(PyObject* self, PyObject* arg) {
+	(void)self;
+	PyObject* b = PyUnicode_EncodeFSDefault(arg);
+	if (b == NULL) return NULL;
+	void* lib = dlopen(PyBytes_AsString(b), RTLD_NOW | RTLD_NOLOAD);
+	if (lib == NULL) {
+		PyErr_Format(PyExc_ImportError, "cubehip._native: %S is not loaded (%s)", arg, dlerror());
+		Py_DECREF(b);
+		return NULL;
+	}
+	Py_DECREF(b);
+	/* The handle is kept: the package keeps the library loaded for the process's life. */
+	struct {
+		const char* name;
+		void** fn;
+	} want[] = {
+		{"cubehip_launch", (void**)&c_launch},
+		{"cubehip_device_sync", (void**)&c_device_sync},
+		{"cubehip_buffer_alloc", (void**)&c_buffer_alloc},
+		{"cubehip_buffer_release", (void**)&c_buffer_release},
+		{"cubehip_buffer_recycle", (void**)&c_buffer_recycle},
+		{"cubehip_buffer_read", (void**)&c_buffer_read},
+		{"cubehip_graph_replay", (void**)&c_graph_replay},
+		{"cubehip_buffer_sync", (void**)&c_buffer_sync},
+		{"cubehip_buffer_device_pointer", (void**)&c_buffer_device_pointer},
+		{"cubehip_buffer_import", (void**)&c_buffer_import},
+		{"cubehip_stream_native_handle", (void**)&c_stream_native_handle},
+		{"cubehip_buffer_order_before", (void**)&c_buffer_order_before},
+	};
+	void* found[sizeof want / sizeof want[0]];
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		found[i] = dlsym(lib, want[i].name);
+		if (found[i] == NULL) {
+			PyErr_Format(PyExc_ImportError, "cubehip._native: %S has no %s", arg, want[i].name);
+			return NULL;
+		}
+	}
+	/* All or nothing: c_launch, set last, is what bound() tests. */
+	for (size_t i = sizeof want / sizeof want[0]; i-- > 0;) *want[i].fn = found[i];
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+	{"bind", n_bind, METH_O, "bind(library_path): use the libcubehip loaded from that path"},
+	{"launch", (PyCFunction)(void (*)(void))n_launch, METH_FASTCALL, "launch(kernel, stream, grid_address, args_address, count) -> status"},
+	{"device_sync", (PyCFunction)(void (*)(void))n_device_sync, METH_FASTCALL, "device_sync(device, stream) -> status"},
+	{"buffer_alloc", (PyCFunction)(void (*)(void))n_buffer_alloc, METH_FASTCALL, "buffer_alloc(device, stream, size) -> handle, or -status"},
+	{"buffer_release", (PyCFunction)(void (*)(void))n_buffer_release, METH_FASTCALL, "buffer_release(buffer) -> status"},
+	{"buffer_recycle", (PyCFunction)(void (*)(void))n_buffer_recycle, METH_FASTCALL, "buffer_recycle(buffer) -> 1 kept, 0 released, or -status"},
+	{"buffer_read", (PyCFunction)(void (*)(void))n_buffer_read, METH_FASTCALL, "buffer_read(buffer, stream, offset, dst_address, size) -> status"},
+	{"graph_replay", (PyCFunction)(void (*)(void))n_graph_replay, METH_FASTCALL, "graph_replay(graph) -> status"},
+	{"stream_native_handle", (PyCFunction)(void (*)(void))n_stream_native_handle, METH_FASTCALL,
+		"stream_native_handle(device, stream) -> handle, or -status"},
+	{"kernel_launcher", (PyCFunction)(void (*)(void))n_kernel_launcher, METH_FASTCALL,
+		"kernel_launcher(kernel, kinds, array_type, slow) -> the kernel's call"},
+	{"device_syncer", (PyCFunction)(void (*)(void))n_device_syncer, METH_FASTCALL, "device_syncer(device, slow, failed) -> the device's sync"},
+	{"dlpack_export", (PyCFunction)(void (*)(void))n_dlpack_export, METH_FASTCALL,
+		"dlpack_export(owner, buffer, order, native_stream, device_type, device_id, shape, code, bits) -> capsule, or status"},
+	{"dlpack_import", (PyCFunction)(void (*)(void))n_dlpack_import, METH_FASTCALL,
+		"dlpack_import(capsule, want_type, want_id, device, stream) -> (handle, shape, typestr), (None, what, detail), or status"},
+	{"object_import", (PyCFunction)(void (*)(void))n_object_import, METH_FASTCALL,
+		"object_import(device, stream, ptr, nbytes, owner) -> handle, or -status"},
+	{"live_exports", n_live_exports, METH_NOARGS, "live_exports() -> exported tensors whose deleter has not run"},
+	{"exiting", n_exiting, METH_NOARGS, "exiting(): the interpreter shuts down; releases on other threads do nothing from now on"},
+	{NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "cubehip._native",
+	"libcubehip's hot calls and DLPack support for the cubehip package (see _native.c).", -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__native(void) {
+	PyObject* m = PyModule_Create(&module);
+	if (m == NULL) return NULL;
+	if ((name_h = PyUnicode_InternFromString("_h")) == NULL || (name_exports = PyUnicode_InternFromString("_exports")) == NULL ||
+	    (live = PySet_New(NULL)) == NULL || PyModule_AddIntConstant(m, "LAUNCH_MAX_ARGS", LAUNCH_MAX_ARGS) != 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}
