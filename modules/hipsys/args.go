@@ -99,6 +99,33 @@ func (a *KernelArgs) Raw(b []byte, align int) *KernelArgs {
 // naming the kernel, the argument and what the parameter takes; nil args are no
 // arguments. It loops over the sizes and allocates nothing unless they differ.
 func CheckArgs(platform, kernel string, want []uint32, args *KernelArgs) error {
+	if args.SizesMatch(want) {
+		return nil
+	}
+	return argsMismatch(platform, kernel, want, args)
+}
+
+// SizesMatch reports whether the arguments' sizes are want, in number and order (nil
+// args are none): CheckArgs' answer without the error, small enough for the compiler to
+// inline, for a platform to test on each launch before it calls CheckArgs for the error.
+func (a *KernelArgs) SizesMatch(want []uint32) bool {
+	var got []uint32
+	if a != nil {
+		got = a.sizes
+	}
+	if len(got) != len(want) {
+		return false
+	}
+	for i, n := range want {
+		if got[i] != n {
+			return false
+		}
+	}
+	return true
+}
+
+// argsMismatch is the error of arguments that do not match want.
+func argsMismatch(platform, kernel string, want []uint32, args *KernelArgs) error {
 	var got []uint32
 	if args != nil {
 		got = args.sizes

@@ -50,8 +50,8 @@ type LaunchQueuer interface {
 // A LaunchQueue is for its one holder, which serializes its calls.
 type LaunchQueue interface {
 	// Launch is ModuleLaunchKernel through the queue. What the platform checks before
-	// the driver (the function and stream handles, the argument count) is returned at
-	// once and queues nothing. A launch queued gets seq > 0, counting from 1 in queue
+	// the driver (the function and stream handles, the arguments' number and sizes
+	// against the kernel's parameters: CheckArgs) is returned at once and queues nothing. A launch queued gets seq > 0, counting from 1 in queue
 	// order; seq 0 means it was issued on the caller's thread and err is the driver's
 	// answer. Which launches a platform issues directly is its own tuning (the nvidia
 	// package's doc says when); it issues one directly only once every earlier refusal

@@ -39,9 +39,13 @@
 // those modes locks its OS thread from StreamBeginCapture to StreamEndCapture; relaxed
 // mode has no such tie.
 //
-// Kernel parameters: FuncGetParams asks the driver's cuFuncGetParamInfo (CUDA 12.4 and
-// later), which gives each parameter's offset and size and nothing more (Kind
-// ParamUnknown); with an older driver it is hipErrorNotSupported.
+// Kernel parameters: ModuleGetFunction asks the driver's cuFuncGetParamInfo (CUDA 12.4
+// and later) for the function's parameters, which gives each one's offset and size and
+// nothing more (Kind ParamUnknown); FuncGetParams returns them, and every launch,
+// direct or queued, compares its arguments' number and sizes with them first
+// (hipsys.CheckArgs), since cuLaunchKernel reads one argument pointer per parameter and
+// a short list crashes the process. With an older driver FuncGetParams is
+// hipErrorNotSupported and launches are not compared (funcargs.go).
 //
 // The launch queue (hipsys.LaunchQueuer): OpenLaunchQueue(device) holds the device's
 // ring of 256 launch descriptors (queue.h), which Go fills without a cgo call and a C

@@ -20,31 +20,36 @@ func requireStatus(t *testing.T, err error, call string, st hipsys.Status) {
 	assert.Equal(t, call, he.Call)
 }
 
-// FuncGetParams over the fake cuFuncGetParamInfo: every parameter the driver reports,
-// in order, as ParamUnknown; the driver's errors; and a driver without the query.
+// FuncGetParams over the fake cuFuncGetParamInfo, asked when the function is handed
+// out: every parameter the driver reports, in order, as ParamUnknown; the driver's
+// errors; and a driver without the query.
 func TestFuncGetParamsOnTheFakeDriver(t *testing.T) {
 	p := &Platform{}
-	for _, fn := range []uintptr{fnA, refused} {
-		p.functions.put(fn, 0)
-	}
 	old := swapParamInfoEntry(rawdriver.FakeParamInfoEntry())
 	defer swapParamInfoEntry(old)
 	rawdriver.FakeReset(refused, 0)
 
 	layout := []rawdriver.FakeParam{{Offset: 0, Size: 8}, {Offset: 8, Size: 4}, {Offset: 16, Size: 8}, {Offset: 24, Size: 24}}
 	require.NoError(t, rawdriver.FakeSetParams(layout))
+	p.functions.put(newKernelFunc(fnA, 0, "a"))
 	got, err := p.FuncGetParams(hipsys.Function(fnA))
 	require.NoError(t, err)
 	require.Len(t, got, len(layout))
 	for i, l := range layout {
 		assert.Equal(t, hipsys.KernelParam{Offset: uint32(l.Offset), Size: uint32(l.Size), Kind: hipsys.ParamUnknown}, got[i], "parameter %d", i)
 	}
+	got[0].Size = 99
+	again, err := p.FuncGetParams(hipsys.Function(fnA))
+	require.NoError(t, err)
+	assert.Equal(t, uint32(8), again[0].Size, "the caller's slice is its own")
 
 	require.NoError(t, rawdriver.FakeSetParams(nil))
-	got, err = p.FuncGetParams(hipsys.Function(fnA))
+	p.functions.put(newKernelFunc(fnB, 0, "b"))
+	got, err = p.FuncGetParams(hipsys.Function(fnB))
 	require.NoError(t, err)
 	assert.Empty(t, got, "a kernel without parameters")
 
+	p.functions.put(newKernelFunc(refused, 0, "r"))
 	_, err = p.FuncGetParams(hipsys.Function(refused))
 	requireStatus(t, err, "hipFuncGetParams", hipsys.ErrorInvalidContext)
 	assert.ErrorContains(t, err, "CUDA_ERROR_INVALID_CONTEXT")
@@ -53,6 +58,7 @@ func TestFuncGetParamsOnTheFakeDriver(t *testing.T) {
 	requireStatus(t, err, "hipFuncGetParams", hipsys.ErrorInvalidHandle)
 
 	swapParamInfoEntry(nil) // a driver older than CUDA 12.4
+	p.functions.put(newKernelFunc(fnA, 0, "a"))
 	_, err = p.FuncGetParams(hipsys.Function(fnA))
 	requireStatus(t, err, "hipFuncGetParams", hipsys.ErrorNotSupported)
 	assert.ErrorContains(t, err, "cuFuncGetParamInfo")

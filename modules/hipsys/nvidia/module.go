@@ -50,10 +50,11 @@ func (p *Platform) ModuleGetFunction(mod hipsys.Module, name string) (hipsys.Fun
 	if err := cuError(call, int32(C.cu_module_function(&f, C.uintptr_t(mod), cname))); err != nil {
 		return 0, err
 	}
+	kf := newKernelFunc(uintptr(f), mod, name)
 	m.mu.Lock()
 	m.fns = append(m.fns, uintptr(f))
 	m.mu.Unlock()
-	p.functions.put(uintptr(f), mod)
+	p.functions.put(kf)
 	return hipsys.Function(f), nil
 }
 
@@ -73,16 +74,23 @@ func (p *Platform) ModuleUnload(mod hipsys.Module) error {
 	return cuError(call, int32(C.cu_module_unload(C.uintptr_t(mod))))
 }
 
-// ModuleLaunchKernel queues a launch (cuLaunchKernel). It allocates nothing: the
-// argument pointers are built on the C stack from args' packed block.
+// ModuleLaunchKernel queues a launch (cuLaunchKernel). Arguments whose number or sizes
+// differ from the kernel's parameters, as the driver gave them when ModuleGetFunction
+// handed the function out, are hipErrorInvalidValue and nothing is launched
+// (kernelFunc says what a driver older than CUDA 12.4 gets instead). It allocates
+// nothing: the argument pointers are built on the C stack from args' packed block.
 func (p *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32,
 	s hipsys.Stream, args *hipsys.KernelArgs) error {
 	const call = "hipModuleLaunchKernel"
-	if !p.functions.has(uintptr(fn)) {
+	f := p.functions.get(uintptr(fn))
+	if f == nil {
 		return hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
 	}
 	if err := p.checkStream(call, s); err != nil {
 		return err
+	}
+	if !f.argsMatch(args) {
+		return f.argsError(args)
 	}
 	if err := p.optIn(call, fn, sharedMemBytes); err != nil {
 		return err
@@ -110,39 +118,18 @@ func (p *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim
 	return nil
 }
 
-// cudaErrorInvalidValue is CUDA_ERROR_INVALID_VALUE: from cuFuncGetParamInfo, the
-// index is past the kernel's last parameter.
-const cudaErrorInvalidValue = 1
-
-// maxParams bounds FuncGetParams' walk: a kernel's parameter block holds at most 32 764
-// bytes (CUDA 12.1 and later), so no kernel has more parameters than that.
-const maxParams = 32764
-
-// FuncGetParams lists fn's parameters with cuFuncGetParamInfo (CUDA 12.4 and later),
-// which gives each parameter's offset and size in the parameter block and nothing
-// more: Kind is ParamUnknown and Name empty. On an older driver it is
-// hipErrorNotSupported, which the layers above take as "cannot check the arguments".
+// FuncGetParams lists fn's parameters as cuFuncGetParamInfo (CUDA 12.4 and later) gave
+// them when ModuleGetFunction handed fn out: each parameter's offset and size in the
+// parameter block and nothing more (Kind ParamUnknown, Name empty). On an older driver
+// it is hipErrorNotSupported, which the layers above take as "cannot check the
+// arguments".
 func (p *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, error) {
-	const call = "hipFuncGetParams"
-	if !p.functions.has(uintptr(fn)) {
-		return nil, hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
+	f := p.functions.get(uintptr(fn))
+	if f == nil {
+		return nil, hipsys.NewError(platformName, "hipFuncGetParams", hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
 	}
-	if C.cu_has_param_info() == 0 {
-		return nil, hipsys.NewError(platformName, call, hipsys.ErrorNotSupported,
-			"the driver has no cuFuncGetParamInfo (CUDA 12.4 or newer has it)")
+	if f.paramsErr != nil {
+		return nil, f.paramsErr
 	}
-	var params []hipsys.KernelParam
-	for i := range maxParams {
-		var off, size C.size_t
-		r := int32(C.cu_func_param_info(C.uintptr_t(fn), C.size_t(i), &off, &size))
-		if r == cudaErrorInvalidValue {
-			return params, nil
-		}
-		if err := cuError(call, r); err != nil {
-			return nil, err
-		}
-		params = append(params, hipsys.KernelParam{Offset: uint32(off), Size: uint32(size), Kind: hipsys.ParamUnknown})
-	}
-	return nil, hipsys.NewError(platformName, call, hipsys.ErrorInvalidValue,
-		fmt.Sprintf("the driver reports more than %d parameters", maxParams))
+	return append([]hipsys.KernelParam{}, f.params...), nil
 }

@@ -32,7 +32,7 @@ type Platform struct {
 	streams   hotHandles[struct{}]
 	events    handles[struct{}]
 	modules   handles[*module]
-	functions hotHandles[hipsys.Module]
+	functions funcTable
 	graphs    handles[*graph]
 	nodes     handles[hipsys.Graph]
 	execs     hotHandles[struct{}]

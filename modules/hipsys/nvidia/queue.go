@@ -159,11 +159,17 @@ func (q *launchQueue) launch(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 	args *hipsys.KernelArgs, refused []hipsys.LaunchRefusal, flagged bool) (uint64, uint32, []hipsys.LaunchRefusal, error) {
 	const call = "hipModuleLaunchKernel"
 	p := q.p
-	if !p.functions.has(uintptr(fn)) {
+	f := p.functions.get(uintptr(fn))
+	if f == nil {
 		return 0, 0, refused, hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
 	}
 	if err := p.checkStream(call, s); err != nil {
 		return 0, 0, refused, err
+	}
+	// Before anything is queued: a launch the queue's thread issued with too few
+	// arguments would crash the process from that thread, past any caller's reach.
+	if !f.argsMatch(args) {
+		return 0, 0, refused, f.argsError(args)
 	}
 	if err := p.optIn(call, fn, shmem); err != nil {
 		return 0, 0, refused, err

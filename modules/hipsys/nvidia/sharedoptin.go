@@ -38,11 +38,11 @@ func (p *Platform) optIn(call string, fn hipsys.Function, shmem uint32) error {
 	if v, ok := p.optedIn.Load(uintptr(fn)); ok && shmem <= v.(uint32) {
 		return nil
 	}
-	mod, ok := p.functions.get(uintptr(fn))
-	if !ok {
+	f := p.functions.get(uintptr(fn))
+	if f == nil {
 		return hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
 	}
-	m, ok := p.modules.get(uintptr(mod))
+	m, ok := p.modules.get(uintptr(f.mod))
 	if !ok {
 		return hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x: module unloaded", uintptr(fn)))
 	}
