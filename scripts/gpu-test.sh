@@ -57,9 +57,12 @@ chmod +x "$out/run.sh"
 echo "built $out: $(cd "$out" && echo *)"
 
 # --- the Python package (bindings/python) -------------------------------------------------
-# build/gpu/python: the wheel (libcubehip.so inside), the test suite, the benchmark with its
-# C loops prebuilt, and run.sh, which installs the wheel into a fresh venv there (no network)
-# and runs the suite and the benchmark on CUBEHIP_PLATFORM (default nvidia):
+# build/gpu/python: the wheel (libcubehip.so and the package's extension cubehip._native
+# inside, compiled here on CPython's stable ABI: the GPU machine's Python 3.10+ loads it
+# with no compiler of its own), the test suite (which fails where the extension is not in
+# use), the benchmark with its C loops prebuilt, and run.sh, which installs the wheel into a
+# fresh venv there (no network) and runs the suite and the benchmark on CUBEHIP_PLATFORM
+# (default nvidia):
 #
 #   build/gpu/python/run.sh [logdir]
 #
