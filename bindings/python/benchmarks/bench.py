@@ -17,9 +17,12 @@ element, a multiply-add for "launch 4 args"), what a PyTorch user pays per kerne
   read 4 B      a 4-byte read of a device array into numpy
   alloc+free    allocating and releasing 1 MiB
   replay 10     replaying a graph of 10 empty-kernel launches
-  dlpack        handing a 1 KiB device array to another library without a copy and letting
-                it go: cubehip's array to PyTorch (else CuPy, else numpy on the cpu device)
-                by from_dlpack; beside CuPy's array to CuPy and PyTorch's tensor to PyTorch
+  dlpack export handing a 1 KiB device array to another library without a copy and letting
+                it go: cubehip's array to PyTorch (else CuPy, else numpy on the cpu device) by
+                its from_dlpack, ordered on its current stream; beside CuPy's array and
+                PyTorch's tensor handed to that same library
+  dlpack import the other way: that library's 1 KiB array taken by cubehip.from_dlpack and
+                let go; beside cupy.from_dlpack of the same array, and PyTorch taking a tensor
   up/down 256M  a 256 MiB numpy array to the device and back (GB/s, pageable host memory)
 """
 
@@ -152,12 +155,20 @@ def cubehip_cases(dev: cubehip.Device, n: int, cloop: ctypes.CDLL) -> dict[str, 
         dev.sync()
 
     shared = dev.zeros(256, np.float32)
-    consumer, consumer_name = dlpack_consumer(dev)
+    other, other_name = dlpack_other(dev)
 
-    def py_dlpack(m):
+    def py_export(m):
         for _ in range(m):
-            t = consumer(shared)
+            t = other.from_dlpack(shared)
             del t
+
+    if other is not None:
+        theirs = other_array(other_name, other)
+
+    def py_import(m):
+        for _ in range(m):
+            a = cubehip.from_dlpack(theirs, device=dev)
+            del a
 
     d, k0, k4 = dev.handle, empty._h, args4._h
     grid = (ctypes.c_uint32 * 3)(1, 1, 1)
@@ -170,16 +181,17 @@ def cubehip_cases(dev: cubehip.Device, n: int, cloop: ctypes.CDLL) -> dict[str, 
         "alloc+free 1 MiB": (py_alloc, lambda m: c_time(cloop.cloop_alloc(d, 1 << 20, m), m), n // 4),
         "replay 10": (py_replay, lambda m: c_time(cloop.cloop_replay(d, g._h, 0, m), m), n // 10),
     }
-    if consumer is not None:
-        cases[f"dlpack ({consumer_name})"] = (py_dlpack, None, n // 4)
+    if other is not None:
+        cases[f"dlpack export ({other_name})"] = (py_export, None, n // 4)
+        cases[f"dlpack import ({other_name})"] = (py_import, None, n // 4)
     return cases
 
 
-def dlpack_consumer(dev: cubehip.Device):
-    """The library a device array is handed to over DLPack: PyTorch, else CuPy on nvidia;
+def dlpack_other(dev: cubehip.Device):
+    """The library cubehip exchanges arrays with over DLPack: PyTorch, else CuPy on nvidia;
     numpy on the cpu device (whose memory is host memory)."""
     if dev.platform == "cpu":
-        return np.from_dlpack, "numpy"
+        return np, "numpy"
     if dev.platform != "nvidia":
         return None, None
     for name in ("torch", "cupy"):
@@ -187,10 +199,19 @@ def dlpack_consumer(dev: cubehip.Device):
             mod = __import__(name)
             if name == "torch" and not mod.cuda.is_available():
                 continue
-            return mod.from_dlpack, name
+            return mod, name
         except Exception:
             continue
     return None, None
+
+
+def other_array(name: str, mod) -> object:
+    """A 1 KiB array of the other library, on the GPU (host memory for numpy)."""
+    if name == "torch":
+        return mod.zeros(256, device="cuda")
+    if name == "cupy":
+        return mod.zeros(256, mod.float32)
+    return np.zeros(256, np.float32)
 
 
 def cupy_cases(n: int):
@@ -250,15 +271,40 @@ def cupy_cases(n: int):
         stream.synchronize()
 
     own = cp.zeros(256, cp.float32)
+    other, other_name = dlpack_other_gpu()
+    theirs = other_array(other_name, other) if other is not None else None
 
-    def dlpack(m):
+    def export(m):
+        # CuPy's own export, to the library cubehip's export goes to.
         for _ in range(m):
-            t = cp.from_dlpack(own)
+            t = other.from_dlpack(own)
             del t
 
-    return {"launch": (launch, n), "launch 4 args": (launch4, n), "launch+sync": (launch_sync, n // 4),
-            "read 4 B": (read, n // 4), "alloc+free 1 MiB": (alloc, n // 4), "replay 10": (replay, n // 10),
-            "dlpack": (dlpack, n // 4)}, cp
+    def import_(m):
+        # CuPy's own import, of the array cubehip's import takes.
+        for _ in range(m):
+            t = cp.from_dlpack(theirs)
+            del t
+
+    cases = {"launch": (launch, n), "launch 4 args": (launch4, n), "launch+sync": (launch_sync, n // 4),
+             "read 4 B": (read, n // 4), "alloc+free 1 MiB": (alloc, n // 4), "replay 10": (replay, n // 10)}
+    if other is not None:
+        cases["dlpack export"] = (export, n // 4)
+        cases["dlpack import"] = (import_, n // 4)
+    return cases, cp
+
+
+def dlpack_other_gpu():
+    """dlpack_other's choice on nvidia, for CuPy's and PyTorch's own exchanges."""
+    for name in ("torch", "cupy"):
+        try:
+            mod = __import__(name)
+            if name == "torch" and not mod.cuda.is_available():
+                continue
+            return mod, name
+        except Exception:
+            continue
+    return None, None
 
 
 def torch_cases(n: int):
@@ -318,14 +364,23 @@ def torch_cases(n: int):
             graph.replay()
         torch.cuda.synchronize()
 
-    def dlpack(m):
+    other, other_name = dlpack_other_gpu()
+
+    def export(m):
+        # PyTorch's own export, to the library cubehip's export goes to.
+        for _ in range(m):
+            t = other.from_dlpack(own)
+            del t
+
+    def import_(m):
+        # PyTorch's own import of a tensor (from PyTorch, the array cubehip's import takes).
         for _ in range(m):
             t = torch.from_dlpack(own)
             del t
 
     return {"launch": (launch, n), "launch 4 args": (launch4, n), "launch+sync": (launch_sync, n // 4),
             "read 4 B": (read, n // 4), "alloc+free 1 MiB": (alloc, n // 4), "replay 10": (replay, n // 10),
-            "dlpack": (dlpack, n // 4)}, torch
+            "dlpack export": (export, n // 4), "dlpack import": (import_, n // 4)}, torch
 
 
 def transfer(dev: cubehip.Device, cp, rounds: int) -> dict[str, dict[str, float]]:
@@ -360,7 +415,7 @@ def main() -> int:
     times: dict[str, dict[str, list[float]]] = {k: {"py": [], "c": [], "cupy": [], "torch": []} for k in cases}
     for _ in range(opt.rounds):
         for name, (py, c, n) in cases.items():
-            base = name.split(" (")[0]  # "dlpack (torch)" is CuPy's and PyTorch's "dlpack"
+            base = name.split(" (")[0]  # "dlpack export (torch)" is CuPy's and PyTorch's "dlpack export"
             times[name]["py"].append(timed(py, n))
             if c is not None:
                 times[name]["c"].append(c(n))

@@ -600,9 +600,16 @@ def test_cuda_array_interface_import(dev):
     assert alive() is not None, "the producer is kept while cubehip uses its memory"
     a.release()
     eventually(lambda: alive() is None, "the producer is given back once cubehip lets go")
-    waiting = dict(owner.__cuda_array_interface__, stream=1)
-    with pytest.raises(BufferError, match="cannot wait on"):
-        cubehip.asarray(CAIOnly(waiting), device=dev)
+    # The interface's stream (the device's export stream here; 1 the legacy default stream)
+    # is waited for on the device; 0 is no stream.
+    ours = owner.__cuda_array_interface__
+    assert type(ours["stream"]) is int and ours["stream"] > 2
+    for waiting in (ours, dict(ours, stream=1)):
+        b = cubehip.asarray(CAIOnly(waiting), device=dev)
+        assert b.data_ptr() == owner.data_ptr()
+        b.release()
+    with pytest.raises(BufferError, match="is no stream"):
+        cubehip.asarray(CAIOnly(dict(ours, stream=0)), device=dev)
     strided = dict(owner.__cuda_array_interface__, shape=(8, 4), strides=(32, 8))
     with pytest.raises(BufferError, match="not C-contiguous"):
         cubehip.asarray(CAIOnly(strided), device=dev)
