@@ -176,3 +176,13 @@ def test_the_package_works_through_ctypes_alone(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+def test_bind_refuses_a_library_not_loaded(tmp_path):
+    # The extension calls the library the package loaded, never a second copy of its own.
+    with pytest.raises(ImportError, match="is not loaded"):
+        _ffi.native.bind(str(tmp_path / "libcubehip.so"))
+    with pytest.raises(TypeError):
+        _ffi.native.bind(7)
+    _ffi.native.bind(_ffi.library_path)  # the loaded one, again: harmless
+    assert _ffi.fast_device_sync(0x0100_0000_DEAD_BEEF, 0) == _ffi.ERROR_INVALID_HANDLE

@@ -213,6 +213,7 @@ static PyObject* n_stream_native_handle(PyObject* self, PyObject* const* args, P
 
 static PyObject* name_h;       /* "_h", interned */
 static PyObject* name_exports; /* "_exports", interned */
+static PyObject* name_pending; /* "_pending", interned */
 
 /* Every plan starts with the two references it holds, which it drops when freed. */
 typedef struct {
@@ -573,14 +574,19 @@ static long add_exports(PyObject* owner, long by) {
 }
 
 /* Gives an export back: its count on the owner, and the owner's _last_export_gone() when it
- * was the last one (which releases a buffer the array's release left to it). Called with
- * the GIL and no exception set. */
+ * was the last one and the array's release left its buffer to it (_pending). Called with the
+ * GIL and no exception set. */
 static void give_back(export_t* e) {
 	PyObject* owner = e->owner;
 	long n = add_exports(owner, -1);
 	if (n == 0) {
-		PyObject* r = PyObject_CallMethod(owner, "_last_export_gone", NULL);
-		Py_XDECREF(r);
+		PyObject* pending = PyObject_GetAttr(owner, name_pending);
+		int left = pending != NULL ? PyObject_IsTrue(pending) : -1;
+		Py_XDECREF(pending);
+		if (left == 1) {
+			PyObject* r = PyObject_CallMethod(owner, "_last_export_gone", NULL);
+			Py_XDECREF(r);
+		}
 	}
 	if (PyErr_Occurred()) PyErr_WriteUnraisable(owner);
 	Py_DECREF(owner);
@@ -953,6 +959,7 @@ PyMODINIT_FUNC PyInit__native(void) {
 	PyObject* m = PyModule_Create(&module);
 	if (m == NULL) return NULL;
 	if ((name_h = PyUnicode_InternFromString("_h")) == NULL || (name_exports = PyUnicode_InternFromString("_exports")) == NULL ||
+	    (name_pending = PyUnicode_InternFromString("_pending")) == NULL ||
 	    (live = PySet_New(NULL)) == NULL || PyModule_AddIntConstant(m, "LAUNCH_MAX_ARGS", LAUNCH_MAX_ARGS) != 0) {
 		Py_DECREF(m);
 		return NULL;
