@@ -45,7 +45,9 @@
 // direct or queued, compares its arguments' number and sizes with them first
 // (hipsys.CheckArgs), since cuLaunchKernel reads one argument pointer per parameter and
 // a short list crashes the process. With an older driver FuncGetParams is
-// hipErrorNotSupported and launches are not compared (funcargs.go).
+// hipErrorNotSupported, and launches are compared with the parameter sizes the module's
+// image declares (a CUBIN's .nv.info records, a PTX .entry's list: imageparams.go),
+// where it can be read.
 //
 // The launch queue (hipsys.LaunchQueuer): OpenLaunchQueue(device) holds the device's
 // ring of 256 launch descriptors (queue.h), which Go fills without a cgo call and a C

@@ -12,43 +12,51 @@ import (
 )
 
 // kernelFunc is a function ModuleGetFunction handed out: its module, its name and its
-// parameters, read from the driver once, when it is handed out, because every launch
-// compares its arguments with them. cuLaunchKernel reads one argument pointer per
-// parameter of the kernel and has no way to know how many it was given: a list one
-// short has it read a pointer past the list and dereference it, which crashes the
-// process. The comparison costs what the handle's check cost before it (the table's
-// memo, below) and a loop over the sizes.
+// parameters, read once, when it is handed out, because every launch compares its
+// arguments with them. cuLaunchKernel reads one argument pointer per parameter of the
+// kernel and has no way to know how many it was given: a list one short has it read a
+// pointer past the list and dereference it, which crashes the process. The comparison
+// costs what the handle's check cost before it (the table's memo, below) and a loop
+// over the sizes.
 type kernelFunc struct {
 	handle uintptr
 	mod    hipsys.Module
 	name   string
 	params []hipsys.KernelParam // the driver's answer (cuFuncGetParamInfo)
-	sizes  []uint32             // params' sizes, what a launch's arguments are compared with
-	// paramsErr is why the driver could not say (nil when params is its answer). Then a
-	// launch's arguments are not compared: a driver older than CUDA 12.4 has no call
-	// that tells a function's parameters, and what is checked then is what always was:
-	// the handles, and at most CUBEHIP_MAX_ARGS arguments.
+	// paramsErr is why the driver could not say (nil when params is its answer): a
+	// driver older than CUDA 12.4 has no call that tells a function's parameters.
 	paramsErr error
+	// sizes is what a launch's arguments are compared with: params' sizes, or, where
+	// the driver could not say, those the module's image declares (imageParamSizes).
+	// checked is false when neither told them (a fatbinary on an older driver): then
+	// what a launch checks is what it always did, the handles and at most
+	// CUBEHIP_MAX_ARGS arguments.
+	sizes   []uint32
+	checked bool
 }
 
-// argsMatch reports whether args match the function's parameters, where the driver
-// told them; argsError is then the error of those that do not (hipsys.CheckArgs). A
-// launch tests argsMatch, which the compiler inlines: a matching launch pays a loop over
-// the sizes and no call.
+// argsMatch reports whether args match the function's parameters, where they are
+// known; argsError is then the error of those that do not (hipsys.CheckArgs). A launch
+// tests argsMatch, which the compiler inlines: a matching launch pays a loop over the
+// sizes and no call.
 func (f *kernelFunc) argsMatch(args *hipsys.KernelArgs) bool {
-	return args.SizesMatch(f.sizes) || f.paramsErr != nil
+	return !f.checked || args.SizesMatch(f.sizes)
 }
 
 func (f *kernelFunc) argsError(args *hipsys.KernelArgs) error {
 	return hipsys.CheckArgs(platformName, f.name, f.sizes, args)
 }
 
-// newKernelFunc asks the driver for fn's parameters. A driver that cannot say leaves
-// the reason, which FuncGetParams returns and which turns the launch check off.
-func newKernelFunc(fn uintptr, mod hipsys.Module, name string) *kernelFunc {
+// newKernelFunc asks the driver for fn's parameters; where it cannot say, the sizes
+// come from image, the module's imageParamSizes (nil when the driver has the query).
+func newKernelFunc(fn uintptr, mod hipsys.Module, name string, image map[string][]uint32) *kernelFunc {
 	f := &kernelFunc{handle: fn, mod: mod, name: name}
 	f.params, f.paramsErr = queryParams(fn)
-	f.sizes = hipsys.ParamSizes(f.params)
+	if f.paramsErr == nil {
+		f.sizes, f.checked = hipsys.ParamSizes(f.params), true
+	} else {
+		f.sizes, f.checked = image[name]
+	}
 	return f
 }
 

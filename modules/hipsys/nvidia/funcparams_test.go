@@ -31,7 +31,7 @@ func TestFuncGetParamsOnTheFakeDriver(t *testing.T) {
 
 	layout := []rawdriver.FakeParam{{Offset: 0, Size: 8}, {Offset: 8, Size: 4}, {Offset: 16, Size: 8}, {Offset: 24, Size: 24}}
 	require.NoError(t, rawdriver.FakeSetParams(layout))
-	p.functions.put(newKernelFunc(fnA, 0, "a"))
+	p.functions.put(newKernelFunc(fnA, 0, "a", nil))
 	got, err := p.FuncGetParams(hipsys.Function(fnA))
 	require.NoError(t, err)
 	require.Len(t, got, len(layout))
@@ -44,12 +44,12 @@ func TestFuncGetParamsOnTheFakeDriver(t *testing.T) {
 	assert.Equal(t, uint32(8), again[0].Size, "the caller's slice is its own")
 
 	require.NoError(t, rawdriver.FakeSetParams(nil))
-	p.functions.put(newKernelFunc(fnB, 0, "b"))
+	p.functions.put(newKernelFunc(fnB, 0, "b", nil))
 	got, err = p.FuncGetParams(hipsys.Function(fnB))
 	require.NoError(t, err)
 	assert.Empty(t, got, "a kernel without parameters")
 
-	p.functions.put(newKernelFunc(refused, 0, "r"))
+	p.functions.put(newKernelFunc(refused, 0, "r", nil))
 	_, err = p.FuncGetParams(hipsys.Function(refused))
 	requireStatus(t, err, "hipFuncGetParams", hipsys.ErrorInvalidContext)
 	assert.ErrorContains(t, err, "CUDA_ERROR_INVALID_CONTEXT")
@@ -58,7 +58,7 @@ func TestFuncGetParamsOnTheFakeDriver(t *testing.T) {
 	requireStatus(t, err, "hipFuncGetParams", hipsys.ErrorInvalidHandle)
 
 	swapParamInfoEntry(nil) // a driver older than CUDA 12.4
-	p.functions.put(newKernelFunc(fnA, 0, "a"))
+	p.functions.put(newKernelFunc(fnA, 0, "a", nil))
 	_, err = p.FuncGetParams(hipsys.Function(fnA))
 	requireStatus(t, err, "hipFuncGetParams", hipsys.ErrorNotSupported)
 	assert.ErrorContains(t, err, "cuFuncGetParamInfo")

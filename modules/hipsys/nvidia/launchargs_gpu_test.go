@@ -2,6 +2,7 @@ package nvidia
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -101,4 +102,52 @@ func TestLaunchArgumentsCheckedOnTheDevice(t *testing.T) {
 	require.NoError(t, p.StreamSynchronize(st))
 	require.NoError(t, p.MemcpyDtoH(got, out))
 	assert.Equal(t, float32(4*(n-1)), f32s(got)[n-1], "the queue's launch ran on the first's output")
+}
+
+// On the GPU: with the driver's cuFuncGetParamInfo taken away (a driver older than CUDA
+// 12.4), a module's parameters come from its image, CUBIN and PTX as NVRTC writes them
+// for this device, and they are the driver's own answer for the same kernels; a launch
+// one argument short is refused from them.
+func TestImageParamsMatchTheDriverOnTheDevice(t *testing.T) {
+	p := device(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	require.NoError(t, p.SetDevice(0))
+	props, err := p.GetDeviceProperties(0)
+	require.NoError(t, err)
+	src := mixedParams + threeParams
+	forms := map[string][]string{
+		"CUBIN": nil,
+		"PTX":   {fmt.Sprintf("--gpu-architecture=compute_%d%d", props.Major, props.Minor)},
+	}
+	for form, opts := range forms {
+		driver := map[string][]uint32{}
+		m := compile(t, p, src, opts...)
+		for _, name := range []string{"mixed", "scale"} {
+			params, err := p.FuncGetParams(fn(t, p, m, name))
+			var he *hipsys.Error
+			if errors.As(err, &he) && he.Status == hipsys.ErrorNotSupported {
+				t.Skipf("this driver predates cuFuncGetParamInfo (CUDA 12.4): nothing to compare the image with: %v", err)
+			}
+			require.NoError(t, err)
+			driver[name] = hipsys.ParamSizes(params)
+		}
+
+		func() {
+			old := swapParamInfoEntry(nil)
+			defer swapParamInfoEntry(old)
+			m := compile(t, p, src, opts...)
+			for name, want := range driver {
+				kf := p.functions.get(uintptr(fn(t, p, m, name)))
+				require.NotNil(t, kf)
+				assert.True(t, kf.checked, "%s: %s's parameters read from the image", form, name)
+				assert.Equal(t, want, kf.sizes, "%s: %s's parameters as the image has them", form, name)
+			}
+			one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+			err = p.ModuleLaunchKernel(fn(t, p, m, "scale"), one, one, 0, 0, new(hipsys.KernelArgs).Ptr(0))
+		}()
+		var he *hipsys.Error
+		require.ErrorAs(t, err, &he, form)
+		assert.Equal(t, "kernel scale takes 3 arguments, got 1", he.Detail, form)
+	}
 }

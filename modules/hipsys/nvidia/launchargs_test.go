@@ -23,7 +23,7 @@ func checkedFunc(t *testing.T) {
 	old := swapParamInfoEntry(rawdriver.FakeParamInfoEntry())
 	defer swapParamInfoEntry(old)
 	require.NoError(t, rawdriver.FakeSetParams(k3Layout))
-	f := newKernelFunc(fnC, 0, "k3")
+	f := newKernelFunc(fnC, 0, "k3", nil)
 	require.NoError(t, f.paramsErr)
 	fake.p.functions.put(f)
 }
@@ -93,19 +93,28 @@ func TestLaunchArgumentsCheckedAgainstTheDriversParams(t *testing.T) {
 	require.Empty(t, h.Settle(nil))
 }
 
-// With a driver older than CUDA 12.4 no call tells a function's parameters: its
-// launches' arguments are not compared (kernelFunc says so), and the launch reaches the
-// driver as it did before the check.
-func TestLaunchArgumentsUncheckedWithoutTheQuery(t *testing.T) {
+// With a driver older than CUDA 12.4 no call tells a function's parameters: a launch
+// is checked against those the module's image declares (imageParamSizes), and where the
+// image tells nothing, it reaches the driver unchecked, as before the check.
+func TestLaunchArgumentsWithoutTheQuery(t *testing.T) {
 	q, h := fakeQueue(t, 0, 0)
 	old := swapParamInfoEntry(nil)
-	f := newKernelFunc(0xc100, 0, "old")
+	image := imageParamSizes([]byte(k3PTX))
+	fromImage := newKernelFunc(0xc100, 0, "scale", image)
+	unknown := newKernelFunc(0xc200, 0, "not_in_the_image", image)
 	swapParamInfoEntry(old)
-	requireStatus(t, f.paramsErr, "hipFuncGetParams", hipsys.ErrorNotSupported)
-	q.p.functions.put(f)
+	requireStatus(t, fromImage.paramsErr, "hipFuncGetParams", hipsys.ErrorNotSupported)
+	q.p.functions.put(fromImage)
+	q.p.functions.put(unknown)
 	one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
-	_, _, err := h.Launch(hipsys.Function(0xc100), one, one, 0, hipsys.NullStream, new(hipsys.KernelArgs).U64(0), nil)
+
+	_, _, err := h.Launch(hipsys.Function(0xc100), one, one, 0, hipsys.NullStream, new(hipsys.KernelArgs).Ptr(0), nil)
+	requireStatus(t, err, "hipModuleLaunchKernel", hipsys.ErrorInvalidValue)
+	assert.ErrorContains(t, err, "kernel scale takes 3 arguments, got 1")
+	_, _, err = h.Launch(hipsys.Function(0xc100), one, one, 0, hipsys.NullStream, new(hipsys.KernelArgs).Ptr(0).Ptr(1).I32(2), nil)
 	require.NoError(t, err)
+	_, _, err = h.Launch(hipsys.Function(0xc200), one, one, 0, hipsys.NullStream, new(hipsys.KernelArgs).U64(1), nil)
+	require.NoError(t, err, "nothing tells this kernel's parameters")
 	require.Empty(t, h.Settle(nil))
-	requireInOrder(t, 1)
+	requireInOrder(t, 2)
 }

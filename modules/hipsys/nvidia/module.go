@@ -14,8 +14,11 @@ import (
 // module is a loaded CUmodule and the functions taken from it, which die with it.
 type module struct {
 	dev int // the device whose context holds it
-	mu  sync.Mutex
-	fns []uintptr
+	// params is each kernel's parameter sizes as the image declares them, read only when
+	// the driver has no cuFuncGetParamInfo to tell them (kernelFunc).
+	params map[string][]uint32
+	mu     sync.Mutex
+	fns    []uintptr
 }
 
 // ModuleLoadData loads a CUBIN or PTX image (what RTCGetCode gives) into the current
@@ -33,7 +36,11 @@ func (p *Platform) ModuleLoadData(image []byte) (hipsys.Module, error) {
 	if err := cuError(call, int32(C.cu_module_load(&m, unsafe.Pointer(&image[0]), C.size_t(len(image))))); err != nil {
 		return 0, err
 	}
-	p.modules.put(uintptr(m), &module{dev: currentDevice()})
+	mod := &module{dev: currentDevice()}
+	if C.cu_has_param_info() == 0 {
+		mod.params = imageParamSizes(image)
+	}
+	p.modules.put(uintptr(m), mod)
 	return hipsys.Module(m), nil
 }
 
@@ -50,7 +57,7 @@ func (p *Platform) ModuleGetFunction(mod hipsys.Module, name string) (hipsys.Fun
 	if err := cuError(call, int32(C.cu_module_function(&f, C.uintptr_t(mod), cname))); err != nil {
 		return 0, err
 	}
-	kf := newKernelFunc(uintptr(f), mod, name)
+	kf := newKernelFunc(uintptr(f), mod, name, m.params)
 	m.mu.Lock()
 	m.fns = append(m.fns, uintptr(f))
 	m.mu.Unlock()

@@ -52,8 +52,8 @@ func fakeQueue(t *testing.T, refuse uintptr, delayUS uint) (*launchQueue, hipsys
 	return fake.q, h
 }
 
-// uncheckedFunc is a function whose parameters the driver did not tell, as a driver
-// older than CUDA 12.4 does not: its launches' arguments are not compared, so the
+// uncheckedFunc is a function whose parameters nothing told (a driver older than CUDA
+// 12.4 and an image it cannot read): its launches' arguments are not compared, so the
 // queue's tests pass whatever arguments they need.
 func uncheckedFunc(fn uintptr) *kernelFunc {
 	return &kernelFunc{handle: fn, name: "fake", paramsErr: errors.New("no parameters known")}
