@@ -465,7 +465,7 @@ def test_import_wrong_device_and_dtype(dev):
     if dev.platform != "cpu":
         with pytest.raises(BufferError, match="needs"):
             cubehip.from_dlpack(Fake(dev_type=want, dev_id=dev.index + 1), device=dev)
-    for code, bits, lanes in [(4, 16, 1), (2, 32, 4), (2, 12, 1), (9, 8, 1)]:
+    for code, bits, lanes in [(4, 16, 1), (2, 32, 4), (2, 12, 1), (9, 8, 1), (0, 24, 1), (6, 16, 1), (2, 128, 1), (5, 32, 1)]:
         with pytest.raises(BufferError, match="data type"):
             cubehip.from_dlpack(Fake(dev_type=want, dev_id=0 if dev.platform == "cpu" else dev.index, code=code, bits=bits, lanes=lanes), device=dev)
     if dev.platform == "cpu":

@@ -805,12 +805,20 @@ static PyObject* n_dlpack_import(PyObject* self, PyObject* const* args, Py_ssize
 	}
 	if (t->device.device_type != want_type || (want_id >= 0 && t->device.device_id != want_id))
 		return refusal("device", Py_BuildValue("(ii)", t->device.device_type, t->device.device_id));
-	/* DLDataTypeCode -> numpy's kind letter: int, uint, float, complex, bool. */
+	/* DLDataTypeCode -> numpy's kind letter (int, uint, float, complex, bool), and the sizes
+	 * numpy has a dtype of for it: checked before the import, which nothing undoes. */
 	static const char kinds[] = {[0] = 'i', [1] = 'u', [2] = 'f', [5] = 'c', [6] = 'b'};
 	DLDataType dt = t->dtype;
 	char kind = dt.code < sizeof kinds ? kinds[dt.code] : 0;
-	if (kind == 0 || dt.lanes != 1 || dt.bits % 8 != 0 || dt.bits == 0)
-		return refusal("dtype", Py_BuildValue("(iii)", dt.code, dt.bits, dt.lanes));
+	int sized = 0;
+	switch (kind) {
+	case 'i':
+	case 'u': sized = dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64; break;
+	case 'f': sized = dt.bits == 16 || dt.bits == 32 || dt.bits == 64; break;
+	case 'c': sized = dt.bits == 64 || dt.bits == 128; break;
+	case 'b': sized = dt.bits == 8; break;
+	}
+	if (!sized || dt.lanes != 1) return refusal("dtype", Py_BuildValue("(iii)", dt.code, dt.bits, dt.lanes));
 	int32_t nd = t->ndim;
 	if (nd < 0 || (nd > 0 && t->shape == NULL)) return refusal("capsule", (Py_INCREF(Py_None), Py_None));
 	/* C-contiguous: a dimension of size 1 may have any stride, an empty tensor has no
