@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import cubehip
-from cubehip import _ffi
+from cubehip import _ffi, _kernel
+from cubehip._kernel import _NUMPY_FLOATS as NP_FLOATS, _NUMPY_INTS as NP_INTS
 
 # Every scalar kind the C path packs, written back so the test reads what the kernel got.
 SCALARS = r"""
@@ -218,7 +219,7 @@ def test_a_refused_launch_goes_to_slow_with_the_same_arguments(dev):
         seen.append((a, kw))
 
     a = dev.zeros(4, np.float32)
-    launch = _ffi.native.kernel_launcher(0x0300_0000_DEAD_BEEF, bytes([_ffi.ARG_BUFFER, _ffi.ARG_I32]), cubehip.DeviceArray, slow)
+    launch = _ffi.native.kernel_launcher(0x0300_0000_DEAD_BEEF, bytes([_ffi.ARG_BUFFER, _ffi.ARG_I32]), cubehip.DeviceArray, slow, NP_INTS, NP_FLOATS)
     launch((2, 1), a, 7, stream=3)  # a made-up kernel: the library refuses it, slow decides
     assert seen == [(((2, 1), a, 7), {"stream": 3})]
     launch(1, a)  # a wrong count never reaches the library
@@ -227,13 +228,15 @@ def test_a_refused_launch_goes_to_slow_with_the_same_arguments(dev):
 
 def test_the_makers_check_their_arguments():
     with pytest.raises(TypeError):
-        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray)
+        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray, print, NP_INTS)
     with pytest.raises(TypeError):
-        _ffi.native.kernel_launcher(1, "not bytes", cubehip.DeviceArray, print)
+        _ffi.native.kernel_launcher(1, "not bytes", cubehip.DeviceArray, print, NP_INTS, NP_FLOATS)
+    with pytest.raises(TypeError, match="tuples"):
+        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray, print, list(NP_INTS), NP_FLOATS)
     with pytest.raises(TypeError, match="kind"):
-        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_BYTES]), cubehip.DeviceArray, print)
+        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_BYTES]), cubehip.DeviceArray, print, NP_INTS, NP_FLOATS)
     with pytest.raises(TypeError, match="at most"):
-        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_I32]) * 65, cubehip.DeviceArray, print)
+        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_I32]) * 65, cubehip.DeviceArray, print, NP_INTS, NP_FLOATS)
     with pytest.raises(OverflowError):
         _ffi.native.device_syncer(-1, print, print)
     with pytest.raises(TypeError):
@@ -315,12 +318,24 @@ def outcome(launch, dev, value):
     return int(out.get()[0]), float(fout.get()[0])
 
 
+def _numpy_int(t):
+    info = np.iinfo(t)
+    return st.integers(min_value=int(info.min), max_value=int(info.max)).map(t)
+
+
 ANY_SCALAR = st.one_of(
     st.integers(min_value=-(2**65), max_value=2**65),
     st.integers(min_value=-300, max_value=300),
     st.floats(allow_nan=False, width=64),
     st.booleans(),
     st.sampled_from([0, -1, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 0.5, -0.0]),
+    # numpy scalars, as CuPy's callers pass them: the built-in call takes integers and
+    # float32/float64 itself, the rest (bool_, float16) goes to Kernel.__call__.
+    st.sampled_from(NP_INTS).flatmap(_numpy_int),
+    st.floats(allow_nan=False, width=32).map(np.float32),
+    st.floats(allow_nan=False, width=64).map(np.float64),
+    st.floats(allow_nan=False, width=16).map(np.float16),
+    st.booleans().map(np.bool_),
 )
 
 
@@ -330,6 +345,28 @@ def test_the_built_in_call_does_what_the_python_call_does(dev, one_kernels, kind
     k = one_kernels[kind]
     assert type(type(k).__call__).__name__ == "builtin_function_or_method"
     assert outcome(k, dev, value) == outcome(lambda *a: cubehip.Kernel.__call__(k, *a), dev, value)
+
+
+def test_numpy_scalars_take_the_built_in_path(dev, scalars):
+    """CuPy's callers pass numpy scalars (np.float32(a), np.uint32(n)): packed in C, never
+    handed to the package's Python call."""
+    slow_calls = []
+
+    def slow(*a, **kw):
+        slow_calls.append(a)
+
+    kinds = bytes(_ffi.ARG_BUFFER if p.kind == "buffer" else _kernel._KIND_CODE[p.kind] for p in scalars.params)
+    launch = _ffi.native.kernel_launcher(scalars._h, kinds, cubehip.DeviceArray, slow, NP_INTS, NP_FLOATS)
+    out, fout = dev.zeros(8, np.int64), dev.zeros(2, np.float64)
+    typed = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64)
+    launch((1,), *(t(v) for t, v in zip(typed, VALUES)), out, fout)
+    assert slow_calls == []
+    got = out.get()
+    assert got[:7].tolist() == list(VALUES[:7])
+    assert int(got[7]) & (2**64 - 1) == VALUES[7]
+    assert fout.get().tolist() == [1.5, -2.25]
+    launch(1, *VALUES[:8], np.float16(1.5), VALUES[9], out, fout)  # float16: the package's call
+    assert len(slow_calls) == 1
 
 
 def test_a_subclass_keeps_its_methods_and_its_own_call(dev):

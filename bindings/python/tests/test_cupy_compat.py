@@ -137,3 +137,20 @@ def test_a_kernel_made_without_a_device_follows_its_arrays(dev):
             fixed(1, x, y, 1.0, 64)
     finally:
         mine.close()
+
+
+def test_a_kernel_made_without_a_device_follows_its_stream(dev):
+    mine = cubehip.Device(PLATFORM)
+    try:
+        for _ in range(2):
+            k = cubehip.Kernel(SAXPY, "saxpy", block=64)
+            target = dev if k.device is not dev else mine  # a device the kernel is not on
+            x = target.array(np.ones(64, np.float32))
+            y = target.zeros(64, np.float32)
+            s = target.stream(3)
+            k(1, x, y, np.float32(2), np.uint32(64), stream=s)
+            assert k.device is target
+            s.sync()
+            np.testing.assert_array_equal(y.get(stream=s), 2)
+    finally:
+        mine.close()

@@ -61,6 +61,12 @@ _ACCESS = {
     "rw": _ffi.ACCESS_READ_WRITE, "read_write": _ffi.ACCESS_READ_WRITE, "inout": _ffi.ACCESS_READ_WRITE,
 }  # fmt: skip
 
+# The numpy scalars the extension's launch takes as values, as Kernel.__call__ does (an
+# integer for an integer parameter, float32 or float64 for a float one; anything else, a
+# bool included, goes to Kernel.__call__).
+_NUMPY_INTS = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64)
+_NUMPY_FLOATS = (np.float32, np.float64)
+
 _QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "__global__", "register"}
 
 
@@ -420,7 +426,8 @@ class Kernel:
     def _native_call(self) -> Any:
         """The kernel's call as a built-in function of the extension (_native.c's
         kernel_launcher): k(grid, *args) with a grid of ints and arguments exactly of their
-        parameters' types (a DeviceArray, an int in range, a float) packs and launches in C,
+        parameters' types (a DeviceArray, an int or numpy integer in range, a float, numpy
+        float32 or float64) packs and launches in C,
         without a Python frame; any other call, and any call the library refuses, goes to
         Kernel.__call__, which checks, converts and raises. A built-in function is not a
         descriptor: it is called without the kernel, which it reaches through a weak
@@ -435,7 +442,7 @@ class Kernel:
                 raise ValueError("the kernel was freed")
             Kernel.__call__(k, *args, **kwargs)  # its own errors for a missing grid or a bad keyword
 
-        return _ffi.native.kernel_launcher(self._h, kinds, DeviceArray, slow)
+        return _ffi.native.kernel_launcher(self._h, kinds, DeviceArray, slow, _NUMPY_INTS, _NUMPY_FLOATS)
 
     def _bad_count(self, args: tuple[Any, ...]) -> TypeError:
         n = len(self.params or ())
@@ -496,6 +503,13 @@ class Kernel:
         without it, every launch comes here."""
         if self.params is not None and len(args) != len(self.params):
             raise self._bad_count(args)
+        if self._implicit and stream is not None and type(stream) is not int:
+            # A kernel made without device= follows a Stream of another open device, as it
+            # follows its arrays (see _retry).
+            sdev = getattr(stream, "device", None)
+            if sdev is not None and sdev is not self.device and getattr(sdev, "_h", 0) and self._h:
+                self._rebind(sdev)
+                return self(grid, *args, stream=stream)
         # One thread at a time fills the kernel's grid and argument arrays and launches from
         # them: another thread's stores between this one's and its launch would launch it
         # with the other's arguments.

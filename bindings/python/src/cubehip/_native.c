@@ -215,10 +215,14 @@ static PyObject* name_h;       /* "_h", interned */
 static PyObject* name_exports; /* "_exports", interned */
 static PyObject* name_pending; /* "_pending", interned */
 
-/* Every plan starts with the two references it holds, which it drops when freed. */
+/* Every plan starts with the PLAN_REFS references it holds (NULL where it holds fewer),
+ * which it drops when freed. */
+#define PLAN_REFS 4
 typedef struct {
-	PyObject* array_type; /* a buffer argument's exact type: DeviceArray */
-	PyObject* slow;       /* the package's launch: slow(grid, *args, stream=...) */
+	PyObject* array_type;  /* a buffer argument's exact type: DeviceArray */
+	PyObject* slow;        /* the package's launch: slow(grid, *args, stream=...) */
+	PyObject* int_types;   /* numpy's integer scalar types, a tuple */
+	PyObject* float_types; /* numpy's float32 and float64, a tuple */
 	uint64_t kernel;
 	size_t n;
 	uint8_t kinds[LAUNCH_MAX_ARGS];
@@ -227,8 +231,13 @@ typedef struct {
 typedef struct {
 	PyObject* slow;   /* the package's sync: slow(*args, **kwargs) */
 	PyObject* failed; /* failed(status): raises the status's error */
+	PyObject* unused[PLAN_REFS - 2];
 	uint64_t device;
 } sync_plan;
+
+static void plan_free_refs(PyObject** held) {
+	for (int i = 0; i < PLAN_REFS; i++) Py_XDECREF(held[i]);
+}
 
 static void plan_free(PyObject* capsule) {
 	PyObject** held = PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule));
@@ -236,23 +245,22 @@ static void plan_free(PyObject* capsule) {
 		PyErr_Clear();
 		return;
 	}
-	Py_XDECREF(held[0]);
-	Py_XDECREF(held[1]);
+	plan_free_refs(held);
 	PyMem_Free(held);
 }
 
 /* A built-in function of def whose self is a capsule named name holding plan, which takes
- * references to a and b. NULL with an exception set when it cannot (plan freed then). */
-static PyObject* with_plan(PyMethodDef* def, const char* name, void* plan, PyObject* a, PyObject* b) {
+ * references to the n objects in refs. NULL with an exception set when it cannot (plan
+ * freed then). */
+static PyObject* with_plan(PyMethodDef* def, const char* name, void* plan, PyObject* const* refs, int n) {
 	PyObject** held = plan;
-	Py_INCREF(a);
-	Py_INCREF(b);
-	held[0] = a;
-	held[1] = b;
+	for (int i = 0; i < n; i++) {
+		Py_INCREF(refs[i]);
+		held[i] = refs[i];
+	}
 	PyObject* capsule = PyCapsule_New(plan, name, plan_free);
 	if (capsule == NULL) {
-		Py_DECREF(a);
-		Py_DECREF(b);
+		plan_free_refs(held);
 		PyMem_Free(plan);
 		return NULL;
 	}
@@ -307,8 +315,44 @@ static int grid_of(PyObject* g, uint32_t grid[3]) {
 	return 1;
 }
 
-/* One argument of parameter kind into a; 0 when the value is not exactly its type. */
+static int type_in(PyObject* o, PyObject* types) {
+	PyObject* t = (PyObject*)Py_TYPE(o);
+	Py_ssize_t n = PyTuple_Size(types);
+	for (Py_ssize_t i = 0; i < n; i++)
+		if (PyTuple_GetItem(types, i) == t) return 1;
+	return 0;
+}
+
+/* One argument of parameter kind into a; 0 when the value is not exactly its type. A numpy
+ * scalar (CuPy's way to pass one) of an integer type for an integer parameter, or of
+ * float32 or float64 for a float one, is taken as its value, range-checked as an int or
+ * float is: what the package's own call does with it. */
 static int pack(const launch_plan* p, uint8_t kind, PyObject* o, cubehip_arg* a) {
+	if (kind >= ARG_I8 && kind <= ARG_U64 && !PyLong_CheckExact(o) && type_in(o, p->int_types)) {
+		PyObject* v = PyNumber_Index(o);
+		if (v == NULL) {
+			PyErr_Clear();
+			return 0;
+		}
+		int ok = pack(p, kind, v, a);
+		Py_DECREF(v);
+		return ok;
+	}
+	if ((kind == ARG_F32 || kind == ARG_F64) && !PyFloat_CheckExact(o) && type_in(o, p->float_types)) {
+		double d = PyFloat_AsDouble(o);
+		if (d == -1.0 && PyErr_Occurred()) {
+			PyErr_Clear();
+			return 0;
+		}
+		PyObject* v = PyFloat_FromDouble(d);
+		if (v == NULL) {
+			PyErr_Clear();
+			return 0;
+		}
+		int ok = pack(p, kind, v, a);
+		Py_DECREF(v);
+		return ok;
+	}
 	long long v;
 	a->kind = kind;
 	a->access = 0;
@@ -435,13 +479,14 @@ static PyMethodDef kernel_call_def = {"launch", (PyCFunction)(void (*)(void))ker
 static PyMethodDef device_sync_def = {"sync", (PyCFunction)(void (*)(void))device_sync_call, METH_FASTCALL | METH_KEYWORDS,
 	"sync(stream=None): waits for the stream's work (cubehip's native fast path)"};
 
-/* kernel_launcher(kernel, kinds, array_type, slow) -> the kernel's call; kinds is bytes,
- * one cubehip_arg_kind per parameter (BUFFER and I8..F64 only). */
+/* kernel_launcher(kernel, kinds, array_type, slow, int_types, float_types) -> the kernel's
+ * call; kinds is bytes, one cubehip_arg_kind per parameter (BUFFER and I8..F64 only);
+ * int_types and float_types are tuples of the numpy scalar types taken as values. */
 static PyObject* n_kernel_launcher(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 	(void)self;
 	uint64_t kernel;
-	if (nargs != 4) {
-		PyErr_Format(PyExc_TypeError, "kernel_launcher takes 4 arguments (%d given)", (int)nargs);
+	if (nargs != 6) {
+		PyErr_Format(PyExc_TypeError, "kernel_launcher takes 6 arguments (%d given)", (int)nargs);
 		return NULL;
 	}
 	if (!u64_arg(args, 0, &kernel) || !bound()) return NULL;
@@ -461,8 +506,8 @@ static PyObject* n_kernel_launcher(PyObject* self, PyObject* const* args, Py_ssi
 			PyErr_Format(PyExc_TypeError, "kernel_launcher: parameter %d has kind %d", (int)i, (int)(uint8_t)kinds[i]);
 			return NULL;
 		}
-	if (!PyType_Check(args[2]) || !PyCallable_Check(args[3])) {
-		PyErr_SetString(PyExc_TypeError, "kernel_launcher: array_type must be a type and slow a callable");
+	if (!PyType_Check(args[2]) || !PyCallable_Check(args[3]) || !PyTuple_Check(args[4]) || !PyTuple_Check(args[5])) {
+		PyErr_SetString(PyExc_TypeError, "kernel_launcher: array_type must be a type, slow a callable, int_types and float_types tuples");
 		return NULL;
 	}
 	launch_plan* p = PyMem_Calloc(1, sizeof *p);
@@ -470,7 +515,7 @@ static PyObject* n_kernel_launcher(PyObject* self, PyObject* const* args, Py_ssi
 	p->kernel = kernel;
 	p->n = (size_t)n;
 	memcpy(p->kinds, kinds, (size_t)n);
-	return with_plan(&kernel_call_def, LAUNCH_PLAN, p, args[2], args[3]);
+	return with_plan(&kernel_call_def, LAUNCH_PLAN, p, args + 2, 4);
 }
 
 /* device_syncer(device, slow, failed) -> the device's sync. */
@@ -489,7 +534,7 @@ static PyObject* n_device_syncer(PyObject* self, PyObject* const* args, Py_ssize
 	sync_plan* p = PyMem_Calloc(1, sizeof *p);
 	if (p == NULL) return PyErr_NoMemory();
 	p->device = device;
-	return with_plan(&device_sync_def, SYNC_PLAN, p, args[1], args[2]);
+	return with_plan(&device_sync_def, SYNC_PLAN, p, args + 1, 2);
 }
 
 /* ---- the interpreter's life, for code that runs on threads Python never saw ----------------
@@ -947,7 +992,7 @@ static PyMethodDef methods[] = {
 	{"stream_native_handle", (PyCFunction)(void (*)(void))n_stream_native_handle, METH_FASTCALL,
 		"stream_native_handle(device, stream) -> handle, or -status"},
 	{"kernel_launcher", (PyCFunction)(void (*)(void))n_kernel_launcher, METH_FASTCALL,
-		"kernel_launcher(kernel, kinds, array_type, slow) -> the kernel's call"},
+		"kernel_launcher(kernel, kinds, array_type, slow, int_types, float_types) -> the kernel's call"},
 	{"device_syncer", (PyCFunction)(void (*)(void))n_device_syncer, METH_FASTCALL, "device_syncer(device, slow, failed) -> the device's sync"},
 	{"dlpack_export", (PyCFunction)(void (*)(void))n_dlpack_export, METH_FASTCALL,
 		"dlpack_export(owner, buffer, order, native_stream, device_type, device_id, shape, code, bits) -> capsule, or status"},
