@@ -147,6 +147,7 @@ func cubehip_device_open(platform *C.capi_cchar, index C.int32_t, options *C.cap
 		return fail(argError("cubehip_device_open: device is NULL"))
 	}
 	out.id = 0
+	syncEnviron() // the host may have set CUBEHIP_* since the library was loaded (environ.go)
 	opts := server.Options{Platform: goString(platform), Index: int(index)}
 	if options != nil {
 		if options.size < C.size_t(unsafe.Offsetof(options.direct_launch)+unsafe.Sizeof(options.direct_launch)) {
