@@ -273,8 +273,8 @@ def _load_native() -> tuple[Any, str]:
         return None, str(e)
     import atexit
 
-    # Registered after the package's own import: it runs before the interpreter stops
-    # taking new threads, so the library's threads stop calling into Python in time.
+    # At exit, before the interpreter stops letting other threads take the GIL: from then
+    # on the releases and deleters the library's threads (or a consumer's) call do nothing.
     atexit.register(_native.exiting)
     return _native, ""
 
