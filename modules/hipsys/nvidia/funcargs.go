@@ -15,9 +15,10 @@ import (
 // parameters, read once, when it is handed out, because every launch compares its
 // arguments with them. cuLaunchKernel reads one argument pointer per parameter of the
 // kernel and has no way to know how many it was given: a list one short has it read a
-// pointer past the list and dereference it, which crashes the process. The comparison
-// costs what the handle's check cost before it (the table's memo, below) and a loop
-// over the sizes.
+// pointer past the list and dereference it, which crashes the process. The handle's
+// check finds the function (the table's memo, below), so the comparison adds a loop
+// over the sizes: the lookup and the check of three arguments take 2-5 ns where the
+// handle's check alone took 1 ns (a 2-core EPYC VM), against 3.3 µs for an H200's launch.
 type kernelFunc struct {
 	handle uintptr
 	mod    hipsys.Module
