@@ -4,7 +4,10 @@
 # because each release names its siblings' released versions and a Go module tag cannot
 # be taken back once pushed.
 #
-#   scripts/release.sh [--dry-run] VERSION [MODULE...]     e.g. scripts/release.sh v0.1.0
+#   scripts/release.sh [--dry-run] [--remote NAME] [--no-push] VERSION [MODULE...]
+#   scripts/release.sh --push-only [--dry-run] [--remote NAME] VERSION [MODULE...]
+#
+#   e.g. scripts/release.sh v0.1.0
 #
 # It refuses, before changing anything, unless:
 #   - VERSION is vMAJOR.MINOR.PATCH[-PRERELEASE], v0 or v1, newer than each module's
@@ -12,18 +15,26 @@
 #   - the working tree is clean (the release is the commit, nothing beside it);
 #   - each module's CHANGELOG.md has a "## [X.Y.Z] - YYYY-MM-DD" entry for it, and its
 #     LICENSE and NOTICE are copies of the repository's;
-#   - each sibling a module requires is released in this run or at an existing tag.
+#   - each sibling a module requires is released in this run or at an existing tag;
+#   - unless --no-push: HEAD is on a branch, the remote (--remote, default origin) is
+#     configured and reachable, and has none of the tags yet.
 # Then, module by module in release order, it sets the requirements on the siblings
 # released in this run to VERSION (and go.work's matching replace lines), refreshes
 # go.sum, and builds, vets and tests the module with GOWORK=off against exactly the
 # versions it names, served by a file-based GOPROXY (scripts/modproxy): released
 # siblings from their tags, this run's from the tree. Last it commits those go.mod, go.sum
-# and go.work changes and creates the tags; pushing them is left to you (it says how).
+# and go.work changes, creates the tags and pushes the branch and the tags to the remote
+# in one atomic push: the remote gets all of them or none, so no tag is published on a
+# commit its branch does not hold. --no-push leaves the push to you (it says how), and
+# --push-only does that push later, for tags a release created with --no-push or whose
+# push failed (they must exist and be on HEAD).
 #
 # --dry-run does all of it in a scratch worktree of HEAD and creates neither the commit
-# nor the tags. --no-test (with --dry-run only) builds and vets each module alone but
-# leaves its tests out: how scripts/test.sh exercises the release after running every
-# module's tests itself, so the suite does not run them twice.
+# nor the tags; its push is git push --dry-run of the branch, which checks that the
+# remote would take it and changes nothing there. --no-test (with --dry-run only) builds
+# and vets each module alone but leaves its tests out: how scripts/test.sh exercises the
+# release after running every module's tests itself, so the suite does not run them
+# twice.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 export PATH="$PATH:/usr/local/go/bin"
@@ -32,19 +43,34 @@ export PATH="$PATH:/usr/local/go/bin"
 
 die() { echo "release: $*" >&2; exit 1; }
 
+usage="usage: scripts/release.sh [--dry-run [--no-test]] [--remote NAME] [--no-push | --push-only] VERSION [MODULE...]"
 dry_run=false
 run_tests=true
+push=true
+push_only=false
+remote=origin
 args=()
-for a in "$@"; do
-  case "$a" in
+while [ $# -gt 0 ]; do
+  case "$1" in
     --dry-run) dry_run=true ;;
     --no-test) run_tests=false ;;
-    -*) die "unknown flag $a (usage: scripts/release.sh [--dry-run [--no-test]] VERSION [MODULE...])" ;;
-    *) args+=("$a") ;;
+    --no-push) push=false ;;
+    --push-only) push_only=true ;;
+    --remote)
+      [ $# -ge 2 ] && [ -n "$2" ] || die "--remote needs a remote's name ($usage)"
+      remote=$2
+      shift
+      ;;
+    --remote=*) remote=${1#--remote=} ;;
+    -*) die "unknown flag $1 ($usage)" ;;
+    *) args+=("$1") ;;
   esac
+  shift
 done
-[ ${#args[@]} -ge 1 ] || die "usage: scripts/release.sh [--dry-run [--no-test]] VERSION [MODULE...]"
+[ ${#args[@]} -ge 1 ] || die "$usage"
 $dry_run || $run_tests || die "--no-test is for --dry-run only: a release is tested"
+$push || ! $push_only || die "--no-push and --push-only contradict each other"
+[ -n "$remote" ] || die "--remote needs a remote's name ($usage)"
 version=${args[0]}
 cd "$top"
 
@@ -76,6 +102,63 @@ for dir in "${order[@]}"; do [ -n "${releasing[$dir]:-}" ] && set_ordered+=("$di
 released() { git tag --list "$1/v*" | sed "s#^$1/##"; }
 tagged() { git rev-parse -q --verify "refs/tags/$1/$2" >/dev/null; }
 
+# push_problems: why the branch and this run's tags cannot be pushed to the remote, one a
+# line (nothing when they can): checked before anything changes, since a release whose
+# tags are made but cannot be published is half done.
+branch=$(git symbolic-ref -q --short HEAD || true)
+push_problems() {
+  [ -n "$branch" ] ||
+    echo "HEAD is detached: check out the branch the release goes on (its commit and tags are pushed together)"
+  if ! git remote get-url "$remote" >/dev/null 2>&1; then
+    echo "there is no remote $remote to push to (git remote -v lists them; --remote NAME picks one, --no-push pushes nothing)"
+    return
+  fi
+  local refs out
+  refs=("${set_ordered[@]/%//$version}")
+  if ! out=$(git ls-remote --tags "$remote" "${refs[@]/#/refs/tags/}" 2>&1); then
+    echo "cannot reach remote $remote: $out"
+    return
+  fi
+  while read -r _ ref; do
+    [ -n "$ref" ] && echo "remote $remote has ${ref#refs/tags/} already: a pushed tag is never moved (release a new version)"
+  done <<<"$out"
+}
+
+# push_release: the branch and the tags to the remote, atomically.
+push_release() {
+  local tagrefs=("${set_ordered[@]/%//$version}")
+  tagrefs=("${tagrefs[@]/#/refs/tags/}")
+  if ! git push --atomic "$remote" "HEAD:refs/heads/$branch" "${tagrefs[@]}"; then
+    die "the push to $remote failed: nothing was published, and the commit and tags are here; fix it and run scripts/release.sh --push-only $version ${args[*]:1}"
+  fi
+  echo "release: pushed $branch and ${tagrefs[*]#refs/tags/} to $remote"
+}
+
+if $push_only; then
+  problems=()
+  for dir in "${set_ordered[@]}"; do
+    if ! tagged "$dir" "$version"; then
+      problems+=("there is no tag $dir/$version to push: a release creates it")
+    elif [ "$(git rev-parse "refs/tags/$dir/$version^{commit}")" != "$(git rev-parse HEAD)" ]; then
+      problems+=("tag $dir/$version is not on HEAD: check out the release's commit on its branch")
+    fi
+  done
+  mapfile -t -O ${#problems[@]} problems < <(push_problems)
+  if [ ${#problems[@]} -gt 0 ]; then
+    printf 'release: %s\n' "${problems[@]}" >&2
+    exit 1
+  fi
+  if $dry_run; then
+    tagrefs=("${set_ordered[@]/%//$version}")
+    git push --dry-run --atomic "$remote" "HEAD:refs/heads/$branch" "${tagrefs[@]/#/refs/tags/}" ||
+      die "remote $remote would refuse the push"
+    echo "release: dry run passed; would push: git push --atomic $remote HEAD:refs/heads/$branch ${tagrefs[*]}"
+    exit 0
+  fi
+  push_release
+  exit 0
+fi
+
 msg=$("$mp" version "$version" 2>&1) || die "${msg#modproxy: }"
 problems=()
 for dir in "${set_ordered[@]}"; do
@@ -98,6 +181,9 @@ done
 dirty=$(git status --porcelain --untracked-files=normal)
 [ -z "$dirty" ] || problems+=("the working tree is not clean: commit or stash first:
 $dirty")
+if $push; then
+  mapfile -t -O ${#problems[@]} problems < <(push_problems)
+fi
 if [ ${#problems[@]} -gt 0 ]; then
   printf 'release: %s\n' "${problems[@]}" >&2
   exit 1
@@ -160,6 +246,12 @@ if $dry_run; then
   echo "release: dry run passed; a release would commit:"
   git -C "$root" diff --stat
   for dir in "${set_ordered[@]}"; do echo "release: and tag $dir/$version"; done
+  if $push; then
+    # The branch as it is now: the remote must take it (a fast-forward, push rights);
+    # --dry-run sends nothing.
+    git push --dry-run "$remote" "HEAD:refs/heads/$branch" || die "remote $remote would refuse branch $branch"
+    echo "release: and push them: git push --atomic $remote HEAD:refs/heads/$branch ${set_ordered[*]/%//$version}"
+  fi
   exit 0
 fi
 
@@ -173,4 +265,8 @@ for dir in "${set_ordered[@]}"; do
   tags+=("$dir/$version")
 done
 echo "release: tagged $(git rev-parse --short HEAD) as ${tags[*]}"
-echo "release: publish with: git push origin HEAD ${tags[*]}"
+if $push; then
+  push_release
+else
+  echo "release: publish with: scripts/release.sh --push-only --remote $remote $version ${args[*]:1}"
+fi
