@@ -254,8 +254,8 @@ def test_cubehip_waits_for_a_cuda_array_interface_stream(dev):
     spin = cp.RawKernel(SLOW_FILL, "slow_fill")
     copy = cubehip.Kernel(COPY, "copy", block=256, device=dev)
     s = cp.cuda.Stream(non_blocking=True)
-    x = cp.zeros(N, cp.float32)
-    s.synchronize()
+    x = cp.zeros(N, cp.float32)  # on CuPy's default stream, which s does not wait for
+    cp.cuda.Device().synchronize()
     with s:
         spin((N // 256,), (256,), (x, np.uint32(N), np.uint32(SPINS)))
     iface = dict(x.__cuda_array_interface__, stream=s.ptr)  # the producer's stream, as the interface says
