@@ -45,7 +45,9 @@
 // range and their threads (so `return` ends a thread and each thread has its own copy of
 // the parameters). The x loop runs over the int index blockIdx.x*blockDim.x+threadIdx.x
 // when that cannot wrap, so GCC splits `if (i < n)` out of it and vectorizes the rest
-// without masks (cubehip_entry.h says why). `extern __shared__ T a[];` becomes a
+// without masks (cubehip_entry.h says why); over that index plus C when the body declares
+// `int x = blockIdx.x * blockDim.x + threadIdx.x + C` (a stencil's interior point,
+// indexoffset.go), so that a guard on x is one on the loop's counter too. `extern __shared__ T a[];` becomes a
 // pointer to the running block's dynamic shared buffer (64 KiB of thread-local storage:
 // one OS thread runs one block at a time). A launcher per entry is appended to the
 // translation unit. Line numbers are kept, so the compile log points at the user's lines.

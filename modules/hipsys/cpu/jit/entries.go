@@ -2,6 +2,7 @@ package jit
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -192,11 +193,13 @@ func (p *program) plan(src string, toks []token, why string) {
 			}
 			b.mode, b.why = modeFiber, reason
 		}
-		end := " CUBEHIP_THREADS_END }"
+		begin, end := "{ CUBEHIP_THREADS_BEGIN ", " CUBEHIP_THREADS_END }"
 		if b.mode == modeFiber {
 			end = " CUBEHIP_FIBER_END }"
+		} else if c := indexOffset(toks, b.openTok+1, b.closeTok); c != 0 {
+			begin = "{ CUBEHIP_THREADS_BEGIN_AT(" + strconv.Itoa(c) + ") "
 		}
-		edits = append(edits, edit{b.open, b.open + 1, "{ CUBEHIP_THREADS_BEGIN "}, edit{b.close, b.close + 1, end})
+		edits = append(edits, edit{b.open, b.open + 1, begin}, edit{b.close, b.close + 1, end})
 	}
 	for _, d := range p.shared {
 		text := d.typ + "* const " + d.name + " = reinterpret_cast<" + d.typ + "*>(cubehip_dyn_shared);"

@@ -93,3 +93,20 @@ func TestRegionsKeepLines(t *testing.T) {
 	assert.Contains(t, lines[5], "p[t] += v;")
 	assert.Contains(t, lines[8], "p[t] = v + t;")
 }
+
+// A block-level loop holding warp shuffles is unrolled (its shuffles' distances become
+// constants); one holding only barriers is left to GCC.
+func TestRegionsUnrollShuffleLoops(t *testing.T) {
+	src := `extern "C" __global__ void k(float* p, int n) {
+	__shared__ float s[256];
+	float v = p[threadIdx.x];
+	for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+	s[threadIdx.x] = v;
+	for (int k = 1; k < n; k *= 2) { __syncthreads(); s[threadIdx.x] += 1.0f; }
+	p[threadIdx.x] = s[threadIdx.x];
+}`
+	p := scan(src)
+	assert.Equal(t, modeRegions, p.bodies[0].mode, p.bodies[0].why)
+	assert.Contains(t, p.rewritten, `_Pragma("GCC unroll 8") for (int o = warpSize / 2;`)
+	assert.Equal(t, 1, strings.Count(p.rewritten, "GCC unroll"))
+}

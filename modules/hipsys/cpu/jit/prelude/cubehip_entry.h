@@ -400,14 +400,17 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
  * streaming at about 0.65 instead of 0.8. An `omp simd` thread loop vectorizes nothing:
  * GCC privatizes the closure per lane before inlining it. */
 namespace cubehip {
-template <class F> __attribute__((always_inline)) inline void threads(const F& body, uint3 bid, uint3 bdim, uint3* tls) {
+/* Off: the body's index is the global one plus Off (`int x = blockIdx.x * blockDim.x +
+ * threadIdx.x + 1`, indexoffset.go), and the loop runs over that, so the body's guard on
+ * it is again a guard on the loop's counter, which GCC splits. */
+template <int Off = 0, class F> __attribute__((always_inline)) inline void threads(const F& body, uint3 bid, uint3 bdim, uint3* tls) {
 	const unsigned base = bid.x * bdim.x;
-	if (uint64_t(base) + bdim.x <= uint64_t(INT_MAX)) {
-		const int s0 = int(base), s1 = s0 + int(bdim.x);
+	if (uint64_t(base) + bdim.x + uint64_t(Off > 0 ? Off : 0) <= uint64_t(INT_MAX)) {
+		const int s0 = int(base) + Off, s1 = s0 + int(bdim.x);
 		for (unsigned z = 0; z < bdim.z; z++)
 			for (unsigned y = 0; y < bdim.y; y++)
 				for (int s = s0; s < s1; s++) {
-					const uint3 t{unsigned(s) - base, y, z};
+					const uint3 t{unsigned(s - Off) - base, y, z};
 					if constexpr (CUBEHIP_TLS_BUILTINS) *tls = t;
 					F f = body;
 					f(bid, t);
@@ -443,9 +446,9 @@ template <class F> __attribute__((always_inline)) inline void each_block(const b
 
 /* Runs an entry body (a closure taking blockIdx and threadIdx) over the blocks of c. c is
  * a copy: the body's stores cannot alias it. */
-template <class F> __attribute__((always_inline)) inline void run(const F& body, const block_ctx c) {
+template <int Off = 0, class F> __attribute__((always_inline)) inline void run(const F& body, const block_ctx c) {
 	uint3* const tls_thread = CUBEHIP_TLS_BUILTINS ? &::threadIdx : nullptr;
-	each_block(c, [&](uint3 bid) { threads(body, bid, c.bdim, tls_thread); });
+	each_block(c, [&](uint3 bid) { threads<Off>(body, bid, c.bdim, tls_thread); });
 }
 
 /* Runs an entry body for the fiber's own block and thread. */
@@ -462,15 +465,18 @@ template <class F> __attribute__((always_inline)) inline void run_fiber(const F&
  * per thread of each block. The lambda is what keeps GPU semantics: `return` ends one
  * thread, and by-value capture gives every thread its own copies of the kernel's
  * parameters. */
-#define CUBEHIP_THREADS_BEGIN                                                                 \
+#define CUBEHIP_THREADS_BEGIN CUBEHIP_THREADS_BEGIN_AT(0)
+/* The same for a body whose index is the global one plus off (threads' Off). */
+#define CUBEHIP_THREADS_BEGIN_AT(off)                                                         \
 	{                                                                                         \
+		[[maybe_unused]] constexpr int __cubehip_off = (off);                                 \
 		const ::cubehip::block_ctx* __cubehip_b = ::cubehip::block();                        \
 		[[maybe_unused]] const uint3 blockDim = __cubehip_b->bdim, gridDim = __cubehip_b->gdim; \
 		const auto __cubehip_body = [=]([[maybe_unused]] const uint3 blockIdx, [[maybe_unused]] const uint3 threadIdx) mutable -> void {
 #define CUBEHIP_THREADS_END                          \
 	}                                                \
 	;                                                \
-	::cubehip::run(__cubehip_body, *__cubehip_b);    \
+	::cubehip::run<__cubehip_off>(__cubehip_body, *__cubehip_b); \
 	}
 /* The end of a body that runs as one fiber per thread (it has barriers or warp functions
  * the jit did not turn into regions, cubehip_regions.h): the fiber's own thread only. */
