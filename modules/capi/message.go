@@ -16,10 +16,11 @@ var (
 		"(MaxThreadsDim)", "(the block limit, max_threads_dim)",
 		"(MaxThreadsPerBlock)", "(the block limit, max_threads_per_block)",
 		"(its IO)", "(the buffers' access, desc.access)",
-		"server: ", "",
-		"stream: ", "",
-		"memory: ", "",
 	)
+	// A Go package's prefix ("server: ", "stream: ", "memory: ") at the start of a
+	// message, of a wrapped part or of a parenthesis, and only there: "stream: " also
+	// ends the names of C functions (cubehip_device_export_stream: ...) and of things.
+	goPackage = regexp.MustCompile(`(^|: |\()(?:server|stream|memory): `)
 	// A scalar's Go type where the Device names what a launch was given.
 	goScalar = regexp.MustCompile(`\b(u?int(?:8|16|32|64)|float32|float64) given`)
 	cScalar  = map[string]string{
@@ -33,6 +34,13 @@ var (
 
 func cMessage(msg string) string {
 	msg = goTerms.Replace(msg)
+	for {
+		next := goPackage.ReplaceAllString(msg, "$1")
+		if next == msg {
+			break
+		}
+		msg = next
+	}
 	msg = goScalar.ReplaceAllStringFunc(msg, func(s string) string {
 		t := strings.TrimSuffix(s, " given")
 		return cScalar[t] + " given"

@@ -105,7 +105,7 @@ func (s Stream) WaitForeign(foreign uint64) error {
 	}
 	defer d.leave()
 	if err := d.srv.WaitForeign(s.id, hipsys.Stream(foreign)); err != nil {
-		return fmt.Errorf("stream %d: %w", s.id, err)
+		return fmt.Errorf("stream %d waiting for stream %#x: %w", s.id, foreign, err)
 	}
 	return nil
 }

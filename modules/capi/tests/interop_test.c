@@ -53,6 +53,9 @@ int main(void) {
 		STATUS(cubehip_stream_wait_native(dev, 0, 7), CUBEHIP_ERROR_INVALID_ARGUMENT);
 		STATUS(cubehip_device_export_stream(dev, &exported), CUBEHIP_ERROR_INVALID_ARGUMENT);
 		EXPECT(exported == 0, "a failed call left %#llx", (unsigned long long)exported);
+		EXPECT(strncmp(cubehip_last_error(), "cubehip_device_export_stream: ", 30) == 0, "message: %s", cubehip_last_error());
+		STATUS(cubehip_stream_wait_native(dev, 0, 7), CUBEHIP_ERROR_INVALID_ARGUMENT);
+		EXPECT(strstr(cubehip_last_error(), "0x7") != NULL, "the message names the other library's stream: %s", cubehip_last_error());
 	} else {
 		OK(cubehip_device_export_stream(dev, &exported));
 		uint64_t same = 0;

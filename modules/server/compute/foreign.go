@@ -36,7 +36,7 @@ type foreign struct {
 // cpu device, whose memory is host memory) is told apart with a clear error.
 func (s *Server) foreignCalls(what string) (hipsys.ForeignStreams, error) {
 	if s.foreign.calls == nil {
-		return nil, fmt.Errorf("%w: %s: the %s platform has no streams of other libraries to order against (its memory is host memory: wait on the host)", ErrInvalidArgument, what, s.watch.Platform.Name())
+		return nil, fmt.Errorf("%w: %s: the %s platform has no streams of other libraries (its memory is host memory: wait on the host)", ErrInvalidArgument, what, s.watch.Platform.Name())
 	}
 	// An event serves every exchange of its direction: a wait takes the record it sees
 	// when it is queued, so recording the event again later changes no wait queued.
@@ -60,7 +60,7 @@ func (s *Server) foreignCalls(what string) (hipsys.ForeignStreams, error) {
 // the other library must not read bytes nothing wrote. A later device fault of the
 // ordered work is the context's, seen by the other library's own calls too.
 func (s *Server) OrderBefore(handles []Binding, id StreamID, foreign hipsys.Stream) error {
-	const what = "order before a foreign stream"
+	const what = "ordering for another library"
 	calls, err := s.foreignCalls(what)
 	if err != nil {
 		return err
@@ -82,7 +82,7 @@ func (s *Server) OrderBefore(handles []Binding, id StreamID, foreign hipsys.Stre
 		return s.explain(fmt.Errorf("%s: %w", what, err))
 	}
 	if err := calls.ForeignStreamWaitEvent(foreign, s.foreign.out); err != nil {
-		return s.explain(fmt.Errorf("%s %#x: %w", what, uint64(foreign), err))
+		return s.explain(fmt.Errorf("%s, its stream %#x: %w", what, uint64(foreign), err))
 	}
 	return nil
 }
@@ -92,7 +92,7 @@ func (s *Server) OrderBefore(handles []Binding, id StreamID, foreign hipsys.Stre
 // over (the CUDA array interface's stream) is then done before the stream's next work.
 // It does not wait on the host.
 func (s *Server) WaitForeign(id StreamID, foreign hipsys.Stream) error {
-	const what = "wait for a foreign stream"
+	const what = "waiting for another library"
 	calls, err := s.foreignCalls(what)
 	if err != nil {
 		return err
@@ -108,7 +108,7 @@ func (s *Server) WaitForeign(id StreamID, foreign hipsys.Stream) error {
 		return fmt.Errorf("%w: %s: stream %d records a capture", stream.ErrGraphState, what, id)
 	}
 	if err := calls.ForeignEventRecord(s.foreign.in, foreign); err != nil {
-		return s.explain(fmt.Errorf("%s %#x: %w", what, uint64(foreign), err))
+		return s.explain(fmt.Errorf("%s, its stream %#x: %w", what, uint64(foreign), err))
 	}
 	// Through the watch: the stream has work queued now (never taken for idle), and the
 	// watch never records in, so no order between the server's own streams is inferred.
@@ -124,7 +124,7 @@ func (s *Server) WaitForeign(id StreamID, foreign hipsys.Stream) error {
 // working streams instead would end every inference about it for the server's life
 // (NativeStream). It is made on first use and destroyed at Close.
 func (s *Server) ExportStream() (hipsys.Stream, error) {
-	const what = "export stream"
+	const what = "the export stream's creation"
 	if _, err := s.foreignCalls(what); err != nil {
 		return 0, err
 	}
