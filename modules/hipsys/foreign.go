@@ -14,6 +14,9 @@ package hipsys
 // It is optional: the cpu platform has no streams but its own (its memory is host
 // memory, and host code waits on the host).
 type ForeignStreams interface {
+	// OrdersForeignStreams reports whether the calls below work: true on a platform
+	// that has them; a wrapper (hipsys/faults) answers as the platform it wraps.
+	OrdersForeignStreams() bool
 	// ForeignEventRecord records e (an event of this platform) on foreign stream s.
 	ForeignEventRecord(e Event, s Stream) error
 	// ForeignStreamWaitEvent makes foreign stream s wait for e's last record.

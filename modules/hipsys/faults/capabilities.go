@@ -13,7 +13,41 @@ var (
 	_ hipsys.SmallReadStager = (*Platform)(nil)
 	_ hipsys.FlaggingCopier  = (*Platform)(nil)
 	_ hipsys.FlagWaiter      = (*Platform)(nil)
+	_ hipsys.ForeignStreams  = (*Platform)(nil)
 )
+
+// OrdersForeignStreams answers as the wrapped platform does: false where it has none. It
+// is no HIP call, so no rule fails it.
+func (w *Platform) OrdersForeignStreams() bool {
+	f, ok := hipsys.As[hipsys.ForeignStreams](w.inner)
+	return ok && f.OrdersForeignStreams()
+}
+
+// ForeignEventRecord is the wrapped platform's; a rule on hipEventRecord fails it. A
+// platform without foreign streams answers hipErrorNotSupported, as OrdersForeignStreams
+// told the caller it would.
+func (w *Platform) ForeignEventRecord(e hipsys.Event, s hipsys.Stream) error {
+	if err := w.check(cEventRecord); err != nil {
+		return err
+	}
+	f, ok := hipsys.As[hipsys.ForeignStreams](w.inner)
+	if !ok || !f.OrdersForeignStreams() {
+		return hipsys.NewError(w.inner.Name(), "hipEventRecord", hipsys.ErrorNotSupported, "no streams of other libraries")
+	}
+	return f.ForeignEventRecord(e, s)
+}
+
+// ForeignStreamWaitEvent is the wrapped platform's; a rule on hipStreamWaitEvent fails it.
+func (w *Platform) ForeignStreamWaitEvent(s hipsys.Stream, e hipsys.Event) error {
+	if err := w.check(cStreamWaitEvent); err != nil {
+		return err
+	}
+	f, ok := hipsys.As[hipsys.ForeignStreams](w.inner)
+	if !ok || !f.OrdersForeignStreams() {
+		return hipsys.NewError(w.inner.Name(), "hipStreamWaitEvent", hipsys.ErrorNotSupported, "no streams of other libraries")
+	}
+	return f.ForeignStreamWaitEvent(s, e)
+}
 
 // StagesSmallReads answers as the wrapped platform does: false where it has no answer. It
 // is no HIP call, so no rule fails it.

@@ -5,6 +5,9 @@ import "C"
 
 import "github.com/cubehip/cubehip/modules/hipsys"
 
+// OrdersForeignStreams is true: the driver takes any stream of the context (hipsys.ForeignStreams).
+func (p *Platform) OrdersForeignStreams() bool { return true }
+
 // ForeignEventRecord records e on s, a stream another library created (hipsys.ForeignStreams).
 func (p *Platform) ForeignEventRecord(e hipsys.Event, s hipsys.Stream) error {
 	const call = "hipEventRecord"

@@ -134,7 +134,7 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 	if st, ok := hipsys.As[hipsys.SmallReadStager](p); ok && st.StagesSmallReads() {
 		s.stagesSmallReads = true
 	}
-	if f, ok := hipsys.As[hipsys.ForeignStreams](p); ok {
+	if f, ok := hipsys.As[hipsys.ForeignStreams](p); ok && f.OrdersForeignStreams() {
 		s.foreign.calls = f
 	}
 	// CubeCL's on_failure: a failure inside a profiling window invalidates it, which
