@@ -120,9 +120,21 @@ func (f *ReadFuture) WaitInto(dst ...[]byte) error {
 // while the device fills the others. Only a call with nothing in flight waits for a
 // free chunk: the others take what is free, so two reads never hold part of the ring
 // each while waiting for the rest.
+//
+// A large read's host copies go through a copyTeam, and its fresh destination pages are
+// advised huge first (adviseFresh): neither changes which bytes or failure it returns.
 func (f *ReadFuture) drain(dst [][]byte) error {
 	s := f.s
 	var failed error // a copy's failure: it stops the queueing and wins over f.err
+	var total uint64
+	for i := range dst {
+		if f.err == nil {
+			adviseFresh(dst[i])
+		}
+		total += uint64(len(dst[i]))
+	}
+	team := newCopyTeam(total, s.staging.chunk)
+	defer team.close()
 	for len(f.queued) > 0 || (f.err == nil && failed == nil && f.cursor.more()) {
 		for f.err == nil && failed == nil && f.cursor.more() && len(f.queued) < s.staging.depth {
 			c := s.staging.take(len(f.queued) == 0)
@@ -144,7 +156,7 @@ func (f *ReadFuture) drain(dst [][]byte) error {
 		err := s.ready(q.c, false)
 		if err == nil && failed == nil {
 			p := q.p
-			copyParallel(dst[q.part][p.host:p.host+p.bytes()], q.c.buf[:p.bytes()])
+			team.copy(dst[q.part][p.host:p.host+p.bytes()], q.c.buf[:p.bytes()])
 		}
 		s.staging.put(q.c)
 		if err != nil && failed == nil {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/stream"
@@ -236,28 +234,4 @@ func (s *Server) Staging(sizes []uint64, id StreamID) ([]*HostBuffer, error) {
 		out = append(out, b)
 	}
 	return out, nil
-}
-
-// copyParallel is copy(dst, src) spread over the host's cores for large copies: one
-// core copies 5–15 GB/s, less than a PCIe 5 link moves, so a single-threaded staging
-// copy would be the pipeline's bottleneck.
-func copyParallel(dst, src []byte) {
-	const part = 1 << 20 // below this a goroutine costs more than it saves
-	n := min(len(dst), len(src))
-	workers := min(runtime.GOMAXPROCS(0), 8, n/part)
-	if workers <= 1 {
-		copy(dst, src)
-		return
-	}
-	step := (n/workers + 63) &^ 63
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += step {
-		hi := min(lo+step, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			copy(dst[lo:hi], src[lo:hi])
-		}()
-	}
-	wg.Wait()
 }

@@ -151,8 +151,15 @@ func (s *Server) checkWrite(d CopyDescriptor, l layout, n int) error {
 
 // Wait queues the copies the call left, each as soon as a staging chunk is free, and
 // returns the first op's failure. It takes the owner's lock to queue each chunk.
+//
+// When what is left is large, its host copies go through a copyTeam.
 func (f *WriteFuture) Wait() error {
 	s := f.s
+	var team *copyTeam
+	if f.at.more() {
+		team = newCopyTeam(f.left(), s.staging.chunk)
+		defer team.close()
+	}
 	for f.at.more() {
 		c := s.staging.take(true)
 		if err := s.ready(c, false); err != nil {
@@ -164,7 +171,7 @@ func (f *WriteFuture) Wait() error {
 		}
 		part, p := f.at.peek()
 		w := &f.ops[part]
-		copyParallel(c.buf[:p.bytes()], w.data[p.host:p.host+p.bytes()])
+		team.copy(c.buf[:p.bytes()], w.data[p.host:p.host+p.bytes()])
 		s.owner.Lock()
 		f.queueFilled(c)
 		s.owner.Unlock()
@@ -173,6 +180,17 @@ func (f *WriteFuture) Wait() error {
 		_ = f.ops[i].b.Release()
 	}
 	return f.err
+}
+
+// left is how many bytes the copies not yet queued hold, at most: the ops from the
+// next piece's on, whole.
+func (f *WriteFuture) left() uint64 {
+	part, _ := f.at.peek()
+	var n uint64
+	for _, w := range f.ops[part:] {
+		n += uint64(len(w.data))
+	}
+	return n
 }
 
 // queueNext fills c with the next piece and queues it (the owner's lock held).

@@ -1,0 +1,123 @@
+package compute
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// A read into memory no one has touched yet (a new Go slice the OS hands over, a fresh
+// numpy array, a malloc'ed C buffer of that size) faults in each 4 KiB page as the copy
+// first writes it, and the kernel's per-page cost then bounds the read well below the
+// host's memcpy rate, however many threads copy. Where the kernel gives transparent
+// huge pages to memory that asks for them (mode "madvise", the common default), such a
+// destination is advised MADV_HUGEPAGE first: one fault maps 2 MiB.
+//
+// Only whole huge-page blocks none of whose pages is resident are advised: memory in
+// use keeps whatever layout its owner chose, and advice on it would only make the
+// kernel's background collapse work on it. In mode "always" fresh memory gets huge
+// pages without advice; in "never" advice does nothing: both skip it.
+
+// adviseMin is the smallest destination worth the residency check (a system call).
+const adviseMin = 8 << 20
+
+// hugeAdvice is what adviseFresh needs, read once: the huge page size when the kernel
+// wants advice (0 when it does not), the base page size and a block's worth of zeros.
+var hugeAdvice = sync.OnceValue(func() (a struct {
+	huge, page uintptr
+	zeros      []byte
+}) {
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil || !bytes.Contains(mode, []byte("[madvise]")) {
+		return a
+	}
+	size, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
+	if err != nil {
+		return a
+	}
+	huge, err := strconv.ParseUint(strings.TrimSpace(string(size)), 10, 64)
+	page := uint64(os.Getpagesize())
+	if err != nil || huge <= page || huge%page != 0 {
+		return a
+	}
+	a.huge, a.page = uintptr(huge), uintptr(page)
+	a.zeros = make([]byte, huge/page)
+	return a
+})
+
+// adviseFresh advises MADV_HUGEPAGE the huge-page blocks inside dst that no page of is
+// resident yet. It changes no byte, and a failure only means no advice.
+func adviseFresh(dst []byte) {
+	a := hugeAdvice()
+	if a.huge == 0 || len(dst) < adviseMin {
+		return
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(dst)))
+	lo := (base + a.huge - 1) &^ (a.huge - 1)
+	hi := (base + uintptr(len(dst))) &^ (a.huge - 1)
+	if hi <= lo {
+		return
+	}
+	per := a.huge / a.page
+	// One residency byte per page, a window of blocks at a time. The kernel's check
+	// costs a few ns a resident page (0.2 ms or more for 256 MiB): a window with no
+	// fresh block ends the scan, since a destination in use is in use throughout, and
+	// the first window is one block, doubling from there, so that a destination in use
+	// costs one block's check.
+	const most = 64
+	var vec []byte
+	run := uintptr(0) // start of the current run of fresh blocks; 0: none
+	for at, window := lo, uintptr(1); at < hi; at, window = at+window*a.huge, min(2*window, most) {
+		end := min(at+window*a.huge, hi)
+		if n := (end - at) / a.page; uintptr(len(vec)) < n {
+			vec = make([]byte, n)
+		}
+		// SAFETY: [at, end) lies inside dst, live Go memory (or the caller's mapping),
+		// and vec holds a byte per page of it.
+		if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, at, end-at, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+			advise(run, at)
+			return
+		}
+		if run == 0 && !hasFresh(vec[:(end-at)/a.page], per, a.zeros) {
+			return
+		}
+		for blk := at; blk < end; blk += a.huge {
+			i := (blk - at) / a.page
+			// Any byte set may mean a resident page (only bit 0 is defined).
+			if bytes.Equal(vec[i:i+per], a.zeros) {
+				if run == 0 {
+					run = blk
+				}
+				continue
+			}
+			advise(run, blk)
+			run = 0
+		}
+	}
+	advise(run, hi)
+}
+
+// hasFresh reports whether vec, residency bytes of whole blocks of per pages, shows a
+// block with no page resident.
+func hasFresh(vec []byte, per uintptr, zeros []byte) bool {
+	for i := uintptr(0); i < uintptr(len(vec)); i += per {
+		if bytes.Equal(vec[i:i+per], zeros) {
+			return true
+		}
+	}
+	return false
+}
+
+// advise advises [from, to) MADV_HUGEPAGE; from 0 is no range.
+func advise(from, to uintptr) {
+	if from == 0 || to <= from {
+		return
+	}
+	// SAFETY: a page-aligned range inside a live destination; the advice changes no
+	// byte of it.
+	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, from, to-from, syscall.MADV_HUGEPAGE)
+}
