@@ -211,7 +211,8 @@ def _bad_arg(kernel: "Kernel", i: int, value: Any, want: str = "") -> TypeError:
 
 def _does_not_fit(kernel: "Kernel", i: int, v: Any) -> OverflowError:
     name, _, ctype = _param(kernel, i)
-    return OverflowError(f"{kernel.entry}: argument {i} ({name}): {type(v).__name__} {v!r} does not fit the kernel's {ctype}")
+    # str, not repr: numpy 2 spells a scalar's repr np.int64(-5), its str -5.
+    return OverflowError(f"{kernel.entry}: argument {i} ({name}): {type(v).__name__} {v} does not fit the kernel's {ctype}")
 
 
 def _as_int(kernel: "Kernel", i: int, v: Any, kind: str) -> int:
