@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import cubehip
 
@@ -60,7 +61,12 @@ def test_wheel_installs_into_a_fresh_venv(tmp_path):
         env["PYTHONPATH"] = str(Path(np.__file__).resolve().parent.parent)
     assert pip.returncode == 0, pip.stdout + pip.stderr
     run = subprocess.run([str(py), "-c", SCRIPT], capture_output=True, text=True, cwd=tmp_path, env=env)
-    assert run.returncode == 0, run.stdout + run.stderr
+    if run.returncode != 0:
+        # What the fresh interpreter saw, for a machine whose environment differs from this one.
+        seen = subprocess.run([str(py), "-c", "import sys, os; print(sys.prefix, sys.path, {k: v for k, v in os.environ.items() if k.startswith('PYTHON')})"],
+                              capture_output=True, text=True, cwd=tmp_path, env=env)
+        listed = subprocess.run([str(py), "-m", "pip", "show", "-f", "cubehip"], capture_output=True, text=True, env=env)
+        pytest.fail(f"{run.stdout}{run.stderr}\nthe venv's python: {seen.stdout}{seen.stderr}\npip show: {listed.stdout[-1500:]}")
     assert "wheel ok 0.1.0" in run.stdout and str(venv) in run.stdout
 
 
