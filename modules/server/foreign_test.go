@@ -128,6 +128,23 @@ func TestOrderBeforeForeignStream(t *testing.T) {
 	}
 }
 
+// An export of a buffer whose writes the Device knows complete (a Sync saw its stream
+// drained) queues nothing on the other library's stream: there is nothing to wait for.
+// One written since, by work still running, is ordered (TestOrderBeforeForeignStream).
+func TestOrderBeforeOfFinishedWorkQueuesNothing(t *testing.T) {
+	d, f := openDevice(t, server.Options{})
+	if d.Platform() == "cpu" {
+		t.Skip("the cpu platform has no streams of other libraries")
+	}
+	theirs, _ := foreignStream(t, f.Unwrap())
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	require.NoError(t, d.Sync())
+	records, waits := f.Calls("hipEventRecord"), f.Calls("hipStreamWaitEvent")
+	require.NoError(t, x.OrderBefore(uint64(theirs)))
+	assert.Equal(t, records, f.Calls("hipEventRecord"), "an event recorded for finished work")
+	assert.Equal(t, waits, f.Calls("hipStreamWaitEvent"), "a wait queued for finished work")
+}
+
 // WaitForeign orders the other library's writes before the Device's stream: a long
 // memset on their stream, then their write of y, then the Device's stream made to wait;
 // a Read right after (a small read, on a stream the Device had just synchronized) sees
