@@ -181,3 +181,28 @@ func TestModelRegress_FaultFoundThroughAnOrderedStream(t *testing.T) {
 		{Kind: "read", S: 2, B: 2},
 	})
 }
+
+// A trap on stream 1 into a buffer last written on stream 0 (stream 1 is ordered after
+// stream 0), then a launch on stream 0 that computes from the trap's output (stream 0
+// is ordered after stream 1: each stream waited for the other's work). A staging wait
+// for stream 1 reports the fault; failWaitFrom acknowledges it and asks stream 0, the
+// stream 1 waited for, with its own wait. When stream 0's cross-stream wait ran only
+// after the acknowledgement, the cpu device passes nothing on and that wait succeeds:
+// the output computed from the unwritten bytes must still carry the failure
+// (compute/confirm.go fails the streams ordered after stream 1 before asking).
+// Timing-dependent (about three runs in four failed before the fix), so replayed
+// several times.
+func TestModelRegress_OutputOrderedAfterAFaultInBothDirections(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2}, 8, []modelOp{
+		{Kind: "alloc", S: 1, Size: 1024},
+		{Kind: "alloc", S: 1, Size: 65536},
+		{Kind: "alloc", S: 2, Size: 65536},
+		{Kind: "launch", S: 1, B: 2, K: kTrap},
+		{Kind: "alloc", S: 1, Size: 4},
+		{Kind: "launch", S: 2, B: 1, X: 2},
+		{Kind: "write", S: 1, B: 0},
+		{Kind: "alloc", S: 2, Size: 4},
+		{Kind: "alloc", S: 0, Size: 4},
+		{Kind: "read", S: 3, B: 1},
+	})
+}

@@ -275,11 +275,10 @@ func (s *Server) failWait(id StreamID, q *streamState, point uint64, err error, 
 // stream at a fault, and the cpu device passes a failure on through a cross-stream
 // wait, so a stream's wait may report another's fault): each is asked with the driver's
 // own wait, and one that fails is failed in turn, the one that succeeds confirmed. seen
-// keeps a stream from being asked twice. Then failOrdered: the streams ordered after
-// q's work take the failure too.
+// keeps a stream from being asked twice. The streams ordered after q's work take the
+// failure too (failOrdered), before any of those waits.
 func (s *Server) failWaitFrom(id StreamID, q *streamState, point uint64, err error, locked bool, seen map[*streamState]bool) {
 	seen[q] = true
-	defer s.failOrdered(q, err, locked)
 	s.points.mu.Lock()
 	k := q.lastKernel
 	var sources []*streamState
@@ -303,6 +302,14 @@ func (s *Server) failWaitFrom(id StreamID, q *streamState, point uint64, err err
 		if len(bs) > 0 {
 			s.streams.FailedWriting(id, bs, err)
 		}
+		// The streams ordered after q are failed now, not after the sources are asked
+		// below: a stream can be both (each waited for the other's work), and the
+		// failure is already acknowledged, so the cpu device no longer passes it on to
+		// a cross-stream wait that runs only now. Its wait then succeeds although its
+		// work computed from what q's faulted work left unwritten, and confirm erases
+		// its ordering after q: failOrdered run last found nothing to fail, and that
+		// work's output read as written.
+		s.failOrdered(q, err, true)
 		if st, serr := s.streams.Stream(id); serr == nil && !st.Capture.IsRecording() {
 			_ = s.watch.syncQuiet(st.Sys) // its error is err, now carried
 		}
