@@ -28,10 +28,14 @@ import (
 //   - write: Write of 256 MiB from reused Go memory, then Sync (done means on the device);
 //   - read: ReadInto of 256 MiB into reused Go memory;
 //   - read-fresh: Read, which returns a new []byte, with the heap handed back to the OS
-//     before each round (untimed) so the new slice's pages are faulted in by the read, as
-//     a first read of that size is;
+//     before each round (untimed), so the new slice's pages are not resident: the Go
+//     runtime zeroes a reused span before Read sees it (on one thread, faulting the
+//     pages in), where memory new to the heap it hands over untouched;
 //   - read-mmap: ReadInto memory just mapped from the OS, never touched: a fresh numpy
-//     array or malloc'ed C buffer of that size is exactly this.
+//     array or malloc'ed C buffer of that size is exactly this;
+//   - read-1t, write-1t: read and write with GOMAXPROCS 1, so that the host side of the
+//     copies runs on one thread: what spreading it over the cores buys (on the cpu
+//     platform the device's side shares that one core too).
 //
 // Two host-only figures say what the OS charges for fresh pages on this machine, on N
 // threads: fresh-touch copies into a fresh mapping (4 KiB page faults), fresh-huge into
@@ -80,6 +84,20 @@ func BenchmarkTransfer256MiB(b *testing.B) {
 			})
 		}},
 		{"read", func() (float64, error) { return timed(func() error { return d.ReadInto(dst, buf) }) }},
+		// The same with the Go runtime on one core: what the host copies' threads buy.
+		{"read-1t", func() (float64, error) {
+			return oneCore(func() (float64, error) { return timed(func() error { return d.ReadInto(dst, buf) }) })
+		}},
+		{"write-1t", func() (float64, error) {
+			return oneCore(func() (float64, error) {
+				return timed(func() error {
+					if err := d.Write(buf, src); err != nil {
+						return err
+					}
+					return d.Sync()
+				})
+			})
+		}},
 		{"read-fresh", func() (float64, error) {
 			last = nil
 			debug.FreeOSMemory()
@@ -137,6 +155,13 @@ func BenchmarkTransfer256MiB(b *testing.B) {
 	require.Len(b, last, bigCopy)
 	require.Equal(b, src[:4096], last[:4096])
 	require.Equal(b, src[bigCopy-4096:], dst[bigCopy-4096:])
+}
+
+// oneCore runs op with GOMAXPROCS 1.
+func oneCore(op paired.Side) (float64, error) {
+	old := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(old)
+	return op()
 }
 
 // copyOn is copy(dst, src) split evenly over n goroutines: the host's multi-thread

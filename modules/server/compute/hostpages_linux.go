@@ -52,8 +52,11 @@ var hugeAdvice = sync.OnceValue(func() (a struct {
 // adviseFresh advises MADV_HUGEPAGE the huge-page blocks inside dst that no page of is
 // resident yet. It changes no byte, and a failure only means no advice.
 func adviseFresh(dst []byte) {
+	if len(dst) < adviseMin {
+		return
+	}
 	a := hugeAdvice()
-	if a.huge == 0 || len(dst) < adviseMin {
+	if a.huge == 0 {
 		return
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(dst)))

@@ -12,6 +12,8 @@
 #   server.log         the server module's tests on the nvidia platform
 #   server-bench.log   the Device benchmarks beside hipsys, ROUNDS rounds; each graph
 #                      replay in a process of its own
+#   transfer-bench.log ROUNDS processes of BenchmarkTransfer256MiB: the Device's 256 MiB
+#                      pageable reads and writes held to the host's memcpy in each
 #   cubehip-bench.txt  `cubehip bench` against the anchor
 #   capi.log           the C ABI's C test and saxpy host on the nvidia platform
 #   capi-bench.log     a C host's loops through libcubehip beside the raw driver's, and
@@ -76,6 +78,14 @@ if [ -x "$here/server.test" ]; then
 		$s -test.bench '^Benchmark(Device|Hipsys)(Launch|AllocFree1MiB|Read4B)$' -test.benchtime=20000x >>"$logs/server-bench.log" 2>&1 || rc=1
 		$s -test.bench '^Benchmark(Device(Write|Read)256MiB|HipsysCopy256MiB)$' -test.benchtime=10x >>"$logs/server-bench.log" 2>&1 || rc=1
 	done
+	# The 256 MiB pageable copies against the host's own memcpy, measured in the same
+	# process: each line carries the anchor (memcpy1, memcpyN on threads) and every
+	# copy's GB/s and its ratio to memcpyN (-x).
+	: >"$logs/transfer-bench.log"
+	for round in $(seq 1 "${ROUNDS:-3}"); do
+		"$here/server.test" -test.run '^$' -test.bench '^BenchmarkTransfer256MiB$' -test.benchtime=1x >>"$logs/transfer-bench.log" 2>&1 || rc=1
+	done
+	grep '^BenchmarkTransfer' "$logs/transfer-bench.log"
 	# Where the Device's cost per launch and read sits, the layers paired in one process.
 	"$here/server.test" -test.run '^$' -test.bench '^BenchmarkLayers$' -test.benchtime=1x >>"$logs/server-bench.log" 2>&1 || rc=1
 	grep '^BenchmarkLayers' "$logs/server-bench.log"
