@@ -3,6 +3,7 @@
 package server_test
 
 import (
+	"log/slog"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys/paired"
+	"github.com/cubehip/cubehip/modules/server"
 )
 
 // BenchmarkTransfer256MiB holds the Device's large copies between device memory and
@@ -33,6 +35,8 @@ import (
 //     pages in), where memory new to the heap it hands over untouched;
 //   - read-mmap: ReadInto memory just mapped from the OS, never touched: a fresh numpy
 //     array or malloc'ed C buffer of that size is exactly this;
+//   - read-c16, write-c16: read and write through staging chunks of 16 MiB instead of 8
+//     (Options.StagingChunk), on a Device of their own;
 //   - read-1t, write-1t: read and write with GOMAXPROCS 1, so that the host side of the
 //     copies runs on one thread: what spreading it over the cores buys (on the cpu
 //     platform the device's side shares that one core too).
@@ -53,6 +57,13 @@ func BenchmarkTransfer256MiB(b *testing.B) {
 	require.NoError(b, d.Write(buf, src))
 	require.NoError(b, d.Sync())
 	threads := runtime.GOMAXPROCS(0)
+	// A second Device whose staging chunks are 16 MiB: a chunk splits into as many
+	// 1 MiB parts as 16 cores copy (an 8 MiB chunk, the default, into 8).
+	d16, err := server.Open(server.Options{Logger: slog.New(slog.DiscardHandler), StagingChunk: 16 << 20})
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, d16.Close()) })
+	buf16 := alloc(b, d16.Stream, bigCopy)
+	require.NoError(b, d16.Write(buf16, src))
 
 	timed := func(op func() error) (float64, error) {
 		start := time.Now()
@@ -84,6 +95,15 @@ func BenchmarkTransfer256MiB(b *testing.B) {
 			})
 		}},
 		{"read", func() (float64, error) { return timed(func() error { return d.ReadInto(dst, buf) }) }},
+		{"read-c16", func() (float64, error) { return timed(func() error { return d16.ReadInto(dst, buf16) }) }},
+		{"write-c16", func() (float64, error) {
+			return timed(func() error {
+				if err := d16.Write(buf16, src); err != nil {
+					return err
+				}
+				return d16.Sync()
+			})
+		}},
 		// The same with the Go runtime on one core: what the host copies' threads buy.
 		{"read-1t", func() (float64, error) {
 			return oneCore(func() (float64, error) { return timed(func() error { return d.ReadInto(dst, buf) }) })
