@@ -19,15 +19,15 @@ const (
 	// maxCopiers caps the goroutines of one copy: past 16 cores a host's memcpy gains
 	// little (memory bandwidth is the limit), and the rest of the process keeps cores.
 	maxCopiers = 16
-	// teamMin is the smallest transfer that gets a copyTeam for its whole length; a
-	// smaller one has only a few chunks, and the goroutines it would keep spinning
-	// would cost about what they save.
+	// teamMin is the smallest transfer that gets a copyTeam for its whole length: a
+	// smaller one has few chunks to spread the team's start over, and copies with
+	// copyParallel.
 	teamMin = 32 << 20
 	// teamSpin is how long a team's idle helper keeps polling before it parks. The gap
 	// between two chunks' host copies is the device's copy of a chunk at worst (8 MiB
 	// at 25 GB/s: 320 µs), so a helper spinning this long takes the next chunk's part
-	// at once, instead of waiting for the Go scheduler to wake a parked thread, which
-	// it does one thread at a time (a chain of wake-ups of 5–20 µs each, per chunk).
+	// at once, instead of waiting for the Go scheduler to wake a parked thread for it,
+	// which it does one thread after another, for every chunk.
 	teamSpin = 500 * time.Microsecond
 )
 
@@ -36,8 +36,9 @@ const (
 func copiers() int { return min(runtime.GOMAXPROCS(0), maxCopiers) }
 
 // split is how copyParallel and copyTeam cut a copy of n bytes for up to workers
-// goroutines: the number of parts and their length (a multiple of 64 bytes, a cache
-// line, so that two goroutines never write one line).
+// goroutines: the number of parts and their length (a multiple of 64 bytes: where the
+// destination starts on a cache line, as large allocations do, no line is written by
+// two goroutines).
 func split(n, workers int) (parts, step int) {
 	parts = min(workers, n/copyPart)
 	if parts <= 1 {
