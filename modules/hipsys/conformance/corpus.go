@@ -242,6 +242,36 @@ var corpusChecks = map[string]func(t *testing.T, c *corpusRun){
 		assert.True(t, got[4] >= 0 && got[4] < m, "atomicCAS let one index claim the slot: %d", got[4])
 		assert.Equal(t, sum, down[uint64](t, c, dsum, 1)[0])
 	},
+	"stencil_interior": func(t *testing.T, c *corpusRun) {
+		const n = 77 // blocks that end past the interior's edge
+		in := make([]float32, n*n)
+		for i := range in {
+			in[i] = float32((i*7919)%101) / 8
+		}
+		dIn := up(t, c, in)
+		check := func(name string, grid, block hipsys.Dim3, want func(x, y int) float32) {
+			out := c.s.zeros(t, 4*n*n)
+			var args hipsys.KernelArgs
+			args.Ptr(dIn).Ptr(out).I32(n)
+			c.launch(t, name, grid, block, &args)
+			got := down[float32](t, c, out, n*n)
+			for y := range n {
+				for x := range n {
+					w := float32(0)
+					if x > 0 && x < n-1 && y > 0 && y < n-1 {
+						w = want(x, y)
+					}
+					require.Equal(t, w, got[y*n+x], "%s (%d,%d)", name, x, y)
+				}
+			}
+		}
+		check("jacobi_interior", d3((n-2+31)/32, n-2, 1), d3(32, 1, 1), func(x, y int) float32 {
+			return 0.25 * (in[y*n+x-1] + in[y*n+x+1] + in[(y-1)*n+x] + in[(y+1)*n+x])
+		})
+		check("jacobi_interior_2d", d3((n-2+15)/16, (n-2+7)/8, 1), d3(16, 8, 1), func(x, y int) float32 {
+			return in[y*n+x] - 0.5*(in[y*n+x-1]+in[y*n+x+1])
+		})
+	},
 	"warp_reduce": func(t *testing.T, c *corpusRun) {
 		const n = 100003
 		g := lcg(3)

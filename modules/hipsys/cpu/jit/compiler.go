@@ -187,20 +187,23 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		// __device__ functions too.
 		prog.tlsBuiltins = prog.tlsBuiltins || strings.HasPrefix(f, "-I")
 	}
-	prog.withHeaders(source, headers)
+	prog.withHeaders(headers)
 	if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o600); err != nil {
 		return nil, "", internal(err)
 	}
-	modes := []string{"-DCUBEHIP_TLS_BUILTINS=" + boolFlag(prog.tlsBuiltins), "-DCUBEHIP_WARPS=" + boolFlag(prog.warps)}
 	prelude := preludeDir(tc, inc, codegen)
-	args := append([]string{}, tc.argv[1:]...)
-	args = append(args, codegen...)
-	args = append(args, modes...)
-	args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", prelude)
-	args = append(args, user...)
-	// The precompiled part first: GCC loads a precompiled header only as the first include.
-	args = append(args, "-include", filepath.Join(prelude, pchHeader), "-include", filepath.Join(prelude, "cubehip_prelude.h"), "-o", "kernel.so", file)
-	cmd := exec.CommandContext(context.Background(), tc.argv[0], args...)
+	// The modes follow the program: a fallback to fibers may need the thread-local index.
+	argv := func() []string {
+		modes := []string{"-DCUBEHIP_TLS_BUILTINS=" + boolFlag(prog.tlsBuiltins), "-DCUBEHIP_WARPS=" + boolFlag(prog.warps)}
+		args := append([]string{}, tc.argv[1:]...)
+		args = append(args, codegen...)
+		args = append(args, modes...)
+		args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", prelude)
+		args = append(args, user...)
+		// The precompiled part first: GCC loads a precompiled header only as the first include.
+		return append(args, "-include", filepath.Join(prelude, pchHeader), "-include", filepath.Join(prelude, "cubehip_prelude.h"), "-o", "kernel.so", file)
+	}
+	cmd := exec.CommandContext(context.Background(), tc.argv[0], argv()...)
 	cmd.Dir = tmp
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -208,11 +211,11 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	if runErr != nil && prog.regions() {
 		// The rewrite into regions must never turn a kernel that compiles into one that
 		// does not: compile the fibers' version, whose errors are the user's own.
-		prog.fallBack(source, "its regions did not compile")
+		prog.fallBack("its regions did not compile")
 		if err := os.WriteFile(filepath.Join(tmp, file), []byte(prog.rewritten+prog.tail()), 0o600); err != nil {
 			return nil, "", internal(err)
 		}
-		cmd = exec.CommandContext(context.Background(), tc.argv[0], args...)
+		cmd = exec.CommandContext(context.Background(), tc.argv[0], argv()...)
 		cmd.Dir = tmp
 		out.Reset()
 		cmd.Stdout, cmd.Stderr = &out, &out

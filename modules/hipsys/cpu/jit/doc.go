@@ -99,9 +99,15 @@
 //     64 KiB stack (guard page below), switched by a register-only context switch
 //     (prelude/cubehip_fiber.h) at each barrier; fibers of a module that calls warp
 //     functions also wait, lane by lane, at each warp collective until every running
-//     lane of the warp reaches one (prelude/cubehip_warp.h). What falls back: a barrier
-//     or shuffle behind a condition that names the thread's index or a per-thread local,
-//     in a switch or an expression; votes, __syncwarp, matches, reductions and cooperative
+//     lane of the warp reaches one (prelude/cubehip_warp.h). An if whose condition is
+//     the thread's and whose body holds shuffles but no barrier (`if (warp == 0)`, a
+//     second level of a block reduction) runs as regions too: a region stores each
+//     thread's condition, the body's regions skip the threads without it, and its
+//     shuffles read only lanes with it (the others leave the caller's value, as the
+//     fibers' collectives do). What falls back: a barrier behind a condition that names
+//     the thread's index or a per-thread local, or a shuffle behind two such conditions
+//     or in such an if with an else; a barrier or shuffle in a switch or an expression;
+//     a shuffle in a __device__ function; votes, __syncwarp, matches, reductions and cooperative
 //     groups; __syncthreads_count/and/or; break or continue out of a region; goto;
 //     lambdas; a parameter the body assigns; a local live across a barrier declared auto,
 //     with others, as a reference or initialized in place; a shuffle in a kernel that

@@ -16,6 +16,9 @@ type program struct {
 	dynShared   bool     // the translation unit needs the dynamic shared buffer
 	tlsBuiltins bool     // threadIdx & co. are named outside entry bodies (builtinsOutside)
 	rewritten   string   // the source with bodies and shared rewritten, line numbers unchanged
+	src         string   // the source scanned: the user's, or it with helpers inlined (inline.go)
+	orig        string   // the user's source when src inlined helpers ("" otherwise)
+	live        map[int]bool
 }
 
 // runMode is how an entry's threads run.
@@ -65,10 +68,25 @@ type scope struct {
 func scan(src string) *program { return scanLive(src, nil) }
 
 // scanLive is scan taking only what sits on live lines (1-based; nil = every line): the
-// lines the preprocessor kept, so a kernel in a disabled #if block is not an entry.
+// lines the preprocessor kept, so a kernel in a disabled #if block is not an entry. With
+// regions on, shuffle helpers are inlined into the entries first (inline.go), when that
+// lets an entry run as regions.
 func scanLive(src string, live map[int]bool) *program {
+	if regionsEnabled() {
+		if in := inlineHelpers(src); in != src {
+			if p := scanSource(in, live); p.regions() {
+				p.orig = src
+				return p
+			}
+		}
+	}
+	return scanSource(src, live)
+}
+
+// scanSource scans src as it is.
+func scanSource(src string, live map[int]bool) *program {
 	toks := tokenize(src)
-	p := &program{}
+	p := &program{src: src, live: live}
 	lines := newLineIndex(src)
 	alive := func(tok token) bool { return live == nil || live[lines.of(tok.start)] }
 	var stack []scope
@@ -217,21 +235,30 @@ func (p *program) plan(src string, toks []token, why string) {
 
 // withHeaders replans every entry as fibers when an in-memory header names a barrier or
 // a warp function: a __device__ function there may hold it.
-func (p *program) withHeaders(src string, headers []header) {
+func (p *program) withHeaders(headers []header) {
 	for _, h := range headers {
 		if strings.Contains(h.source, "__syncthreads") || namesWarp(h.source) {
-			p.plan(src, tokenize(src), "a barrier or warp function in header "+h.name)
+			p.fallBack("a barrier or warp function in header " + h.name)
 			return
 		}
 	}
 }
 
-// fallBack runs every entry that is not a plain loop as fibers, for the reason why.
-func (p *program) fallBack(src string, why string) {
+// fallBack runs every entry that is not a plain loop as fibers, for the reason why, from
+// the user's own source (helpers no longer inlined). What the headers and options added
+// to the modes is kept.
+func (p *program) fallBack(why string) {
 	if !p.regions() {
 		return
 	}
-	p.plan(src, tokenize(src), why)
+	if p.orig != "" {
+		q := scanSource(p.orig, p.live)
+		q.barrier = q.barrier || p.barrier
+		q.warps = q.warps || p.warps
+		q.tlsBuiltins = q.tlsBuiltins || p.tlsBuiltins
+		*p = *q
+	}
+	p.plan(p.src, tokenize(p.src), why)
 }
 
 // regions reports whether any entry runs as regions.

@@ -25,10 +25,13 @@ import (
 //     later region when they are never assigned and depend only on thread and block
 //     indices, parameters and constants (tid, row, col); otherwise one slot per thread
 //     (an array indexed by the thread's linear index) of the declared type;
-//   - `return;` ends the thread: it skips the rest of its region and every later one.
+//   - `return;` ends the thread: it skips the rest of its region and every later one;
+//   - warp shuffles, each splitting its statement's region (shuffleCall), also inside an
+//     if whose condition is the thread's when the if holds no barrier and no else
+//     (predicated): the body's regions run for the threads whose condition held.
 //
 // Anything else keeps the fibers, with the reason logged at debug level: a barrier in an
-// expression, a switch or behind a thread-dependent condition, warp functions, break or
+// expression, a switch or behind a thread-dependent condition, other warp functions, break or
 // continue out of a region, goto, lambdas, a parameter the body assigns, a cross-barrier
 // local declared with auto or several declarators, barriers in __device__ functions.
 
@@ -119,13 +122,14 @@ type regionForm struct {
 	shuffles bool       // the body calls warp shuffles
 	nshfl    int        // shuffles so far
 	live     bool       // the body returns: threads carry a live flag
+	pred     int        // the slot of the thread-dependent if the regions are in (predicated), -1 outside
 	why      string     // why the body cannot be transformed ("" while it can)
 }
 
 // formRegions returns the edits that turn the body (tokens between open and close, the
 // braces' indices) into regions, or why it cannot.
 func formRegions(src string, toks []token, open, close int, params []string, macros map[string]bool) ([]edit, string) {
-	f := &regionForm{src: src, toks: toks, lo: open + 1, hi: close, params: map[string]bool{}, locals: map[string]bool{}, macros: macros}
+	f := &regionForm{src: src, toks: toks, lo: open + 1, hi: close, params: map[string]bool{}, locals: map[string]bool{}, macros: macros, pred: -1}
 	for _, p := range params {
 		f.params[p] = true
 	}
@@ -147,6 +151,12 @@ func formRegions(src string, toks []token, open, close int, params []string, mac
 	var b strings.Builder
 	b.WriteString("{ CUBEHIP_REGIONS_BEGIN ")
 	for i, t := range f.slots {
+		if t == predSlot {
+			// A lane's flag is read up to 64 lanes either side of it (a shuffle up or
+			// down from it), as an exchange array's values are.
+			fmt.Fprintf(&b, "unsigned char* const __cubehip_s%d = static_cast<unsigned char*>(::cubehip::exchange(%d, __cubehip_n)); ", i, i)
+			continue
+		}
 		fmt.Fprintf(&b, "auto* const __cubehip_s%d = ::cubehip::slot<%s>(%d, __cubehip_n); ", i, t, i)
 	}
 	extra := len(f.slots)
@@ -606,7 +616,9 @@ func (f *regionForm) blockLevel(s *stmt) bool {
 		}
 		return true
 	}
-	if d.ref {
+	if d.ref || f.pred >= 0 {
+		// Inside a thread-dependent if, a local is the threads' that took it: evaluated
+		// for the whole block, `if (t < k) { int q = n / k; ... }` could divide by zero.
 		return false
 	}
 	for _, dc := range d.decls {
@@ -645,6 +657,9 @@ func (f *regionForm) openText() string {
 	b.WriteString("CUBEHIP_REGION_BEGIN ")
 	if f.live {
 		b.WriteString("if (!__cubehip_live[__cubehip_t]) return; ")
+	}
+	if f.pred >= 0 {
+		fmt.Fprintf(&b, "if (!__cubehip_s%d[__cubehip_t]) return; ", f.pred)
 	}
 	seen := map[string]bool{}
 	for _, sc := range f.scopes {
@@ -780,8 +795,12 @@ func (f *regionForm) shuffleCall(s *stmt) (shuffleRead, bool) {
 		c.xch = "__cubehip_xch" + strconv.Itoa(f.nshfl%2)
 		f.nshfl++
 	}
-	c.read = fmt.Sprintf("::cubehip::region_shfl%s<std::decay_t<decltype(%s)>>(%s, __cubehip_t, __cubehip_n, %s, %s)",
-		kind, c.value, c.xch, f.text(args[1][0], args[1][1]-1), width)
+	act := ""
+	if f.pred >= 0 {
+		act = ", __cubehip_s" + strconv.Itoa(f.pred) // the lanes that took the branch
+	}
+	c.read = fmt.Sprintf("::cubehip::region_shfl%s<std::decay_t<decltype(%s)>>(%s, __cubehip_t, __cubehip_n, %s, %s%s)",
+		kind, c.value, c.xch, f.text(args[1][0], args[1][1]-1), width, act)
 	return c, true
 }
 
@@ -830,6 +849,10 @@ func (f *regionForm) structure(s *stmt) {
 	case stCompound:
 		f.seq(s.items, s.last, f.toks[s.last].start)
 	case stIf:
+		if ok, varying, _ := f.exprKind(s.open+1, s.close, false); (!ok || varying) && f.predicable(s) {
+			f.predicated(s)
+			return
+		}
 		f.uniform(s.open+1, s.close, "if")
 		f.blockDecls(s, s.open+1, s.close)
 		f.branch(s.body)
@@ -845,6 +868,41 @@ func (f *regionForm) structure(s *stmt) {
 	default:
 		f.fail("a barrier inside a %s at line %d", map[stmtKind]string{stSwitch: "switch", stSimple: "expression"}[s.kind], f.line(s.first))
 	}
+}
+
+// predSlot is the element type of a predicate's slot (formRegions allocates it apart).
+const predSlot = "pred"
+
+// predicable reports whether an if whose condition is the thread's can run as predicated
+// regions: it holds warp shuffles but no barrier (a barrier the threads that skip the if
+// never reach is undefined in HIP, and the fibers remain for it), has no else, sits in
+// no other such if, and its condition has no shuffle and no character literal.
+func (f *regionForm) predicable(s *stmt) bool {
+	if !s.shfl || s.alt != nil || f.pred >= 0 {
+		return false
+	}
+	for k := s.first; k <= s.last; k++ {
+		if f.toks[k].text == "__syncthreads" || k <= s.close && shuffles[f.toks[k].text] {
+			return false
+		}
+	}
+	return !strings.ContainsRune(f.src[f.toks[s.open].start:f.toks[s.close].end], '\'')
+}
+
+// predicated rewrites `if (cond) body`, cond the thread's and body holding warp shuffles
+// (a warp-level step only some warps take, `if (warp == 0) v = warp_sum(v)`): a region
+// stores each thread's cond in a slot; the body runs at block level as regions each
+// thread enters only when its flag is set, and a shuffle there reads only lanes whose
+// flag is set, leaving the caller's value for the others, as the fibers' collectives of
+// the lanes that reach them do.
+func (f *regionForm) predicated(s *stmt) {
+	n := len(f.slots)
+	f.slots = append(f.slots, predSlot)
+	f.replace(s.first, s.first, f.openText()+"__cubehip_s"+strconv.Itoa(n)+"[__cubehip_t] = ")
+	f.insert(f.toks[s.close].end, " ? 1 : 0; "+f.closeText())
+	f.pred = n
+	f.branch(s.body)
+	f.pred = -1
 }
 
 // branch rewrites the body of a block-level if or loop as a sequence of its own.
@@ -1279,20 +1337,32 @@ func (f *regionForm) recompute(s *stmt, d declaration) bool {
 	if d.ref {
 		return false
 	}
+	// Each declarator may name the ones before it (`int t = threadIdx.x, lane = t % 32`):
+	// they are in scope, as remat locals, while the later ones are checked; taken back
+	// out if one fails.
+	sc := &f.scopes[len(f.scopes)-1]
+	before := len(*sc)
+	decl := f.text(s.first, s.last)
+	var vars []*regionVar
 	varying := false
 	for _, dc := range d.decls {
 		if dc.init < 0 || dc.array || dc.direct {
+			*sc = (*sc)[:before]
 			return false
 		}
 		ok, v, _ := f.exprKind(dc.init, dc.end, true)
 		if !ok || f.assigned(f.toks[dc.name].text, dc.name, d.pointer) {
+			*sc = (*sc)[:before]
 			return false
 		}
 		varying = varying || v
+		rv := &regionVar{name: f.toks[dc.name].text, kind: varRemat, decl: decl, varying: v, tid: f.threadX(dc.init, dc.end)}
+		vars = append(vars, rv)
+		f.addVar(rv)
 	}
-	decl := f.text(s.first, s.last)
-	for _, dc := range d.decls {
-		f.addVar(&regionVar{name: f.toks[dc.name].text, kind: varRemat, decl: decl, varying: varying, tid: f.threadX(dc.init, dc.end)})
+	// The declaration is repeated whole: each of its names varies if any does.
+	for _, rv := range vars {
+		rv.varying = varying
 	}
 	return true
 }

@@ -182,6 +182,50 @@ extern "C" __global__ void reduce_warp(const int* in, int* out, int n) {
 	}
 }
 
+// Warp steps only some threads take: lanes below 5 of each warp shuffle among themselves
+// (a divergent if: a shuffle from a lane that skipped it leaves the caller's value), and
+// the first warp reduces the warps' sums (a warp-uniform if around a loop of shuffles).
+extern "C" __global__ void warp_ifs(const int* in, int* out, int n) {
+	__shared__ int sums[1024 / 32];
+	const int t = threadIdx.x, lane = t % warpSize, warp = t / warpSize;
+	int v = in[(blockIdx.x * blockDim.x + t) % n];
+	for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+	if (lane == 0) sums[warp] = v;
+	int u = in[t % n];
+	if (lane < 5) {
+		u += __shfl_down(u, 2);
+		u += __shfl_xor(u, 1) * 3;
+	}
+	__syncthreads();
+	if (warp == 0) {
+		const int warps = (blockDim.x + warpSize - 1) / warpSize;
+		int s = lane < warps ? sums[lane] : 0;
+		for (int o = warpSize / 2; o > 0; o /= 2) s += __shfl_down(s, o);
+		if (lane == 0) out[blockIdx.x * blockDim.x] = s;
+	}
+	if (t > 0) out[blockIdx.x * blockDim.x + t] = u;
+}
+
+// A block sum through a __device__ helper of shuffles (inline.go puts it in the entry),
+// called by every thread and again by the first warp only.
+__device__ inline int warp_sum(int v) {
+	for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+	return v;
+}
+extern "C" __global__ void helper_sum(const int* in, int* out, int n) {
+	__shared__ int sums[1024 / 32];
+	const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
+	int v = in[(blockIdx.x * blockDim.x + threadIdx.x) % n];
+	v = warp_sum(v);
+	if (lane == 0) sums[warp] = v;
+	__syncthreads();
+	if (warp == 0) {
+		int s = lane < (blockDim.x + warpSize - 1) / warpSize ? sums[lane] : 0;
+		s = warp_sum(s);
+		if (lane == 0) out[blockIdx.x] = s;
+	}
+}
+
 // An array, a struct and a value read from shared memory live across barriers.
 extern "C" __global__ void locals(const int* in, int* out, int n) {
 	extern __shared__ int s[];
@@ -223,7 +267,7 @@ func (c regionCase) launchShape(n int) (grid hipsys.Dim3, shared uint32, outLen 
 // regionCases: every kernel over block sizes that include 1, non-powers of two and 1024.
 func regionCases() []regionCase {
 	var cases []regionCase
-	for _, e := range []string{"reduce_tree", "scan_hs", "early", "branches", "hist", "locals", "shuffles", "reduce_warp"} {
+	for _, e := range []string{"reduce_tree", "scan_hs", "early", "branches", "hist", "locals", "shuffles", "reduce_warp", "warp_ifs", "helper_sum"} {
 		for _, x := range []uint32{1, 7, 32, 100, 256, 1000, 1024} {
 			cases = append(cases, regionCase{e, dim(x, 1, 1)})
 		}
@@ -283,7 +327,7 @@ func regionsMatchFibers(t *testing.T) {
 	}
 }
 
-// BenchmarkRegionsCompile: regionKernels (eight barrier kernels) compiled with an empty
+// BenchmarkRegionsCompile: regionKernels (ten barrier kernels) compiled with an empty
 // object cache, as regions and as fibers, and warm: a new Compiler over the disk cache a
 // first compile filled (a new process's compile of a kernel it compiled before). Budgets:
 // regions no slower to compile than fibers (the rewrite is a scan of the source; GCC

@@ -86,6 +86,36 @@ template <class T> inline T region_shfl_up(const void* xv, int t, int, unsigned 
 	return (l & (width - 1)) >= d ? there : here;
 }
 
+/* The same inside an if whose condition is the thread's (regions.go, predicated): act[t]
+ * is whether lane t took the branch; a lane that did not takes no part, and a shuffle from
+ * it leaves the caller's value, as cubehip_warp.h's collectives of the lanes that reach
+ * them do. */
+template <class T> inline T region_lane(const void* xv, int t, int n, int s, const unsigned char* act) {
+	const T* x = static_cast<const T*>(xv);
+	const int base = t - t % CUBEHIP_WARP_SIZE;
+	return s < 0 || s >= CUBEHIP_WARP_SIZE || base + s >= n || !act[base + s] ? x[t] : x[base + s];
+}
+template <class T> inline T region_shfl(const void* x, int t, int n, int src, int width, const unsigned char* act) {
+	const int l = t % CUBEHIP_WARP_SIZE;
+	return region_lane<T>(x, t, n, (l & ~(width - 1)) + (src & (width - 1)), act);
+}
+template <class T> inline T region_shfl_xor(const void* x, int t, int n, int mask, int width, const unsigned char* act) {
+	const int l = t % CUBEHIP_WARP_SIZE, s = l ^ mask;
+	return region_lane<T>(x, t, n, s < ((l + width) & ~(width - 1)) ? s : -1, act);
+}
+template <class T> inline T region_shfl_down(const void* xv, int t, int n, unsigned delta, int width, const unsigned char* act) {
+	const T* x = static_cast<const T*>(xv);
+	const int l = t % CUBEHIP_WARP_SIZE, d = delta < 64 ? int(delta) : 64;
+	const T there = x[t + d], here = x[t];
+	return (l & (width - 1)) + d < width && t + d < n && act[t + d] ? there : here;
+}
+template <class T> inline T region_shfl_up(const void* xv, int t, int, unsigned delta, int width, const unsigned char* act) {
+	const T* x = static_cast<const T*>(xv);
+	const int l = t % CUBEHIP_WARP_SIZE, d = delta < 64 ? int(delta) : 64;
+	const T there = x[t - d], here = x[t];
+	return (l & (width - 1)) >= d && act[t - d] ? there : here;
+}
+
 /* Atomics on a block's __shared__ memory from a region: the block's threads run one after
  * another on one OS thread, so nothing races with the update (regions.go rewrites the
  * calls). Same results and return values as cubehip_atomic.h's. */
