@@ -85,8 +85,10 @@ type teamPart struct{ dst, src []byte }
 // or nil where one would not pay: a small transfer, a chunk too small to split, or one
 // core. Close it when the transfer is over.
 func newCopyTeam(total, chunk uint64) *copyTeam {
-	workers := copiers()
-	if total < teamMin || workers < 2 || chunk < 2*copyPart {
+	// No more goroutines than a chunk has parts: a helper that never gets one would
+	// spin for the whole transfer, taking a core (or its sibling thread) from the rest.
+	workers := int(min(uint64(copiers()), chunk/copyPart))
+	if total < teamMin || workers < 2 {
 		return nil
 	}
 	t := &copyTeam{workers: workers, parts: make(chan teamPart, workers)}

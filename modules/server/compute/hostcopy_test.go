@@ -37,6 +37,13 @@ func withCopiers(t *testing.T, n int) {
 	}
 }
 
+// newCopyTeamClosed is newCopyTeam, closed when the test ends.
+func newCopyTeamClosed(t *testing.T, total, chunk uint64) *copyTeam {
+	team := newCopyTeam(total, chunk)
+	t.Cleanup(team.close)
+	return team
+}
+
 // A team copies every byte of each copy it is given, one after another, and nothing
 // beyond; its helpers are gone once it is closed.
 func TestCopyTeamCopiesExactly(t *testing.T) {
@@ -75,6 +82,9 @@ func TestCopyTeamOnlyForLargeTransfers(t *testing.T) {
 	withCopiers(t, 2)
 	require.Nil(t, newCopyTeam(teamMin-1, 8<<20))
 	require.Nil(t, newCopyTeam(teamMin, copyPart))
+	require.Nil(t, newCopyTeam(teamMin, 2*copyPart-1))
+	// As many goroutines as a chunk has parts, the caller's included.
+	require.Equal(t, 2, newCopyTeamClosed(t, teamMin, 2*copyPart).workers)
 	old := runtime.GOMAXPROCS(1)
 	require.Nil(t, newCopyTeam(1<<30, 8<<20))
 	runtime.GOMAXPROCS(old)
