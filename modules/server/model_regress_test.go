@@ -206,3 +206,24 @@ func TestModelRegress_OutputOrderedAfterAFaultInBothDirections(t *testing.T) {
 		{Kind: "read", S: 3, B: 1},
 	})
 }
+
+// A regression of the model's own oracle: a trap on stream 1 after stream 0 was ordered
+// after stream 1's work (a write on stream 0 of a buffer last written on stream 1), then
+// a read of the trap's output on stream 1, whose staging wait reports the fault and
+// acknowledges it: the server fails the writes of stream 0, ordered after stream 1, as
+// a failed Sync does (compute/confirm.go, failOrdered), so the Sync after it succeeds
+// and a read of stream 0's write returns the failure. The model once failed the other
+// streams only when the read buffer carried no failure of its own, and took that error
+// for a spurious one.
+func TestModelRegress_FaultReportedByAReadFailsOrderedStreams(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2, BigStaging: true}, 1, []modelOp{
+		{Kind: "alloc", S: 3, Size: 1024},
+		{Kind: "alloc", S: 3, Size: 1024},
+		{Kind: "writeAt", S: 0, Len: 1},
+		{Kind: "alloc", S: 2, Size: 1024},
+		{Kind: "launch", S: 1, B: 1, X: 3, K: kTrap},
+		{Kind: "readAt", S: 3, B: 1, Flag: true},
+		{Kind: "sync", S: 1},
+		{Kind: "read", S: 1, B: 2},
+	})
+}

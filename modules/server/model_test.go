@@ -936,17 +936,20 @@ func modelU32bytes(v []uint32) []byte {
 func (m *model) judgeRead(b *mbuf, d, off int, got []byte, err error, a *armed, op modelOp) {
 	m.t.Helper()
 	if err != nil {
-		if m.mayCarry(b) {
+		carried := m.mayCarry(b)
+		if m.anyFault() {
+			// The read's wait may have met the fault (a staging wait reports it and
+			// acknowledges it, so the Sync after it succeeds): like a failed Sync, it
+			// fails every stream that may have been ordered after the faulted work,
+			// even when the buffer read carried a failure of its own.
+			m.failAllStreams()
+		}
+		if carried {
 			m.stats.add(func(s *modelStats) { s.errs++ })
 			return
 		}
 		if a.hit() || m.anyFault() {
 			m.stats.add(func(s *modelStats) { s.errs++; s.allowed++ })
-			if m.anyFault() {
-				// The read's wait met the fault: like a failed Sync, it fails every
-				// stream that may have been ordered after the faulted work.
-				m.failAllStreams()
-			}
 			return
 		}
 		m.fail("%s of %s (%d bytes at %d) on %d: %v, but nothing failed that wrote it (spurious error)", op.Kind, b.name, len(got), off, op.S, err)
