@@ -123,8 +123,8 @@ func (t *copyTeam) help() {
 			continue
 		}
 		// Gives the core to any other runnable goroutine (a stream's worker on the cpu
-		// platform, the caller's own work) before polling again.
-		runtime.Gosched()
+		// platform, the caller's own work) or thread before polling again.
+		yield()
 	}
 }
 
@@ -158,7 +158,7 @@ func (t *copyTeam) copy(dst, src []byte) {
 	for t.steal() {
 	}
 	for t.pending.Load() != 0 {
-		runtime.Gosched()
+		yield()
 	}
 }
 
