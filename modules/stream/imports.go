@@ -45,7 +45,12 @@ func (s *Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (memo
 
 // ReclaimImports hands the imports of the stream that nothing references any more to
 // their releases, after a fence recorded now: the work queued on the stream before it
-// may still use the memory. Work of other streams is covered by their pins, which the
+// may still use the memory. drained, when not nil, is asked (once, and only when there
+// is something to release) whether the stream has completed everything queued on it;
+// true skips the fence, since no queued work can still use the memory, and the releases
+// start at once. The caller answers it without guessing (a wait that saw the stream
+// drained with nothing queued since, or the driver's own query): a wrong true releases
+// memory under work still reading it. Work of other streams is covered by their pins, which the
 // release worker gives back only after that work is done. While the stream records a
 // capture nothing is reclaimed (a fence would be recorded into the graph), and the next
 // call after the capture does it. The error is only that no fence could be recorded and
@@ -53,7 +58,7 @@ func (s *Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (memo
 // under work that may still use them.
 //
 // It returns how many imports it took out of the pools (released now or leaked).
-func (s *Stream) ReclaimImports() (int, error) {
+func (s *Stream) ReclaimImports(drained func() bool) (int, error) {
 	if s.GPU.Imports() == 0 || s.Capture.IsRecording() {
 		return 0, nil
 	}
@@ -65,6 +70,14 @@ func (s *Stream) ReclaimImports() (int, error) {
 	batch := make([]*imported, len(owners))
 	for i, o := range owners {
 		batch[i] = o.(*imported)
+	}
+	if drained != nil && drained() {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			s.m.releaseImports(batch)
+		}()
+		return len(batch), nil
 	}
 	f, err := NewFence(s.m.p, s.Sys)
 	if err != nil {

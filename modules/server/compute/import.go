@@ -47,7 +47,10 @@ func (s *Server) reclaimImports() {
 		if st == nil {
 			continue
 		}
-		n, err := st.ReclaimImports()
+		n, err := st.ReclaimImports(func() bool {
+			// The direct read's test (read.go): known idle, else the driver's query.
+			return s.watch.knownIdle(st.Sys) || s.p.StreamQuery(st.Sys) == nil
+		})
 		s.imports -= n
 		if err != nil {
 			s.log.Warn("server: reclaim imported memory", "stream", id, "err", err)
