@@ -72,15 +72,26 @@ func scan(src string) *program { return scanLive(src, nil) }
 // regions on, shuffle helpers are inlined into the entries first (inline.go), when that
 // lets an entry run as regions.
 func scanLive(src string, live map[int]bool) *program {
+	why := ""
 	if regionsEnabled() {
-		if in := inlineHelpers(src); in != src {
+		var in string
+		if in, why = inlineHelpers(src); in != src {
 			if p := scanSource(in, live); p.regions() {
 				p.orig = src
 				return p
 			}
 		}
 	}
-	return scanSource(src, live)
+	p := scanSource(src, live)
+	if why != "" {
+		// A shuffle left in a helper is why the entries run as fibers: say why it stayed.
+		for i := range p.bodies {
+			if b := &p.bodies[i]; b.mode == modeFiber && strings.HasSuffix(b.why, "outside the entries' bodies") {
+				b.why += " (" + why + ")"
+			}
+		}
+	}
+	return p
 }
 
 // scanSource scans src as it is.

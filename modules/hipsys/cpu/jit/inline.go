@@ -32,12 +32,13 @@ type helper struct {
 type helperParam struct{ typ, name string }
 
 // inlineHelpers returns src with its inlinable helpers' calls in entry bodies replaced by
-// their bodies, or src itself when there is nothing to inline.
-func inlineHelpers(src string) string {
+// their bodies, or src itself when there is nothing to inline; why says why a helper was
+// not inlined, for the debug log ("" when none was refused).
+func inlineHelpers(src string) (out, why string) {
 	toks := tokenize(src)
 	helpers := findHelpers(toks)
 	if len(helpers) == 0 {
-		return src
+		return src, ""
 	}
 	var bodies []body
 	for i := range toks {
@@ -61,11 +62,14 @@ func inlineHelpers(src string) string {
 			b := enclosing(bodies, i)
 			if b == nil {
 				ok = false
+				why = h.name + " not inlined: named outside the entries at line " + strconv.Itoa(lineOf(src, toks[i].start))
 				break
 			}
 			e, good := inlineCall(src, toks, h, *b, i, n)
 			if !good {
 				ok = false
+				why = h.name + " not inlined: its call at line " + strconv.Itoa(lineOf(src, toks[i].start)) +
+					" is not a statement `x = f(...)` of its own, or its body names what the entry declares"
 				break
 			}
 			calls = append(calls, e)
@@ -80,10 +84,13 @@ func inlineHelpers(src string) string {
 		edits = append(edits, edit{a, z, strings.Repeat("\n", strings.Count(src[a:z], "\n"))})
 	}
 	if len(edits) == 0 {
-		return src
+		return src, why
 	}
-	return applyEdits(src, edits)
+	return applyEdits(src, edits), why
 }
+
+// lineOf is the 1-based line of byte offset off.
+func lineOf(src string, off int) int { return strings.Count(src[:off], "\n") + 1 }
 
 // enclosing is the entry body holding token i, nil if none does.
 func enclosing(bodies []body, i int) *body {
