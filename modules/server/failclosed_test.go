@@ -268,7 +268,8 @@ func TestCloseWithGoroutinesWorking(t *testing.T) {
 					errors.Is(err, server.ErrRecorded) || errors.Is(err, compute.ErrCaptureClosed)
 			}
 			var wg sync.WaitGroup
-			errs := make(chan error, 1024)
+			// Room for every call's error: a worker blocked on a full channel would hang wg.Wait.
+			errs := make(chan error, workers*400*2)
 			for w := range workers {
 				wg.Add(1)
 				go func() {
