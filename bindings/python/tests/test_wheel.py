@@ -49,15 +49,17 @@ def test_wheel_installs_into_a_fresh_venv(tmp_path):
     # The system's site packages give numpy, the one dependency, without an index.
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     py = venv / "bin/python"
-    pip = subprocess.run([str(py), "-m", "pip", "install", "--no-index", "--quiet", str(wheel)],
-                         capture_output=True, text=True)
+    # pip too runs without this suite's PYTHONPATH: a cubehip importable from there (an
+    # unpacked wheel, the source tree) is taken for installed, and pip installs nothing.
     env = {k: v for k, v in os.environ.items() if k not in ("CUBEHIP_LIBRARY", "PYTHONPATH")}
+    pip = subprocess.run([str(py), "-m", "pip", "install", "--no-index", "--quiet", str(wheel)],
+                         capture_output=True, text=True, env=env)
     if pip.returncode != 0 and "No matching distribution found for numpy" in pip.stdout + pip.stderr:
         # numpy reaches this interpreter from outside any installed distribution pip can see
         # (a GPU machine's image): install the wheel without resolving it, and give the
         # fresh venv the numpy this suite runs on.
         pip = subprocess.run([str(py), "-m", "pip", "install", "--no-index", "--no-deps", "--quiet", str(wheel)],
-                             capture_output=True, text=True)
+                             capture_output=True, text=True, env=env)
         env["PYTHONPATH"] = str(Path(np.__file__).resolve().parent.parent)
     assert pip.returncode == 0, pip.stdout + pip.stderr
     run = subprocess.run([str(py), "-c", SCRIPT], capture_output=True, text=True, cwd=tmp_path, env=env)
