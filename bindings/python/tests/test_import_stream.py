@@ -1,21 +1,21 @@
-"""from_dlpack hands the producer the stream it will use the memory on.
+"""from_dlpack hands the producer the stream the memory is used after.
 
-The producer orders its pending writes of the tensor before that stream (CuPy and PyTorch
-make it wait on an event of their own stream), so the stream argument of ``__dlpack__``
-must be the native handle of the array's cubehip stream. On the cpu platform it is None
-(kDLCPU has no streams), so these tests open a cpu device and call it nvidia: the import
-then asks libcubehip for the stream's native handle, as it does on a GPU, and the cpu
-platform answers with a number of its own for each stream.
+The producer orders its pending writes of the tensor before the stream named in
+``__dlpack__`` (CuPy and PyTorch make it wait on an event of their own stream, or do
+nothing when it is the stream they are on). cubehip names the legacy default stream (the
+DLPack handle 1 on CUDA, 0 on ROCm) and then makes the array's own stream wait for it on
+the device: the array's stream's native handle never leaves the library (a stream whose
+handle is out is shared for good). On the cpu platform the stream is None (kDLCPU has no
+streams), so these tests open a cpu device and call it nvidia or amd; the ordering on the
+device is tested on the H200 (test_dlpack_streams.py).
 """
 
 from __future__ import annotations
 
-import ctypes
-
 import pytest
 
 import cubehip
-from cubehip import _dlpack, _ffi, _import
+from cubehip import _dlpack, _import
 
 
 class RecordingProducer:
@@ -50,34 +50,31 @@ def gpu_like():
     d.close()
 
 
-def native_handle(dev: cubehip.Device, sid: int) -> int:
-    out = ctypes.c_uint64()
-    assert _ffi.lib.cubehip_stream_native_handle(dev._live(), sid, ctypes.byref(out)) == 0
-    return out.value
-
-
 @pytest.mark.parametrize("producer", [RecordingProducer, OldProducer])
-def test_from_dlpack_gives_the_producer_the_arrays_stream(gpu_like, producer):
+def test_from_dlpack_gives_the_producer_the_legacy_stream(gpu_like, producer):
     for sid in (0, 3, 5):
         p = producer()
         with pytest.raises(BufferError, match="did not return an unconsumed DLPack capsule"):
             cubehip.from_dlpack(p, device=gpu_like, stream=sid)
-        assert p.streams == [native_handle(gpu_like, sid)], f"stream {sid}"
-    # The handles tell the streams apart, so the assertions above check which stream it was.
-    assert len({native_handle(gpu_like, sid) for sid in (0, 3, 5)}) == 3
+        assert p.streams == [1], f"stream {sid}: CUDA's legacy default stream is DLPack's 1"
 
 
 def test_from_dlpack_stream_object(gpu_like):
     p = RecordingProducer()
     with pytest.raises(BufferError):
         cubehip.from_dlpack(p, device=gpu_like, stream=gpu_like.stream(7))
-    assert p.streams == [native_handle(gpu_like, 7)]
+    assert p.streams == [1]
 
 
-def test_capsule_passes_the_native_handle(gpu_like):
-    p = RecordingProducer()
-    assert _import._capsule(p, gpu_like, 4) == "not a capsule"
-    assert p.streams == [native_handle(gpu_like, 4)]
+def test_capsule_names_rocms_default_stream():
+    d = cubehip.Device("cpu")
+    d.platform = "amd"
+    try:
+        p = RecordingProducer()
+        assert _import._capsule(p, d, 4) == "not a capsule"
+        assert p.streams == [0], "ROCm's default stream is DLPack's 0"
+    finally:
+        d.close()
 
 
 def test_cpu_gives_no_stream():

@@ -90,20 +90,23 @@ def _wrap(dev: "Device", h: int, shape: tuple[int, ...], dtype: np.dtype, sid: i
     return a
 
 
-def _native_handle(dev: "Device", sid: int) -> int:
-    """The native handle of stream sid of dev (cubehip_stream_native_handle)."""
-    h = _ffi.fast_stream_native_handle(dev._live(), sid)
-    if h < 0:
-        check(-h, "cubehip_stream_native_handle")
-    return h
+# The legacy default stream, by the handle DLPack gives it on each GPU platform (CUDA: 1;
+# ROCm: 0) and the driver takes for it (CU_STREAM_LEGACY; HIP's null stream).
+_LEGACY = {"nvidia": 1, "amd": 0}
 
 
 def _capsule(x: Any, dev: "Device", sid: int) -> Any:
-    """x's DLPack capsule, its pending work ordered before stream sid of dev."""
-    # kDLCPU has no streams (None); on a GPU the producer makes this stream wait for its
-    # pending work on the tensor (CuPy and PyTorch record an event on their current stream
-    # and make this one wait on it).
-    stream = None if dev.platform == "cpu" else _native_handle(dev, sid)
+    """x's DLPack capsule, the producer's pending work on it ordered before the legacy
+    default stream (None on the cpu device: kDLCPU has no streams).
+
+    The stream named to the producer is the legacy default stream, not the array's own:
+    CuPy and PyTorch order nothing when it is the stream they are on (their default),
+    and record an event and make it wait otherwise; the import then makes the array's
+    stream wait for the legacy stream on the device (cubehip_stream_wait_native). Naming
+    the array's own stream instead would hand its native handle out, and a stream whose
+    handle is out is shared for the device's life: every wait on it the driver's own.
+    """
+    stream = None if dev.platform == "cpu" else _LEGACY[dev.platform]
     try:
         return x.__dlpack__(stream=stream, max_version=(1, 0))
     except TypeError:
@@ -149,8 +152,9 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     is host memory), on ``device`` (default: the current device).
 
     Writes through either side are seen by the other. The producer's pending work on x is
-    ordered before the array's stream (``stream``, default 0: its native handle is the
-    stream argument of ``__dlpack__``); work of the producer issued later is the caller's to
+    ordered before the array's stream (``stream``, default 0), on the device: the producer
+    orders it before the legacy default stream (the stream argument of ``__dlpack__``), and
+    the array's stream waits for that stream; work of the producer issued later is the caller's to
     order (finish it, or sync this array before the producer uses the memory again). The
     producer's memory stays alive until the device no longer uses it: after the array (and
     every view of it) is gone, every graph that recorded work on it is destroyed, and the
@@ -189,6 +193,13 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     dtype = _dtypes.get(typestr) or _dtype(typestr)
     if h == 0:  # an empty tensor: no memory to share
         return dev.empty(shape, dtype, stream=sid)
+    if dev.platform != "cpu":
+        # The producer ordered its work before the legacy stream (_capsule): the array's
+        # stream waits for that, on the device, before it runs anything on the memory.
+        st = _ffi.lib.cubehip_stream_wait_native(dev._live(), sid, _LEGACY[dev.platform])
+        if st:
+            _ffi.fast_buffer_release(h)  # gives the memory back through its deleter
+            check(st, "cubehip_stream_wait_native")
     return _wrap(dev, h, shape, dtype, sid)
 
 
