@@ -164,9 +164,8 @@ def cubehip_cases(dev: cubehip.Device, n: int, cloop: ctypes.CDLL) -> dict[str, 
 
     if other is not None:
         theirs = other_array(other_name, other)
-        # An import hands its stream to the producer, and a stream whose handle another
-        # library has is shared from then on (every wait the driver's own): a device of its
-        # own, so the other cases keep dev's streams as a program that imports nothing has them.
+        # A device of its own, so the other cases keep dev's streams and pools as a program
+        # that imports nothing has them.
         importer = cubehip.Device(dev.platform, dev.index)
 
     def py_import(m):
