@@ -37,9 +37,8 @@ func (s Stream) Device() *Device { return s.d }
 // for (the pattern of a launch-and-sync loop), the launch was followed by a write the
 // stream makes to host memory, and Sync spins on that instead, which returns sooner
 // (docs/benchmarks.md has the figures): everything queued on the stream up to that
-// launch is then done. A stream whose native handle was handed out (NativeHandle) or
-// that imported memory is never waited for that way: anything may have been queued on
-// it since, so Sync is the driver's own wait, and it covers every piece of work queued
+// launch is then done. A stream whose native handle was handed out (NativeHandle) is
+// never waited for that way: anything may have been queued on it since, so Sync is the driver's own wait, and it covers every piece of work queued
 // on the stream before it, the other library's included. Work that another goroutine queues on the same stream while Sync is starting its wait
 // may be waited for too, and a fault of that work returned. A Sync of a stream
 // recording a capture is refused (ErrCaptureState) and the capture goes on: the

@@ -22,9 +22,9 @@ func (s *Server) Import(ptr hipsys.DevicePtr, size uint64, release func(), id St
 		return Handle{}, err
 	}
 	defer r.Close()
-	// The memory's producer may order its work on this stream (DLPack's and the CUDA
-	// array interface's stream argument): shared from now on (streamstate.go).
-	s.watch.state(r.Stream().Sys).share()
+	// The stream is not shared by an import: a producer can queue work on it only
+	// through its native handle, and handing that out (NativeStream) shares it. Producers
+	// that order their work elsewhere are waited for with WaitForeign (foreign.go).
 	h, err := r.Stream().Import(ptr, size, release)
 	if err != nil {
 		return Handle{}, fmt.Errorf("server: import of %d bytes at %#x: %w", size, uint64(ptr), err)
