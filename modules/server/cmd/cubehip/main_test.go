@@ -86,7 +86,8 @@ func TestBench(t *testing.T) {
 	missedRows := 0
 	for _, r := range rows {
 		assert.NotEmpty(t, r.Name)
-		assert.Contains(t, []string{"ok", "MISSED", "n/a"}, r.Verdict, r.Name)
+		// A cpu budget missed by less than 10% on a busy machine is noise: reported, not failed.
+		assert.Contains(t, []string{"ok", "MISSED", "n/a", noiseVerdict}, r.Verdict, r.Name)
 		if !cpuKernelNamed(r.Name) {
 			assert.Equal(t, "n/a", r.Verdict, "%s: a GPU budget is not judged on the cpu device", r.Name)
 		}
