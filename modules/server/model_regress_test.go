@@ -227,3 +227,38 @@ func TestModelRegress_FaultReportedByAReadFailsOrderedStreams(t *testing.T) {
 		{Kind: "read", S: 1, B: 2},
 	})
 }
+
+// A launch on stream 1 of a buffer last written on stream 0 whose cross-stream wait
+// (hipStreamWaitEvent) the driver refuses: the launch never runs, Launch returns nil,
+// and the output carries the failure over its old bytes. A launch on stream 1 that
+// writes only the output's first word then releases the failure (the server takes a
+// launch to write its whole output): the rest reads as the allocation's write left it,
+// which something did write. A regression of the model's own oracle, which expected
+// the refused launch's bytes (shrunk from 50 ops).
+func TestModelRegress_RefusedWaitThenPartialLaunch(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2, BigStaging: true}, 2, []modelOp{
+		{Kind: "alloc", S: 1, Size: 4, Seed: 1},
+		{Kind: "alloc", S: 0, Size: 1024, Seed: 2},
+		{Kind: "launch", S: 1, B: 1, K: kSetC, Seed: 7, Fail: "hipStreamWaitEvent", FailN: 1},
+		{Kind: "launch", S: 1, B: 1, X: 0, Seed: 5},
+		{Kind: "read", S: 1, B: 1},
+	})
+}
+
+// The same behind a long spin on stream 0 and a rewrite there: the refused launch
+// must not mark its output as last written by stream 1, which never waited for stream
+// 0's rewrite; else the next launch on stream 1 skips that wait, its output's first
+// word races the rewrite, and the read on stream 1 returns the bytes from before it
+// (stream.Scope.Execute marks after a failure only the outputs its stream was ordered
+// after, stream/order.go orderedOutputs). Failed in every run before the fix.
+func TestModelRegress_RefusedWaitKeepsTheLastWriter(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2, BigStaging: true}, 2, []modelOp{
+		{Kind: "alloc", S: 1, Size: 4, Seed: 1},
+		{Kind: "alloc", S: 0, Size: 1024, Seed: 2},
+		{Kind: "spin", S: 0, Seed: 100_000_000},
+		{Kind: "launch", S: 0, B: 1, K: kSetC, Seed: 9},
+		{Kind: "launch", S: 1, B: 1, K: kSetC, Seed: 7, Fail: "hipStreamWaitEvent", FailN: 1},
+		{Kind: "launch", S: 1, B: 1, X: 0, Seed: 5},
+		{Kind: "read", S: 1, B: 1},
+	})
+}

@@ -142,7 +142,7 @@ type modelOp struct {
 	Size  int    // alloc
 	Off   int    // writeAt, readAt
 	Len   int    // writeAt, readAt
-	Seed  uint32 // data of a write, the constant of a kernel, the byte of an outside write
+	Seed  uint32 // data of a write, the constant of a kernel, the byte of an outside write, a spin's iterations (0: the default)
 	K     int    // kernel kind
 	G     int    // graph, by creation order
 	Flag  bool   // outside: Sync first; readSlice: ReadSliceAt
@@ -759,8 +759,12 @@ func (m *model) apply(op modelOp) {
 			}
 			m.scratch[op.S] = out
 		}
+		n := m.spinN
+		if op.Seed != 0 {
+			n = uint64(op.Seed) // a regression's long spin: a window no scheduling closes
+		}
 		a := m.arm(op)
-		err := s.Call(modelSpin, hipsys.Dim3{X: 1, Y: 1, Z: 1}, out.Arg(), server.U64(m.spinN))
+		err := s.Call(modelSpin, hipsys.Dim3{X: 1, Y: 1, Z: 1}, out.Arg(), server.U64(n))
 		m.disarm(a)
 		if err != nil && !a.hit() {
 			m.fail("spin on %d: %v", op.S, err)
@@ -863,11 +867,13 @@ func (m *model) afterLaunch(kind int, x, y *mbuf, c uint32, d int, err error, a 
 		}
 	default:
 		alts := newAlts
-		if inErr && newAlts != nil { // nil: unchecked either way
-			// An input that may carry a failure may have stopped the launch: the output
-			// then keeps its old bytes (carrying the failure), and a later launch that
-			// writes it recovers it, old bytes and all, since the server takes a launch
-			// to write its whole output.
+		if (inErr || a.hit()) && newAlts != nil { // nil: unchecked either way
+			// An input that may carry a failure may have stopped the launch, and so may
+			// an injected failure of a call before the kernel's (a cross-stream wait the
+			// driver refused, the info upload): Launch returns nil, the output keeps its
+			// old bytes (carrying the failure), and a later launch that writes it
+			// recovers it, old bytes and all, since the server takes a launch to write
+			// its whole output.
 			alts = append(slices.Clone(y.alts), newAlts...)
 		}
 		m.wrote(y, d, alts, inErr || a.hit(), inMust)
@@ -1174,11 +1180,19 @@ func modelChecks() int {
 	return 1500
 }
 
-// withChecks runs f with rapid's check count set to n unless -rapid.checks was given.
-func withChecks(n int, f func()) {
+// checksGiven reports whether -rapid.checks was on the command line. Looked at once,
+// before withChecks first sets it: flag.Visit counts a flag set by withChecks too, and
+// under -count=2 the second run would take its reset for the user's choice (rapid's
+// default of 100 checks).
+var checksGiven = sync.OnceValue(func() bool {
 	given := false
 	flag.Visit(func(fl *flag.Flag) { given = given || fl.Name == "rapid.checks" })
-	if given || flag.Lookup("rapid.checks") == nil {
+	return given
+})
+
+// withChecks runs f with rapid's check count set to n unless -rapid.checks was given.
+func withChecks(n int, f func()) {
+	if checksGiven() || flag.Lookup("rapid.checks") == nil {
 		f()
 		return
 	}

@@ -203,6 +203,45 @@ func (m *MultiStream) order(s *Stream, bs []Binding) error {
 	return nil
 }
 
+// orderedOutputs is written less the buffers whose last write s is not ordered after
+// (those order would still wait for): the outputs a failed scope may mark as written
+// by s. When order could not enqueue a wait, nothing of the command ran and s never
+// waited for the buffers' last writer; marking them as s's would make the next command
+// on s skip that wait, and on a retry that succeeds (a launch whose whole output
+// releases the failure) read or write them while the earlier write is still in
+// flight: a read returns the bytes from before it, which nothing wrote to the buffer
+// as far as its program is concerned. Their last write stays where it was, so every
+// later command waits for it. Failure path only; it allocates when it drops one.
+func (m *MultiStream) orderedOutputs(s *Stream, written []Binding) []Binding {
+	for i := range written {
+		if !m.orderedAfterWrite(s, &written[i]) {
+			out := append([]Binding(nil), written[:i]...)
+			for j := i + 1; j < len(written); j++ {
+				if m.orderedAfterWrite(s, &written[j]) {
+					out = append(out, written[j])
+				}
+			}
+			return out
+		}
+	}
+	return written
+}
+
+// orderedAfterWrite reports whether s is ordered after b's last write: whether order
+// would schedule no wait for it now (the same writer lookup: its mark, else, for a
+// buffer of another stream's pools, that stream's done cursor).
+func (m *MultiStream) orderedAfterWrite(s *Stream, b *Binding) bool {
+	slot, cursor := s.slot, uint64(0)
+	if w, ok := m.marks.get(b.ID()); ok {
+		slot, cursor = int(w.slot), w.cursor
+	} else if home := m.slotOf(b.Stream); home != s.slot {
+		if origin := m.slots[home].Load(); origin != nil {
+			slot, cursor = home, origin.done.Load()
+		}
+	}
+	return slot == s.slot || cursor == 0 || s.lastSynced[slot] >= cursor
+}
+
 // need schedules a wait on slot unless the stream already waited for it past cursor.
 func (s *Stream) need(slot int, cursor uint64) {
 	if cursor == 0 || s.lastSynced[slot] >= cursor {

@@ -42,7 +42,9 @@ func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
 //  4. body runs. If it panics, the panic goes on and the claim stays: a read of the
 //     outputs then fails rather than returning bytes nothing wrote.
 //  5. The outputs are marked as last written by this stream, whatever body returned,
-//     so a command on another stream waits for this work (see Resolve).
+//     so a command on another stream waits for this work (see Resolve); after a
+//     failure, only those this stream was ordered after the last write of (a refused
+//     cross-stream wait leaves the others' last write where it was).
 //  6. Success releases the outputs (the work was enqueued); failure taints them with
 //     body's error and runs the failure hook.
 //
@@ -100,8 +102,12 @@ func (s Scope) Execute(body func() error) error {
 		// fresh cursor, above any done cursor another stream may already have waited
 		// for, so the write is waited for even when body enqueued it without resolving
 		// (a replay); body's work is all enqueued now, so the cursor is done too.
+		written := s.written
+		if err != nil {
+			written = s.m.orderedOutputs(st, written)
+		}
 		c := st.cursor.Add(1)
-		s.m.marks.wrote(st, s.written, c)
+		s.m.marks.wrote(st, written, c)
 		st.done.Store(c)
 	}
 	if err != nil {
