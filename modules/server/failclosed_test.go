@@ -285,7 +285,14 @@ func TestCloseWithGoroutinesWorking(t *testing.T) {
 							}
 							continue
 						}
-						y, _ := s.Alloc(16)
+						y, err := s.Alloc(16)
+						if err != nil {
+							// Close may land between the two allocations: y is then nil, and
+							// launching with it would be this test's mistake, not the Device's.
+							errs <- err
+							_ = x.Release()
+							continue
+						}
 						var opErr error
 						switch r.IntN(5) {
 						case 0:
@@ -309,9 +316,7 @@ func TestCloseWithGoroutinesWorking(t *testing.T) {
 							errs <- opErr
 						}
 						_ = x.Release()
-						if y != nil {
-							_ = y.Release()
-						}
+						_ = y.Release()
 					}
 				}()
 			}
