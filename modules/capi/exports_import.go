@@ -18,10 +18,28 @@ import (
 
 //export cubehip_buffer_import
 func cubehip_buffer_import(h C.cubehip_device, stream C.uint64_t, ptr C.uint64_t, nbytes C.uint64_t, release C.cubehip_release_fn, userData unsafe.Pointer, out *C.cubehip_buffer) C.cubehip_status {
+	return importBuffer("cubehip_buffer_import", h, stream, ptr, nbytes, release, userData, 0, out)
+}
+
+//export cubehip_buffer_import_flags
+func cubehip_buffer_import_flags(h C.cubehip_device, stream C.uint64_t, ptr C.uint64_t, nbytes C.uint64_t, release C.cubehip_release_fn, userData unsafe.Pointer, flags C.uint32_t, out *C.cubehip_buffer) C.cubehip_status {
+	return importBuffer("cubehip_buffer_import_flags", h, stream, ptr, nbytes, release, userData, flags, out)
+}
+
+// importBuffer is cubehip_buffer_import with flags (CUBEHIP_IMPORT_*).
+func importBuffer(fn string, h C.cubehip_device, stream C.uint64_t, ptr C.uint64_t, nbytes C.uint64_t, release C.cubehip_release_fn, userData unsafe.Pointer, flags C.uint32_t, out *C.cubehip_buffer) C.cubehip_status {
 	if out == nil {
-		return fail(argError("cubehip_buffer_import: out is NULL"))
+		return fail(argError(fn + ": out is NULL"))
 	}
 	out.id = 0
+	var opts []server.ImportOption
+	switch flags {
+	case 0:
+	case C.CUBEHIP_IMPORT_RELEASE_ON_CALLER:
+		opts = append(opts, server.ReleaseOnCaller)
+	default:
+		return fail(argError(fmt.Sprintf("%s: unknown flags %#x (CUBEHIP_IMPORT_RELEASE_ON_CALLER is %#x)", fn, uint32(flags), uint32(C.CUBEHIP_IMPORT_RELEASE_ON_CALLER))))
+	}
 	dev, err := lookup[*device](uint64(h.id), kindDevice)
 	if err != nil {
 		return fail(err)
@@ -32,13 +50,13 @@ func cubehip_buffer_import(h C.cubehip_device, stream C.uint64_t, ptr C.uint64_t
 		// and hands it back as it was given.
 		rel = func() { C.capi_call_release(release, userData) }
 	}
-	st, err := dev.stream(uint64(stream), "cubehip_buffer_import")
+	st, err := dev.stream(uint64(stream), fn)
 	if err != nil {
 		return fail(err)
 	}
-	b, err := st.Import(hipsys.DevicePtr(ptr), uint64(nbytes), rel)
+	b, err := st.Import(hipsys.DevicePtr(ptr), uint64(nbytes), rel, opts...)
 	if err != nil {
-		return fail(fmt.Errorf("cubehip_buffer_import: %w", err))
+		return fail(fmt.Errorf("%s: %w", fn, err))
 	}
 	out.id = C.uint64_t(handles.add(kindBuffer, &buffer{dev: dev, b: b}))
 	return success()

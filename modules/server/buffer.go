@@ -67,15 +67,32 @@ func (b *Buffer) Release() error {
 	}
 	d := b.d
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if b.released {
+		d.mu.Unlock()
 		return fmt.Errorf("%w: %v", ErrReleased, b)
 	}
 	b.released = true
 	if d.closed {
+		d.mu.Unlock()
 		return nil
 	}
-	return d.srv.Free(&b.h)
+	return d.free(b)
+}
+
+// free gives b's handle back (the device's lock held, which it unlocks), then runs the
+// releases of imports (ReleaseOnCaller) the call found unused, on this goroutine: after
+// the unlock, since a release may call into the Device.
+func (d *Device) free(b *Buffer) error {
+	err := d.srv.Free(&b.h)
+	var later []func()
+	if b.imported {
+		later = d.srv.CallerReleases()
+	}
+	d.mu.Unlock()
+	for _, release := range later {
+		release()
+	}
+	return err
 }
 
 // Recycle is Release for a caller that keeps released buffers to hand out again (the
@@ -92,18 +109,20 @@ func (b *Buffer) Recycle() (kept bool, err error) {
 	}
 	d := b.d
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if b.released {
+		d.mu.Unlock()
 		return false, fmt.Errorf("%w: %v", ErrReleased, b)
 	}
 	if !d.closed && !b.imported && d.srv.Idle(b.h, b.b) {
+		d.mu.Unlock()
 		return true, nil
 	}
 	b.released = true
 	if d.closed {
+		d.mu.Unlock()
 		return false, nil
 	}
-	return false, d.srv.Free(&b.h)
+	return false, d.free(b)
 }
 
 // Alloc allocates size bytes of device memory from the stream's pools; their contents

@@ -6,6 +6,17 @@ import (
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
+// ImportOption changes how Import hands the memory back.
+type ImportOption int
+
+// ReleaseOnCaller lets an import's release run on the goroutine that releases the buffer,
+// when nothing queued still uses the memory: the release is then called before
+// Buffer.Release returns, with no lock of the Device held, instead of on a goroutine of
+// the Device's. It is for a release that costs a thread handoff (a Python deleter takes
+// the interpreter's lock, which the releasing thread already holds); the release must
+// then not wait for anything the releasing goroutine holds.
+const ReleaseOnCaller ImportOption = 1
+
 // Import makes size bytes at ptr, device memory that another library allocated and
 // owns (a CuPy array's, a PyTorch tensor's; on the cpu platform, whose device memory is
 // host memory, any host memory such as a numpy array's), a Buffer homed on the stream,
@@ -32,7 +43,11 @@ import (
 //
 // Imported memory is not counted in MemoryUsage or MemoryReport: the pools neither
 // allocated it nor can free it.
-func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (*Buffer, error) {
+//
+// With ReleaseOnCaller the release may instead run on the goroutine whose
+// Buffer.Release (or Recycle) drops the last use, before that call returns, when the
+// stream's work is already done by then; otherwise it runs as above.
+func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func(), opts ...ImportOption) (*Buffer, error) {
 	d := s.d
 	if err := d.enter(); err != nil {
 		return nil, err
@@ -41,7 +56,11 @@ func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (*Buff
 	if ptr == 0 || size == 0 {
 		return nil, fmt.Errorf("import: %w: %d bytes at %#x (a null pointer or no bytes)", ErrInvalidArgument, size, uint64(ptr))
 	}
-	h, err := d.srv.Import(ptr, size, release, s.id)
+	onCaller := false
+	for _, o := range opts {
+		onCaller = onCaller || o == ReleaseOnCaller
+	}
+	h, err := d.srv.Import(ptr, size, release, s.id, onCaller)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}

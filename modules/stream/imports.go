@@ -14,6 +14,9 @@ type imported struct {
 	ptr     hipsys.DevicePtr
 	size    uint64
 	release func()
+	// onCaller: the importer takes the release from ReclaimImports's caller when the
+	// memory is already unused (ImportOnCaller), instead of a goroutine's call.
+	onCaller bool
 }
 
 // importReleases runs the releases of imports whose last reference is gone, each batch
@@ -32,10 +35,26 @@ type importReleases struct{ wg sync.WaitGroup }
 // and the stream's work queued before that is done (ReclaimImports), or at Close. The
 // memory is never freed by the stream; it is not counted in the pools' usage.
 func (s *Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (memory.Handle, error) {
+	return s.importRange(&imported{ptr: ptr, size: size, release: release})
+}
+
+// ImportOnCaller is Import for an importer whose release may run on the thread that
+// drops the import's last reference: when ReclaimImports finds the memory already unused
+// (the stream drained), it hands the release to its caller (the onCaller list) instead
+// of starting a goroutine for it, and the caller runs it once it holds no lock a release
+// could need. What that saves is a thread handoff: a Python release takes the
+// interpreter's lock, which the thread dropping the reference already holds. Where the
+// stream still has work queued the release is a goroutine's, as Import's.
+func (s *Stream) ImportOnCaller(ptr hipsys.DevicePtr, size uint64, release func()) (memory.Handle, error) {
+	return s.importRange(&imported{ptr: ptr, size: size, release: release, onCaller: true})
+}
+
+func (s *Stream) importRange(im *imported) (memory.Handle, error) {
+	ptr, size := im.ptr, im.size
 	if err := s.m.p.ImportMemory(ptr, size); err != nil {
 		return memory.Handle{}, stepError("import device memory", err)
 	}
-	h, err := s.GPU.Import(uintptr(ptr), size, &imported{ptr: ptr, size: size, release: release})
+	h, err := s.GPU.Import(uintptr(ptr), size, im)
 	if err != nil {
 		_ = s.m.p.ReleaseImportedMemory(ptr, size)
 		return memory.Handle{}, err
@@ -57,8 +76,12 @@ func (s *Stream) Import(ptr hipsys.DevicePtr, size uint64, release func()) (memo
 // the stream could not be synchronized: the imports are then leaked rather than released
 // under work that may still use them.
 //
+// Releases of ImportOnCaller imports found unused are appended to onCaller (when it is
+// not nil) instead: the caller must run each once, without holding any lock a release
+// may take (and Close waits for them as for the goroutines').
+//
 // It returns how many imports it took out of the pools (released now or leaked).
-func (s *Stream) ReclaimImports(drained func() bool) (int, error) {
+func (s *Stream) ReclaimImports(drained func() bool, onCaller *[]func()) (int, error) {
 	if s.GPU.Imports() == 0 || s.Capture.IsRecording() {
 		return 0, nil
 	}
@@ -72,12 +95,17 @@ func (s *Stream) ReclaimImports(drained func() bool) (int, error) {
 		batch[i] = o.(*imported)
 	}
 	if drained != nil && drained() {
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			s.m.releaseImports(batch)
-		}()
-		return len(batch), nil
+		if onCaller != nil {
+			batch = s.m.handOver(batch, onCaller)
+		}
+		if len(batch) > 0 {
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				s.m.releaseImports(batch)
+			}()
+		}
+		return len(owners), nil
 	}
 	f, err := NewFence(s.m.p, s.Sys)
 	if err != nil {
@@ -98,6 +126,24 @@ func (s *Stream) ReclaimImports(drained func() bool) (int, error) {
 		s.m.releaseImports(batch)
 	}()
 	return len(batch), nil
+}
+
+// handOver appends to onCaller the release of each ImportOnCaller import of batch,
+// counted in the imports' wait group until it has run, and returns the rest.
+func (m *MultiStream) handOver(batch []*imported, onCaller *[]func()) []*imported {
+	rest := batch[:0]
+	for _, im := range batch {
+		if !im.onCaller {
+			rest = append(rest, im)
+			continue
+		}
+		m.imports.wg.Add(1)
+		*onCaller = append(*onCaller, func() {
+			defer m.imports.wg.Done()
+			m.releaseImports([]*imported{im})
+		})
+	}
+	return rest
 }
 
 // releaseImports ends the platform's import of each range, then calls its release.

@@ -613,3 +613,27 @@ def test_cuda_array_interface_import(dev):
     strided = dict(owner.__cuda_array_interface__, shape=(8, 4), strides=(32, 8))
     with pytest.raises(BufferError, match="not C-contiguous"):
         cubehip.asarray(CAIOnly(strided), device=dev)
+
+
+def test_import_released_on_the_releasing_thread_when_unused(dev):
+    """An import whose memory the device no longer uses is given back by the call that
+    lets go of the array, on its thread (CUBEHIP_IMPORT_RELEASE_ON_CALLER): the producer is
+    gone when release() returns, with no library thread taking the interpreter lock. With
+    work still queued on the memory the deleter waits for it (the tests above)."""
+    on(dev, "cpu")
+    k = cubehip.Kernel(INC, "inc", block=64, device=dev)
+    x = owned(np.zeros(64, np.float32))
+    alive = weakref.ref(x)
+    a = cubehip.from_dlpack(x, device=dev)
+    k(1, a, 64)
+    a.sync()
+    del x
+    a.release()
+    assert alive() is None, "the deleter ran before release() returned"
+
+    y = owned(np.zeros(64, np.float32))
+    alive = weakref.ref(y)
+    b = cubehip.from_dlpack(y, device=dev)
+    del y
+    del b  # the array's own end (DeviceArray.__del__) takes the same path
+    assert alive() is None, "the deleter ran when the array was collected"

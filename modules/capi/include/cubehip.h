@@ -575,6 +575,22 @@ typedef void (*cubehip_release_fn)(void* user_data);
  * Imported memory is not counted in cubehip_memory_usage or the memory report. */
 cubehip_status cubehip_buffer_import(cubehip_device device, uint64_t stream, uint64_t device_pointer, uint64_t nbytes, cubehip_release_fn release, void* user_data, cubehip_buffer* out);
 
+/* Flags of cubehip_buffer_import_flags. */
+enum {
+	/* The release may run on the thread whose cubehip_buffer_release (or
+	 * cubehip_buffer_recycle) drops the import's last use, before that call returns and
+	 * with no lock of the library's held, when the device's work queued on the memory is
+	 * already done; otherwise it runs as cubehip_buffer_import says. For a host whose
+	 * release would otherwise cost a thread handoff (a Python deleter takes the
+	 * interpreter's lock, which the releasing thread already holds). Such a release must
+	 * not wait for anything the releasing thread holds. */
+	CUBEHIP_IMPORT_RELEASE_ON_CALLER = 1
+};
+
+/* cubehip_buffer_import with flags (0, or CUBEHIP_IMPORT_RELEASE_ON_CALLER); other bits
+ * are CUBEHIP_ERROR_INVALID_ARGUMENT. */
+cubehip_status cubehip_buffer_import_flags(cubehip_device device, uint64_t stream, uint64_t device_pointer, uint64_t nbytes, cubehip_release_fn release, void* user_data, uint32_t flags, cubehip_buffer* out);
+
 /* The platform's own handle of the stream's device stream, created if it was not yet: a
  * CUstream on nvidia, a hipStream_t on amd, which another library of the process may wait
  * on or make wait. It is what a DLPack producer (CuPy, PyTorch) takes as the stream

@@ -5,6 +5,7 @@
  * import_test.go against a freshly built libcubehip.so; exits non-zero on the first
  * failed check. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,19 @@ static const char* inc_src =
 static atomic_int released[3];
 
 static void count_release(void* user_data) { atomic_fetch_add(&released[(intptr_t)user_data], 1); }
+
+/* A release on the caller's thread (CUBEHIP_IMPORT_RELEASE_ON_CALLER) records the thread
+ * and calls back into the library (it holds no lock of the library's by then). */
+static pthread_t on_caller_thread;
+static atomic_int on_caller_calls;
+static cubehip_device on_caller_dev;
+
+static void on_caller_release(void* user_data) {
+	(void)user_data;
+	on_caller_thread = pthread_self();
+	EXPECT(cubehip_device_sync(on_caller_dev, 0) == CUBEHIP_SUCCESS, "a release on the caller's thread could not call the library");
+	atomic_fetch_add(&on_caller_calls, 1);
+}
 
 static void pause_ms(int ms) {
 	struct timespec ts = {0, ms * 1000000L};
@@ -142,6 +156,27 @@ int main(void) {
 		EXPECT(((uint32_t*)host)[N - 1] == 1, "the launch did not write the host memory");
 		OK(cubehip_buffer_release(im));
 	}
+
+	/* CUBEHIP_IMPORT_RELEASE_ON_CALLER: the import of memory nothing uses any more is
+	 * released by cubehip_buffer_release itself, on this thread; unknown flags are refused. */
+	on_caller_dev = dev;
+	cubehip_buffer bad_flags = {7};
+	STATUS(cubehip_buffer_import_flags(dev, 0, ptr, 16, count_release, (void*)(intptr_t)2, 6, &bad_flags),
+		CUBEHIP_ERROR_INVALID_ARGUMENT);
+	EXPECT(bad_flags.id == 0, "a refused import left a handle");
+	EXPECT(strstr(cubehip_last_error(), "unknown flags") != NULL, "message: %s", cubehip_last_error());
+	OK(cubehip_buffer_import_flags(dev, 0, ptr, sizeof data, on_caller_release, NULL, CUBEHIP_IMPORT_RELEASE_ON_CALLER, &im));
+	cubehip_arg oargs[] = {buf_arg(im), u32_arg(N)};
+	OK(cubehip_launch(inc, 0, grid, oargs, 2));
+	OK(cubehip_buffer_sync(im));
+	OK(cubehip_buffer_release(im));
+	EXPECT(atomic_load(&on_caller_calls) == 1, "the release did not run before cubehip_buffer_release returned: %d",
+		atomic_load(&on_caller_calls));
+	EXPECT(pthread_equal(on_caller_thread, pthread_self()), "the release ran on another thread");
+	OK(cubehip_buffer_import_flags(dev, 0, ptr, 16, count_release, (void*)(intptr_t)2, 0, &im));
+	OK(cubehip_buffer_release(im));
+	expect_released(2, 1);
+	atomic_store(&released[2], 0);
 
 	/* An import still held at close is released by the close, before it returns. */
 	OK(cubehip_buffer_import(dev, 2, ptr, 16, count_release, (void*)(intptr_t)2, &im));

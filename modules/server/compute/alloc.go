@@ -146,6 +146,15 @@ func (s *Server) InstallMemoryPools(l memory.Layout, id StreamID) error {
 func (s *Server) Free(h *Handle) error {
 	s.settleQueue()
 	err := h.Release()
-	s.reclaimImports()
+	s.reclaim(&s.callerReleases)
 	return err
+}
+
+// CallerReleases hands over the releases of imports made with onCaller that Free found
+// unused: the caller runs each once, after it has let go of every lock a release may
+// take (the owner's above all: a release may call back into the server).
+func (s *Server) CallerReleases() []func() {
+	r := s.callerReleases
+	s.callerReleases = nil
+	return r
 }

@@ -14,7 +14,11 @@ import (
 // goroutine of its own, when the last handle and binding are gone (a graph that
 // recorded work on it, and queued commands, hold bindings) and the stream's work queued
 // until then is done; or at Close. On failure release is not called.
-func (s *Server) Import(ptr hipsys.DevicePtr, size uint64, release func(), id StreamID) (Handle, error) {
+//
+// onCaller asks for the release to be handed to the caller of the call that drops the
+// last reference (see CallerReleases) when the memory is unused by then, instead of
+// running on a goroutine of the server's.
+func (s *Server) Import(ptr hipsys.DevicePtr, size uint64, release func(), id StreamID, onCaller bool) (Handle, error) {
 	s.settleQueue()
 	s.reclaimImports()
 	r, err := s.streams.Resolve(id, nil)
@@ -25,7 +29,11 @@ func (s *Server) Import(ptr hipsys.DevicePtr, size uint64, release func(), id St
 	// The stream is not shared by an import: a producer can queue work on it only
 	// through its native handle, and handing that out (NativeStream) shares it. Producers
 	// that order their work elsewhere are waited for with WaitForeign (foreign.go).
-	h, err := r.Stream().Import(ptr, size, release)
+	imp := r.Stream().Import
+	if onCaller {
+		imp = r.Stream().ImportOnCaller
+	}
+	h, err := imp(ptr, size, release)
 	if err != nil {
 		return Handle{}, fmt.Errorf("server: import of %d bytes at %#x: %w", size, uint64(ptr), err)
 	}
@@ -38,7 +46,11 @@ func (s *Server) Import(ptr hipsys.DevicePtr, size uint64, release func(), id St
 // it, and so do Flush, MemoryCleanup and Import, for references a release worker gave
 // back in between. With no import held it costs one comparison: Free is on the
 // allocation path's budget.
-func (s *Server) reclaimImports() {
+func (s *Server) reclaimImports() { s.reclaim(nil) }
+
+// reclaim is reclaimImports; onCaller, when not nil, takes the releases of imports made
+// with onCaller that are found unused (stream.Stream.ReclaimImports).
+func (s *Server) reclaim(onCaller *[]func()) {
 	if s.imports == 0 {
 		return
 	}
@@ -50,7 +62,7 @@ func (s *Server) reclaimImports() {
 		n, err := st.ReclaimImports(func() bool {
 			// The direct read's test (read.go): known idle, else the driver's query.
 			return s.watch.knownIdle(st.Sys) || s.p.StreamQuery(st.Sys) == nil
-		})
+		}, onCaller)
 		s.imports -= n
 		if err != nil {
 			s.log.Warn("server: reclaim imported memory", "stream", id, "err", err)

@@ -84,6 +84,8 @@ type Server struct {
 	staging *ring   // the staging ring; its chunks are allocated on first use
 	slots   slots   // small reads' pinned slots (smallread.go), allocated on first use
 	foreign foreign // other libraries' streams (foreign.go)
+	// callerReleases: releases Free handed over for its caller to run (CallerReleases).
+	callerReleases []func()
 
 	stagesSmallReads bool // the platform's hipsys.SmallReadStager says so
 	points           confirmations

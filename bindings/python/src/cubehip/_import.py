@@ -158,8 +158,9 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     order (finish it, or sync this array before the producer uses the memory again). The
     producer's memory stays alive until the device no longer uses it: after the array (and
     every view of it) is gone, every graph that recorded work on it is destroyed, and the
-    work queued on it is done; the DLPack deleter is then called, once, from a thread of
-    libcubehip's. Closing the device releases every import at once.
+    work queued on it is done; the DLPack deleter is then called, once: by the call that lets
+    go of the array when the device's work on it is already done, else from a thread of
+    libcubehip's when it is. Closing the device releases every import at once.
 
     Raises BufferError for memory the device cannot use in place (another kind of memory
     or another device, strides that are not C-contiguous, read-only memory, a data type
@@ -184,7 +185,11 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     cap = _capsule(x, dev, sid)
     want = _want(dev)
     # Every refusal leaves the capsule unconsumed: its destructor calls the deleter.
-    r = _native.dlpack_import(cap, want[0], -1 if dev.platform == "cpu" else want[1], dev._live(), sid)
+    # On a GPU the producer ordered its work before the legacy stream (_capsule): the
+    # array's stream waits for that, on the device, before it runs anything on the memory
+    # (the extension's wait argument, made before the import).
+    wait = -1 if dev.platform == "cpu" else _LEGACY[dev.platform]
+    r = _native.dlpack_import(cap, want[0], -1 if dev.platform == "cpu" else want[1], dev._live(), sid, wait)
     if type(r) is int:
         check(r, "cubehip_buffer_import")
     h, shape, typestr = r
@@ -193,13 +198,6 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     dtype = _dtypes.get(typestr) or _dtype(typestr)
     if h == 0:  # an empty tensor: no memory to share
         return dev.empty(shape, dtype, stream=sid)
-    if dev.platform != "cpu":
-        # The producer ordered its work before the legacy stream (_capsule): the array's
-        # stream waits for that, on the device, before it runs anything on the memory.
-        st = _ffi.lib.cubehip_stream_wait_native(dev._live(), sid, _LEGACY[dev.platform])
-        if st:
-            _ffi.fast_buffer_release(h)  # gives the memory back through its deleter
-            check(st, "cubehip_stream_wait_native")
     return _wrap(dev, h, shape, dtype, sid)
 
 

@@ -31,6 +31,7 @@
  * bare uint64_t: declared so here, as the package's ctypes declarations do. */
 typedef int32_t status_t;
 #define CUBEHIP_SUCCESS 0
+#define CUBEHIP_IMPORT_RELEASE_ON_CALLER 1u /* cubehip_buffer_import_flags */
 enum { ARG_BUFFER = 1, ARG_I8, ARG_U8, ARG_I16, ARG_U16, ARG_I32, ARG_U32, ARG_I64, ARG_U64, ARG_F32, ARG_F64 };
 
 typedef struct {
@@ -60,8 +61,9 @@ static status_t (*c_buffer_read)(uint64_t buffer, uint64_t stream, uint64_t offs
 static status_t (*c_graph_replay)(uint64_t graph);
 static status_t (*c_buffer_sync)(uint64_t buffer);
 static status_t (*c_buffer_device_pointer)(uint64_t buffer, uint64_t* ptr);
-static status_t (*c_buffer_import)(uint64_t device, uint64_t stream, uint64_t ptr, uint64_t size, void (*release)(void*),
-	void* user_data, uint64_t* out);
+static status_t (*c_buffer_import_flags)(uint64_t device, uint64_t stream, uint64_t ptr, uint64_t size,
+	void (*release)(void*), void* user_data, uint32_t flags, uint64_t* out);
+static status_t (*c_stream_wait_native)(uint64_t device, uint64_t stream, uint64_t native_stream);
 static status_t (*c_stream_native_handle)(uint64_t device, uint64_t stream, uint64_t* out);
 static status_t (*c_buffer_order_before)(uint64_t buffer, uint64_t native_stream);
 
@@ -756,9 +758,12 @@ static PyObject* n_live_exports(PyObject* self, PyObject* unused) {
 
 /* ---- import: another library's tensor as a cubehip buffer ---------------------------------
  *
- * The releases cubehip_buffer_import calls on a thread of libcubehip's once the device no
- * longer uses the memory: they take the interpreter lock, let go of the producer's tensor
- * or object, and give the lock back. */
+ * The releases cubehip_buffer_import calls once the device no longer uses the memory: they
+ * take the interpreter lock, let go of the producer's tensor or object, and give the lock
+ * back. The imports ask for CUBEHIP_IMPORT_RELEASE_ON_CALLER: where the memory is already
+ * unused when the array is let go, the release runs on the thread letting go, which holds
+ * the interpreter lock already (PyGILState_Ensure is then a count), instead of a thread
+ * of libcubehip's that would wait for the lock and take it from the interpreter. */
 
 /* user_data: the producer's DLManagedTensor, or its DLManagedTensorVersioned with the lowest
  * bit set (both are pointer-aligned), whose deleter is called once. */
@@ -807,7 +812,7 @@ static PyObject* int64_tuple(const int64_t* v, int32_t n) {
 	return t;
 }
 
-/* dlpack_import(capsule, want_type, want_id, device, stream)
+/* dlpack_import(capsule, want_type, want_id, device, stream, wait)
  *   -> (handle, shape, typestr): the tensor imported as a buffer of device (handle 0 for an
  *      empty tensor, which shares no memory and leaves the capsule to its destructor);
  *   -> (None, what, detail): a tensor cubehip cannot use in place, the capsule untouched:
@@ -815,15 +820,19 @@ static PyObject* int64_tuple(const int64_t* v, int32_t n) {
  *      "device" ((type, id)), "dtype" ((code, bits, lanes)), "strides" ((shape, strides));
  *   -> an int: the status of a refused cubehip_buffer_import.
  * want_id -1 takes any device index (kDLCPU's). On success the capsule is renamed
- * "used_dltensor[_versioned]": the buffer's release calls the tensor's deleter, once. */
+ * "used_dltensor[_versioned]": the buffer's release calls the tensor's deleter, once.
+ * wait, when not -1, is the native stream the producer ordered its work before: the
+ * stream waits for it on the device (cubehip_stream_wait_native) before the import; a
+ * refused wait is returned as a refused import is, the capsule untouched. */
 static PyObject* n_dlpack_import(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 	(void)self;
-	if (nargs != 5) {
-		PyErr_Format(PyExc_TypeError, "dlpack_import takes 5 arguments (%d given)", (int)nargs);
+	if (nargs != 6) {
+		PyErr_Format(PyExc_TypeError, "dlpack_import takes 6 arguments (%d given)", (int)nargs);
 		return NULL;
 	}
 	PyObject* cap = args[0];
 	long want_type = PyLong_AsLong(args[1]), want_id = PyLong_AsLong(args[2]);
+	long long wait = PyLong_AsLongLong(args[5]);
 	if (PyErr_Occurred()) return NULL;
 	uint64_t device, stream;
 	if (!u64_arg(args, 3, &device) || !u64_arg(args, 4, &stream) || !bound()) return NULL;
@@ -895,7 +904,12 @@ static PyObject* n_dlpack_import(PyObject* self, PyObject* const* args, Py_ssize
 	uint64_t h = 0;
 	if (nbytes != 0) {
 		uint64_t ptr = (uint64_t)(uintptr_t)t->data + t->byte_offset;
-		status_t st = c_buffer_import(device, stream, ptr, nbytes, release_dltensor, user_data, &h);
+		status_t st = CUBEHIP_SUCCESS;
+		/* The wait first: refused, it leaves nothing to undo (the capsule is untouched). */
+		if (wait != -1) st = c_stream_wait_native(device, stream, (uint64_t)wait);
+		if (st == CUBEHIP_SUCCESS)
+			st = c_buffer_import_flags(device, stream, ptr, nbytes, release_dltensor, user_data,
+				CUBEHIP_IMPORT_RELEASE_ON_CALLER, &h);
 		if (st != CUBEHIP_SUCCESS) {
 			Py_DECREF(shape);
 			return status_of(st);
@@ -905,6 +919,7 @@ static PyObject* n_dlpack_import(PyObject* self, PyObject* const* args, Py_ssize
 			Py_DECREF(shape);
 			return NULL;
 		}
+
 	}
 	PyObject* r = Py_BuildValue("(KNs)", (unsigned long long)h, shape, typestr);
 	return r;
@@ -925,7 +940,7 @@ static PyObject* n_object_import(PyObject* self, PyObject* const* args, Py_ssize
 	if (!bound()) return NULL;
 	PyObject* owner = args[4];
 	Py_INCREF(owner); /* the release's */
-	status_t st = c_buffer_import(v[0], v[1], v[2], v[3], release_object, owner, &h);
+	status_t st = c_buffer_import_flags(v[0], v[1], v[2], v[3], release_object, owner, CUBEHIP_IMPORT_RELEASE_ON_CALLER, &h);
 	if (st != CUBEHIP_SUCCESS) {
 		Py_DECREF(owner);
 		return PyLong_FromLong(-(long)st);
@@ -963,7 +978,8 @@ static PyObject* n_bind(PyObject* self, PyObject* arg) {
 		{"cubehip_graph_replay", (void**)&c_graph_replay},
 		{"cubehip_buffer_sync", (void**)&c_buffer_sync},
 		{"cubehip_buffer_device_pointer", (void**)&c_buffer_device_pointer},
-		{"cubehip_buffer_import", (void**)&c_buffer_import},
+		{"cubehip_buffer_import_flags", (void**)&c_buffer_import_flags},
+		{"cubehip_stream_wait_native", (void**)&c_stream_wait_native},
 		{"cubehip_stream_native_handle", (void**)&c_stream_native_handle},
 		{"cubehip_buffer_order_before", (void**)&c_buffer_order_before},
 	};
