@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/server"
 )
 
 // BenchmarkExchange times the Device's side of handing memory to and from another
@@ -46,4 +47,15 @@ func BenchmarkExchange(b *testing.B) {
 	}
 	released.Wait()
 	b.ReportMetric(float64(time.Since(t0).Microseconds())/n, "us-import")
+
+	// The same with the release on the releasing goroutine (what the Python package asks for).
+	t0 = time.Now()
+	for range n {
+		released.Add(1)
+		buf, err := imp.Import(mem, 1024, released.Done, server.ReleaseOnCaller)
+		require.NoError(b, err)
+		require.NoError(b, buf.Release())
+	}
+	released.Wait()
+	b.ReportMetric(float64(time.Since(t0).Microseconds())/n, "us-import-oncaller")
 }

@@ -71,9 +71,23 @@ def load_cloop() -> ctypes.CDLL:
     c.cloop_replay.argtypes = [u64, u64, u64, i64]
     c.cloop_read.argtypes = [u64, vp, u64, i64]
     c.cloop_alloc.argtypes = [u64, u64, i64]
-    for f in (c.cloop_launch, c.cloop_replay, c.cloop_read, c.cloop_alloc):
+    c.cloop_driver_launch.argtypes = [ctypes.c_int, i64]
+    for f in (c.cloop_launch, c.cloop_replay, c.cloop_read, c.cloop_alloc, c.cloop_driver_launch):
         f.restype = i64
     return c
+
+
+def driver_launch(cloop: ctypes.CDLL, index: int):
+    """The launch loop on the raw CUDA driver (cloop_driver_launch), or None without one."""
+    if cloop.cloop_driver_launch(index, 1) < 0:
+        return None
+
+    def run(m: int) -> float:
+        ns = cloop.cloop_driver_launch(index, m)
+        if ns < 0:
+            raise RuntimeError(f"cloop_driver_launch: {ns}")
+        return ns / 1e9 / m
+    return run
 
 
 def c_time(ns: int, n: int) -> float:
@@ -416,7 +430,12 @@ def main() -> int:
     cupy, cp = cupy_cases(opt.n) if dev.platform == "nvidia" else (None, "not the nvidia platform")
     tcases, torch = torch_cases(opt.n) if dev.platform == "nvidia" else (None, "not the nvidia platform")
     times: dict[str, dict[str, list[float]]] = {k: {"py": [], "c": [], "cupy": [], "torch": []} for k in cases}
+    # The floor under every launch: the same loop on the raw driver, in the same rounds.
+    driver = driver_launch(cloop, dev.index) if dev.platform == "nvidia" else None
+    floor: list[float] = []
     for _ in range(opt.rounds):
+        if driver is not None:
+            floor.append(driver(opt.n))
         for name, (py, c, n) in cases.items():
             base = name.split(" (")[0]  # "dlpack export (torch)" is CuPy's and PyTorch's "dlpack export"
             times[name]["py"].append(timed(py, n))
@@ -444,6 +463,14 @@ def main() -> int:
             row += f"{med[other]:>10.3f}{med['py'] / med[other]:>9.3f}" if other in med else f"{'-':>10}{'-':>9}"
         print(row)
         report["cases"][name] = med  # type: ignore[index]
+    if floor:
+        f = statistics.median(floor) * 1e6
+        med = report["cases"]["launch"]  # type: ignore[index]
+        line = f"raw driver launch (cuLaunchKernel loop, same rounds): {f:.3f} µs; python ÷ driver {med['py'] / f:.3f}"
+        if "cupy" in med:
+            line += f"; cupy ÷ driver {med['cupy'] / f:.3f}; the best python ÷ cupy any library can reach: {f / med['cupy']:.3f}"
+        print(line)
+        report["driver_launch_us"] = f
     if not opt.no_transfer:
         tr = transfer(dev, cp if cupy else None, max(3, opt.rounds // 2))
         for name, r in tr.items():

@@ -3,6 +3,7 @@
  * shared library whose cubehip_* symbols resolve to the libcubehip the Python package
  * loaded (RTLD_GLOBAL), so both sides call the very same library. */
 #define _POSIX_C_SOURCE 199309L
+#include <dlfcn.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -67,4 +68,57 @@ int64_t cloop_alloc(uint64_t device, uint64_t size, int64_t n) {
 		if (s != CUBEHIP_SUCCESS) return -(int64_t)s;
 	}
 	return now_ns() - t0;
+}
+
+/* ---- the raw driver: the floor under every launch ------------------------------------------
+ * cloop_driver_launch is the launch loop straight on the CUDA driver API (dlopen'ed, so this
+ * library builds and loads without CUDA): an empty kernel loaded from PTX, n cuLaunchKernel
+ * on a non-blocking stream of the device's primary context, then one cuStreamSynchronize.
+ * It is what no library's launch from any language can go under on this machine. Returns
+ * the loop's nanoseconds, -1 where there is no CUDA driver, or -2 - the CUresult. */
+static const char empty_ptx[] =
+	".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry empty()\n{\n\tret;\n}\n";
+
+int64_t cloop_driver_launch(int device, int64_t n) {
+	static void* lib;
+	static void *func, *stream;
+	static int (*launch)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**, void**);
+	static int (*sync)(void*);
+	static int (*set)(void*), (*current)(void**);
+	static void* ctx;
+	if (lib == NULL) {
+		lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+		if (lib == NULL) return -1;
+		int (*init)(unsigned) = (int (*)(unsigned))dlsym(lib, "cuInit");
+		int (*dev_get)(int*, int) = (int (*)(int*, int))dlsym(lib, "cuDeviceGet");
+		int (*retain)(void**, int) = (int (*)(void**, int))dlsym(lib, "cuDevicePrimaryCtxRetain");
+		set = (int (*)(void*))dlsym(lib, "cuCtxSetCurrent");
+		current = (int (*)(void**))dlsym(lib, "cuCtxGetCurrent");
+		int (*load)(void**, const void*) = (int (*)(void**, const void*))dlsym(lib, "cuModuleLoadData");
+		int (*get)(void**, void*, const char*) = (int (*)(void**, void*, const char*))dlsym(lib, "cuModuleGetFunction");
+		int (*create)(void**, unsigned) = (int (*)(void**, unsigned))dlsym(lib, "cuStreamCreate");
+		launch = (int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**, void**))dlsym(
+			lib, "cuLaunchKernel");
+		sync = (int (*)(void*))dlsym(lib, "cuStreamSynchronize");
+		if (!init || !dev_get || !retain || !set || !current || !load || !get || !create || !launch || !sync) return -1;
+		int d, r;
+		void* mod;
+		if ((r = init(0)) || (r = dev_get(&d, device)) || (r = retain(&ctx, d)) || (r = set(ctx)) ||
+			(r = load(&mod, empty_ptx)) || (r = get(&func, mod, "empty")) || (r = create(&stream, 1 /* non-blocking */))) {
+			lib = NULL;
+			return -2 - r;
+		}
+	}
+	/* The thread's context is put back after the loop: the library's calls on this thread
+	 * find it as they left it. */
+	void* prev = NULL;
+	current(&prev);
+	set(ctx);
+	int64_t t0 = now_ns();
+	int r = 0;
+	for (int64_t i = 0; i < n && r == 0; i++) r = launch(func, 1, 1, 1, 1, 1, 1, 0, stream, NULL, NULL);
+	if (r == 0) r = sync(stream);
+	int64_t t = now_ns() - t0;
+	set(prev);
+	return r ? -2 - r : t;
 }

@@ -106,7 +106,7 @@ def _capsule(x: Any, dev: "Device", sid: int) -> Any:
     the array's own stream instead would hand its native handle out, and a stream whose
     handle is out is shared for the device's life: every wait on it the driver's own.
     """
-    stream = None if dev.platform == "cpu" else _LEGACY[dev.platform]
+    stream = _LEGACY.get(dev.platform)
     try:
         return x.__dlpack__(stream=stream, max_version=(1, 0))
     except TypeError:
@@ -173,23 +173,26 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     if copy is True:
         raise BufferError("from_dlpack: cubehip imports without copying (copy=True refused); Device.array copies host data")
     dev = _device(device)
-    sid = stream_id(stream)
+    sid = 0 if stream is None else stream_id(stream)
     if isinstance(x, DeviceArray) and x.device is dev:
         return x
     if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} is not a DLPack producer (no __dlpack__ and __dlpack_device__)")
     if _native is None:
         raise BufferError(f"from_dlpack needs the package's extension, which is not in use: {_ffi.native_missing}")
-    got = tuple(int(v) for v in x.__dlpack_device__())
-    _check_device(dev, got, "from_dlpack")  # before the producer does any work for us
+    platform = dev.platform
+    want_type = _dlpack.DEVICE_TYPES[platform]
+    want_id = -1 if platform == "cpu" else dev.index
+    got_type, got_id = x.__dlpack_device__()
+    if got_type != want_type or (want_id >= 0 and got_id != want_id):
+        _check_device(dev, (int(got_type), int(got_id)), "from_dlpack")  # before the producer does any work for us
     cap = _capsule(x, dev, sid)
-    want = _want(dev)
+    # On a GPU the array's stream waits for the legacy stream (see _capsule), on the device,
+    # before it runs anything on the memory: the extension's wait argument, made before the
+    # import.
+    wait = _LEGACY.get(platform, -1)
     # Every refusal leaves the capsule unconsumed: its destructor calls the deleter.
-    # On a GPU the producer ordered its work before the legacy stream (_capsule): the
-    # array's stream waits for that, on the device, before it runs anything on the memory
-    # (the extension's wait argument, made before the import).
-    wait = -1 if dev.platform == "cpu" else _LEGACY[dev.platform]
-    r = _native.dlpack_import(cap, want[0], -1 if dev.platform == "cpu" else want[1], dev._live(), sid, wait)
+    r = _native.dlpack_import(cap, want_type, want_id, dev._live(), sid, wait)
     if type(r) is int:
         check(r, "cubehip_buffer_import")
     h, shape, typestr = r
