@@ -75,7 +75,7 @@ mkdir -p "$py_out/site" "$py_out/benchmarks"
 cp -r bindings/python/tests "$py_out/tests"
 cp -r bindings/python/examples "$py_out/examples"
 find "$py_out/tests" -name __pycache__ -prune -exec rm -rf {} +
-cp bindings/python/benchmarks/bench.py bindings/python/benchmarks/kernels.py bindings/python/benchmarks/cloop.c "$py_out/benchmarks/"
+cp bindings/python/benchmarks/bench.py bindings/python/benchmarks/kernels.py bindings/python/benchmarks/exchange.py bindings/python/benchmarks/cloop.c "$py_out/benchmarks/"
 mkdir -p "$py_out/benchmarks/include"
 cp include/cubehip.h "$py_out/benchmarks/include/"
 ${CC:-cc} -O2 -shared -fPIC -Iinclude bindings/python/benchmarks/cloop.c -o "$py_out/benchmarks/libcloop.so"

@@ -34,6 +34,8 @@ echo "== python tests on $CUBEHIP_PLATFORM ($("$python" --version))"
 (cd "$here/tests" && "$python" -m pytest -q -rs -p no:cacheprovider . 2>&1 | tee "$logs/python-tests.log"; exit "${PIPESTATUS[0]}") || status=1
 echo "== python benchmark"
 "$python" "$here/benchmarks/bench.py" --rounds "${ROUNDS:-7}" --json "$logs/python-bench.json" 2>&1 | tee "$logs/python-bench.log" || status=1
+echo "== exchange: each step of a DLPack exchange, cubehip beside CuPy"
+"$python" "$here/benchmarks/exchange.py" --rounds "${ROUNDS:-7}" 2>&1 | tee "$logs/exchange.log" || status=1
 echo "== kernels: the same source through cubehip and CuPy"
 "$python" "$here/benchmarks/kernels.py" --rounds "${ROUNDS:-7}" 2>&1 | tee "$logs/kernels.log" || status=1
 exit $status
