@@ -262,3 +262,66 @@ func TestModelRegress_RefusedWaitKeepsTheLastWriter(t *testing.T) {
 		{Kind: "read", S: 1, B: 1},
 	})
 }
+
+// A regression of the model's own oracle: stream 0 computes from a buffer stream 1
+// wrote (stream 0 is ordered after stream 1's work, that write unconfirmed), then a
+// trap on stream 1, then an allocation whose staging waits report the fault and
+// acknowledge it inside a Write that returns nil, so the Sync of stream 1 after it
+// succeeds. The failed wait blames stream 1's unconfirmed writes, the input among them
+// (a failed wait does not say which of them failed), and so the output stream 0
+// computed from it after waiting for it (compute/confirm.go, failOrdered): the read of
+// that output returns the failure, which is right. The model once applied a failure to
+// other streams only at a failed Sync or read, and took the error for a spurious one
+// (the unresolved counterexample of the fail-closed promise, shrunk from 36 ops).
+func TestModelRegress_FaultFoundInsideAWriteBlamesAnOrderedOutput(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2}, 2, []modelOp{
+		{Kind: "alloc", S: 1, Size: 4},
+		{Kind: "alloc", S: 0, Size: 4},
+		{Kind: "alloc", S: 1, Size: 4},
+		{Kind: "launch", S: 0, B: 1, X: 0},
+		{Kind: "launch", S: 1, B: 2, K: kTrap},
+		{Kind: "alloc", S: 1, Size: 65536},
+		{Kind: "sync", S: 1},
+		{Kind: "read", S: 1, B: 1},
+	})
+}
+
+// The same fault found the same way, blamed precisely: stream 0 writes b1 (a set, from
+// no input) before it is ordered after stream 1 (a launch from a buffer stream 1
+// wrote). b1's write ran ahead of that ordering on the device and read nothing of
+// stream 1's work, so the fault must not take it: the read returns its bytes. Before
+// the fix, a stream ordered after the failed one lost every unconfirmed write it had.
+func TestModelRegress_WriteBeforeAnOrderingKeepsItsBytes(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2}, 2, []modelOp{
+		{Kind: "alloc", S: 1, Size: 4},
+		{Kind: "alloc", S: 0, Size: 4},
+		{Kind: "alloc", S: 0, Size: 4},
+		{Kind: "alloc", S: 1, Size: 4},
+		{Kind: "launch", S: 0, B: 1, K: kSetC, Seed: 9},
+		{Kind: "launch", S: 0, B: 2, X: 0},
+		{Kind: "launch", S: 1, B: 3, K: kTrap},
+		{Kind: "alloc", S: 1, Size: 65536},
+		{Kind: "sync", S: 1},
+		{Kind: "read", S: 0, B: 1},
+		{Kind: "read", S: 0, B: 2},
+	})
+}
+
+// Stream 0 computes b1 from a buffer stream 1 wrote, then a Sync of stream 1 confirms
+// everything stream 0 waited for there; only then does a trap on stream 1 fault. b1
+// was computed from confirmed work, which did not fail: the fault must not take it
+// (compute/confirm.go, takeOrderedLocked: an ordering no later than the failed stream's
+// last confirmed point passes nothing on). Before the fix, any ordering did.
+func TestModelRegress_OrderingOnConfirmedWorkKeepsItsBytes(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2}, 2, []modelOp{
+		{Kind: "alloc", S: 1, Size: 4, Seed: 1},
+		{Kind: "alloc", S: 0, Size: 4, Seed: 2},
+		{Kind: "alloc", S: 1, Size: 4, Seed: 3},
+		{Kind: "launch", S: 0, B: 1, X: 0, Seed: 5},
+		{Kind: "sync", S: 1},
+		{Kind: "launch", S: 1, B: 2, K: kTrap},
+		{Kind: "alloc", S: 1, Size: 65536},
+		{Kind: "sync", S: 1},
+		{Kind: "read", S: 0, B: 1},
+	})
+}

@@ -78,6 +78,19 @@ import (
 //     ordered onto the Device's native stream with an event wait) is the Device's order
 //     on that device stream: a read there reads the outside bytes. Until a Sync of that
 //     device stream, a read from another device stream may see the bytes before it too.
+//  9. A device fault pending on device stream F may be reported to any call (a staging
+//     chunk's wait inside a write, an allocation's), which returns nil, acknowledges
+//     it, and leaves what it blames carrying it; the Sync of F after it succeeds. So
+//     before every op, for every F with a fault pending, errOK is set on F's
+//     unconfirmed writes and on the unconfirmed writes of every device stream ordered
+//     after F's unconfirmed work made after that ordering, transitively
+//     (model_order_test.go; compute/confirm.go, takeOrderedLocked, blames the same). An
+//     op on D that is given a buffer allocated or ever written on another device stream
+//     S may order D after S (the model takes every such S: more than the server's
+//     waits, which only lets it accept more errors); a Sync of D confirms D's orderings.
+//     Not failed, and so checked: a write queued on D before D's first ordering after
+//     F's unconfirmed work, and a stream ordered only after work a Sync of F confirmed
+//     (that work did not fail).
 
 const modelSource = `#include <hip/hip_runtime.h>
 extern "C" __global__ void model_addc(const unsigned* x, unsigned* y, unsigned c, unsigned n) {
@@ -230,7 +243,9 @@ type mbuf struct {
 	alts     [][]byte
 	errOK    bool
 	mustErr  bool
-	pending  map[int]bool // device streams with a write of it no Sync confirmed
+	pending  map[int]int  // device streams with a write of it no Sync confirmed: the time of the latest (model.tick)
+	home     int          // the device stream it was allocated on (its pools')
+	wroteOn  map[int]bool // every device stream that ever wrote it
 	lastDev  int
 	released bool
 	// Outside work on device stream outsideDev wrote it; before is what it held
@@ -272,6 +287,8 @@ type model struct {
 	graphs []*mgraph
 	// faults[D]: device faults queued on device stream D and not known reported.
 	faults  []int
+	order   modelOrder             // which device streams may be ordered after which (model_order_test.go)
+	tick    int                    // the current op's number, for the times of orderings and writes
 	scratch map[int]*server.Buffer // the spin kernel's output, per id
 	spinN   uint64
 	ops     []string
@@ -395,7 +412,7 @@ func (m *model) mayCarry(b *mbuf) bool {
 // the failure.
 func (m *model) failStream(d int) {
 	for _, b := range m.bufs {
-		if b.pending[d] {
+		if _, ok := b.pending[d]; ok {
 			b.errOK = true
 		}
 	}
@@ -442,9 +459,10 @@ func (m *model) wrote(b *mbuf, d int, alts [][]byte, errOK, mustErr bool) {
 	b.alts, b.errOK, b.mustErr = alts, errOK || m.faults[d] > 0, mustErr
 	b.trapDev = -1
 	if b.pending == nil {
-		b.pending = map[int]bool{}
+		b.pending, b.wroteOn = map[int]int{}, map[int]bool{}
 	}
-	b.pending[d] = true
+	b.pending[d] = m.writeTime()
+	b.wroteOn[d] = true
 	b.lastDev = d
 	if b.outsideDev >= 0 && b.outsideDev != d {
 		m.fail("model: %s written on device stream %d while outside work on %d races it", b.name, d, b.outsideDev)
@@ -592,6 +610,9 @@ func (m *model) apply(op modelOp) {
 	m.stats.add(func(s *modelStats) { s.ops++ })
 	s := m.d.On(server.StreamID(op.S))
 	d := m.dev(op.S)
+	m.tick++
+	m.failFaulted() // any call may wait past a pending fault (rule 9)
+	m.ordered(op, d)
 	if op.Kind != "sync" && op.Kind != "release" && m.faultElsewhere(d) {
 		// The op may order device stream d after work on a stream with a fault pending
 		// (a cross-stream wait for a buffer's last write), and work ordered after failed
@@ -620,7 +641,7 @@ func (m *model) apply(op modelOp) {
 			// Nothing was made; the model's buffer index stays free for the next alloc.
 			return
 		}
-		mb := &mbuf{name: fmt.Sprintf("b%d", len(m.bufs)), b: b, size: op.Size, outsideDev: -1, trapDev: -1}
+		mb := &mbuf{name: fmt.Sprintf("b%d", len(m.bufs)), b: b, size: op.Size, outsideDev: -1, trapDev: -1, home: d}
 		m.bufs = append(m.bufs, mb)
 		m.afterWrite(mb, d, nil, data, 0, werr, a, true)
 	case "write", "writeAt":
@@ -891,6 +912,7 @@ func (m *model) afterSync(d int, err error, a *armed) {
 		}
 	}
 	if err == nil {
+		m.synced(d)
 		for _, b := range m.bufs {
 			delete(b.pending, d)
 			if b.outsideDev == d {

@@ -141,11 +141,16 @@ func (c *confirmations) confirm(q *streamState, point uint64) {
 	defer c.mu.Unlock()
 	u := &q.writes
 	u.done = max(u.done, point)
-	for src, at := range q.waitedOn {
-		if at <= point {
-			// The wait succeeded after this ordering: what the stream ran after it
+	for src, o := range q.waitedOn {
+		switch {
+		case o.last <= point:
+			// The wait succeeded after these orderings: what the stream ran after them
 			// completed, and a later failure there is not this stream's.
 			delete(q.waitedOn, src)
+		case o.first <= point:
+			// A later ordering is still unconfirmed; it came after point, which is as
+			// early as it can be (the writes after it are the ones it may have fed).
+			q.waitedOn[src] = ordering{first: point + 1, last: o.last}
 		}
 	}
 	u.keep(func(w *pointedWrite) bool {
@@ -355,18 +360,25 @@ func (s *Server) orderedAfter(waiter, src *streamState) {
 	c := &s.points
 	c.mu.Lock()
 	if waiter.waitedOn == nil {
-		waiter.waitedOn = map[*streamState]uint64{}
+		waiter.waitedOn = map[*streamState]ordering{}
 	}
-	waiter.waitedOn[src] = c.mark()
+	at := c.mark()
+	o, ok := waiter.waitedOn[src]
+	if !ok {
+		o.first = at // the earliest unconfirmed ordering: writes after it may use src's work
+	}
+	o.last = at
+	waiter.waitedOn[src] = o
 	c.mu.Unlock()
 }
 
 // failOrdered leaves the unconfirmed writes of every stream ordered after failed's work
-// (directly or through others) since its last successful wait carrying err as well:
-// their work may have computed from bytes the failed work never wrote. A GPU stops
-// every stream at a fault, and the cpu device passes a failure on through the waits;
-// but a stream whose wait ran after the failure was acknowledged learns nothing of it,
-// so the server does not count on either.
+// (directly or through others) since its last successful wait carrying err as well,
+// those queued after the ordering: their work may have computed from bytes the failed
+// work never wrote. A GPU stops every stream at a fault, and the cpu device passes a
+// failure on through the waits; but a stream whose wait ran after the failure was
+// acknowledged learns nothing of it, so the server does not count on either. What
+// takeOrderedLocked leaves out could not have read anything the failed work wrote.
 func (s *Server) failOrdered(failed *streamState, err error, locked bool) {
 	c := &s.points
 	c.mu.Lock()
@@ -392,34 +404,61 @@ func orderedError(id StreamID, err error) error {
 // takeOrderedLocked takes the unconfirmed writes of every stream ordered after failed
 // (see failOrdered), each stream's list with it; those with none are left out. The
 // caller holds confirmations.mu.
+//
+// The blame follows the device's order, no further. Each stream in it is suspect from
+// a point on: failed from its last confirmed point (the failed work is among what it
+// queued after the last wait that succeeded), and a stream ordered after a suspect one
+// from its first wait for that one's work queued past the suspect point. A stream whose
+// every such wait came no later than the suspect point waited only for confirmed work,
+// which did not fail; and of a suspect stream, the writes whose every part was queued
+// before its first such wait ran ahead of it, on bytes the failed work never touched
+// (a buffer the failed work wrote is taken and carried by it, and a later launch that
+// reads it is refused). Both stay unconfirmed, left to their own stream's waits. Only
+// writes queued after the suspect point are taken, and only the waits that made a
+// stream suspect are forgotten: their blame is now carried.
 func (s *Server) takeOrderedLocked(failed *streamState) (took []*streamState, taken [][]Binding) {
-	set := map[*streamState]bool{failed: true}
+	from := map[*streamState]uint64{failed: failed.writes.done}
 	for grew := true; grew; {
 		grew = false
 		s.watch.queues.Range(func(_, v any) bool {
 			q := v.(*streamState)
-			if set[q] {
-				return true
+			if q == failed {
+				return true // its own writes are the failed wait's to take
 			}
-			for src := range q.waitedOn {
-				if !set[src] {
-					continue
+			for src, o := range q.waitedOn {
+				at, suspect := from[src]
+				if !suspect || o.last <= at {
+					continue // every wait here was for work no later than at: confirmed
 				}
-				set[q], grew = true, true
-				clear(q.waitedOn)
-				if len(q.writes.writes) > 0 {
-					bs := make([]Binding, 0, len(q.writes.writes))
-					for _, w := range q.writes.writes {
-						bs = append(bs, w.b)
-					}
-					clear(q.writes.writes)
-					q.writes.writes, q.writes.merged = q.writes.writes[:0], 0
-					took, taken = append(took, q), append(taken, bs)
+				// The first of them that waited past at came no earlier than either.
+				after := max(o.first, at)
+				if cur, ok := from[q]; !ok || after < cur {
+					from[q], grew = after, true
 				}
-				break
 			}
 			return true
 		})
+	}
+	for q, at := range from {
+		if q == failed {
+			continue
+		}
+		for src, o := range q.waitedOn {
+			if sat, suspect := from[src]; suspect && o.last > sat {
+				delete(q.waitedOn, src)
+			}
+		}
+		var bs []Binding
+		q.writes.keep(func(w *pointedWrite) bool {
+			if w.last > at {
+				bs = append(bs, w.b)
+				return true
+			}
+			return false
+		})
+		if len(bs) > 0 {
+			took, taken = append(took, q), append(taken, bs)
+		}
 	}
 	return took, taken
 }

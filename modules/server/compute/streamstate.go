@@ -35,9 +35,13 @@ import (
 //     failed wait and a confirming one never split a write between them.
 //  5. A failure belongs to every stream ordered after the failed work: waitedOn lists
 //     the streams this one waited for on the device since its last successful wait,
-//     and a failed wait of any of them leaves this stream's unconfirmed writes carrying
-//     the failure too (their work may have read what the failed work never wrote),
-//     whether or not the device passes the failure on.
+//     and a failed wait of any of them leaves this stream's unconfirmed writes queued
+//     after that ordering carrying the failure too (their work may have read what the
+//     failed work never wrote), whether or not the device passes the failure on. A
+//     write queued before the ordering ran ahead of it on the device and read nothing
+//     of the other stream's work, and an ordering only on work a successful wait
+//     confirmed read nothing that failed: neither takes the failure (confirm.go,
+//     takeOrderedLocked).
 type streamState struct {
 	begun, ended atomic.Uint64
 	idleAt       atomic.Uint64
@@ -47,16 +51,22 @@ type streamState struct {
 
 	writes unconfirmed // confirm.go; guarded by confirmations.mu
 	// waitedOn holds the streams this one was ordered after (a device-side wait for
-	// their work) since its last successful wait, each with the point of the wait: work
-	// queued here after such a wait may have used what that work wrote, so a failure
-	// there is a failure here too (confirm.go, failOrdered). Guarded by
-	// confirmations.mu.
-	waitedOn map[*streamState]uint64
+	// their work) since its last successful wait, each with the points of those waits:
+	// work queued here after such a wait may have used what that work wrote, so a
+	// failure there is a failure here too (confirm.go, failOrdered), for the writes
+	// queued after the first of them. Guarded by confirmations.mu.
+	waitedOn map[*streamState]ordering
 
 	// lastKernel is the kernel launched last on the stream, which a failed wait names
 	// as the work that most likely faulted; guarded by confirmations.mu.
 	lastKernel *Kernel
 }
+
+// ordering is the points of a stream's unconfirmed device-side waits for another
+// stream's work: first no later than the earliest such wait, last the latest. A write
+// queued after first may have used the other stream's work; one queued before it ran
+// ahead of every such wait (points are handed out in the order the owner queues work).
+type ordering struct{ first, last uint64 }
 
 // share records that something outside the server may queue work on the stream:
 // from now on every wait on it is the driver's (invariant 3).
