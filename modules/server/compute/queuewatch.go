@@ -21,6 +21,7 @@ type queueWatch struct {
 	last atomic.Pointer[queueRecent] // the stream looked up last: a launch loop's hit
 	hipsys.Platform
 	queues sync.Map // hipsys.Stream -> *streamState
+	guards sync.Map // hipsys.Stream -> *captureGuard (captureguard.go)
 
 	// syncFailed hears of every failed StreamSynchronize made through the watch, by the
 	// server's own code or the stream layer's, but syncQuiet's: a stream-wide wait is
@@ -105,10 +106,20 @@ func (w *queueWatch) StreamSynchronize(s hipsys.Stream) error {
 // future; the acknowledgement of a failure already carried). A stream whose last work
 // was a flagged launch is waited for on its completion flag (flags.go).
 func (w *queueWatch) syncQuiet(s hipsys.Stream) error {
-	if w.flags != nil {
-		return w.syncFlagged(s)
-	}
-	return w.certify(s, w.Platform.StreamSynchronize)
+	_, err := w.syncCovering(s)
+	return err
+}
+
+// syncCovering is syncQuiet, and whether the wait covered everything queued before it:
+// false when s records a capture, and the wait covered the work before the capture
+// (captureguard.go).
+func (w *queueWatch) syncCovering(s hipsys.Stream) (whole bool, err error) {
+	return w.waitGuarded(s, func() error {
+		if w.flags != nil {
+			return w.syncFlagged(s)
+		}
+		return w.certify(s, w.Platform.StreamSynchronize)
+	})
 }
 
 // certify runs wait (a query or a sync of s) and, on success, records s idle as of the
@@ -235,7 +246,7 @@ func (w *queueWatch) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.D
 // stream is never taken for idle across a capture's beginning or end.
 func (w *queueWatch) StreamBeginCapture(s hipsys.Stream, mode hipsys.CaptureMode) error {
 	q := w.begin(s)
-	err := w.Platform.StreamBeginCapture(s, mode)
+	err := w.beginGuarded(s, func() error { return w.Platform.StreamBeginCapture(s, mode) })
 	q.end()
 	return err
 }
@@ -243,6 +254,7 @@ func (w *queueWatch) StreamBeginCapture(s hipsys.Stream, mode hipsys.CaptureMode
 func (w *queueWatch) StreamEndCapture(s hipsys.Stream) (g hipsys.Graph, err error) {
 	q := w.begin(s)
 	g, err = w.Platform.StreamEndCapture(s)
+	w.endGuarded(s)
 	q.end()
 	return g, err
 }

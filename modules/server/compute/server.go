@@ -221,6 +221,6 @@ func (s *Server) Close() error {
 	}
 	s.prof.close()
 	s.kernels.close()
-	errs = append(errs, s.closeForeign(), s.staging.release(s.p), s.slots.release(s.p), s.streams.Close())
+	errs = append(errs, s.closeForeign(), s.staging.release(s.p), s.slots.release(s.p), s.watch.releaseGuards(), s.streams.Close())
 	return errors.Join(errs...)
 }
