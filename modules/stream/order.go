@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -187,7 +188,16 @@ func (m *MultiStream) order(s *Stream, bs []Binding) error {
 		// done is read before the event is recorded, so the event covers every
 		// command up to it.
 		done := origin.done.Load()
-		f, err := NewFence(m.p, origin.Sys)
+		var f Fence
+		var err error
+		if origin.Capture.IsRecording() {
+			// A fence recorded on a stream that records a capture is a node of the graph,
+			// not a moment that comes: the wait would order nothing (or pull s into the
+			// capture), so the command that needs it is refused until the capture ends.
+			err = fmt.Errorf("%w: a buffer's last write is on a stream that records a capture: use it there, or after the capture ends", ErrGraphState)
+		} else {
+			f, err = NewFence(m.p, origin.Sys)
+		}
 		if err == nil {
 			err = f.WaitOn(s.Sys)
 		}

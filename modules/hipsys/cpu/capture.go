@@ -15,6 +15,7 @@ type capture struct {
 	tid     int       // the OS thread that began it, for CaptureModeThreadLocal
 	nodes   []command // guarded by the stream's mu
 	invalid atomic.Bool
+	ended   atomic.Bool // StreamEndCapture ran: its events may be waited for as before
 }
 
 // add records template t as a node. The caller holds the stream's mu. Work queued on a
@@ -23,6 +24,9 @@ type capture struct {
 func (c *capture) add(call string, t *command) error {
 	if c.invalid.Load() {
 		return errorf(call, hipsys.ErrorStreamCaptureInvalidated, "the stream's capture was invalidated")
+	}
+	if t.kind == cmdRecord {
+		t.ev.recordedInCapture(c)
 	}
 	if t.kind == cmdWait {
 		// An implicit wait on another stream's moment (null-stream ordering) has no
@@ -81,6 +85,7 @@ func (p *Platform) beginCapture(c *capture) {
 }
 
 func (p *Platform) endCapture(c *capture) {
+	c.ended.Store(true)
 	p.capMu.Lock()
 	defer p.capMu.Unlock()
 	if _, ok := p.captures[c]; ok {

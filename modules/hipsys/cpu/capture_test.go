@@ -250,3 +250,45 @@ func TestGraphLaunchIntoCapture(t *testing.T) {
 	require.NoError(t, p.StreamDestroy(h))
 	require.NoError(t, p.Free(d))
 }
+
+// TestCapturedEventRefused: an event recorded into a running capture has no moment to
+// wait for until a replay: a wait for it or a query of it, from any thread and in any
+// capture mode, is hipErrorCapturedEvent and invalidates the capture, as on CUDA. Once
+// the capture has ended the event is as it was; a record outside a capture makes it an
+// ordinary event again.
+func TestCapturedEventRefused(t *testing.T) {
+	p := newTest(t)
+	d, err := p.Malloc(64)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, p.Free(d)) }()
+	for _, wait := range []struct {
+		call string
+		do   func(ev hipsys.Event) error
+	}{
+		{"hipEventSynchronize", p.EventSynchronize},
+		{"hipEventQuery", p.EventQuery},
+	} {
+		t.Run(wait.call, func(t *testing.T) {
+			h, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, p.StreamDestroy(h)) }()
+			ev, err := p.EventCreateWithFlags(hipsys.EventDisableTiming)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, p.EventDestroy(ev)) }()
+			require.NoError(t, p.StreamBeginCapture(h, hipsys.CaptureModeRelaxed))
+			require.NoError(t, p.MemsetAsync(d, 1, 64, h))
+			require.NoError(t, p.EventRecord(ev, h))
+			done := make(chan error, 1)
+			go func() { done <- wait.do(ev) }() // another goroutine's wait, as a future's
+			requireStatus(t, <-done, wait.call, hipsys.ErrorCapturedEvent)
+			st, err := p.StreamIsCapturing(h)
+			require.NoError(t, err)
+			assert.Equal(t, hipsys.CaptureStatusInvalidated, st)
+			_, err = p.StreamEndCapture(h)
+			requireStatus(t, err, "hipStreamEndCapture", hipsys.ErrorStreamCaptureInvalidated)
+			require.NoError(t, wait.do(ev), "after the capture the event is as it was")
+			require.NoError(t, p.EventRecord(ev, h))
+			require.NoError(t, p.EventSynchronize(ev))
+		})
+	}
+}

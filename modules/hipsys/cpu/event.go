@@ -20,6 +20,33 @@ type event struct {
 	seq     uint64  // the latest record's position in that stream
 	stamped uint64  // the latest generation whose record has run
 	at      time.Time
+	// captured is the capture the event was last recorded into (a node of its graph,
+	// not a record that will run), nil once it is recorded outside a capture again
+	// (see checkCaptured).
+	captured *capture
+}
+
+// recordedInCapture notes that the event's last record went into capture c.
+func (e *event) recordedInCapture(c *capture) {
+	e.mu.Lock()
+	e.captured = c
+	e.mu.Unlock()
+}
+
+// checkCaptured refuses call on an event last recorded into a capture still running,
+// invalidating that capture, as CUDA's driver does (the wait returns
+// hipErrorCapturedEvent, the capture's end hipErrorStreamCaptureInvalidated): there is
+// no moment to wait for until a replay. Once the capture has ended the event
+// is as it was before the captured record.
+func (e *event) checkCaptured(call string) error {
+	e.mu.Lock()
+	c := e.captured
+	e.mu.Unlock()
+	if c == nil || c.ended.Load() {
+		return nil
+	}
+	c.invalid.Store(true)
+	return errorf(call, hipsys.ErrorCapturedEvent, "the event was last recorded in a capturing stream")
 }
 
 // mark makes the record at seq on s the event's latest generation and returns it.
@@ -29,6 +56,7 @@ func (e *event) mark(s *stream, seq uint64) uint64 {
 	defer e.mu.Unlock()
 	e.gen++
 	e.stream, e.seq = s, seq
+	e.captured = nil
 	return e.gen
 }
 
@@ -122,6 +150,9 @@ func (p *Platform) EventQuery(h hipsys.Event) error {
 	if err != nil {
 		return err
 	}
+	if err := e.checkCaptured(call); err != nil {
+		return err
+	}
 	if _, complete, _ := e.state(); !complete {
 		return errEventNotReady
 	}
@@ -143,6 +174,9 @@ func (p *Platform) EventSynchronize(h hipsys.Event) error {
 	const call = "hipEventSynchronize"
 	e, err := p.event(call, h)
 	if err != nil {
+		return err
+	}
+	if err := e.checkCaptured(call); err != nil {
 		return err
 	}
 	s, seq := e.latest()

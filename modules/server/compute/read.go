@@ -250,6 +250,16 @@ func (s *Server) read(descs []CopyDescriptor, id StreamID, ring bool) *ReadFutur
 	if f.err = s.streams.EnsureWritten(bs...); f.err != nil {
 		return f
 	}
+	// A read on a stream that records a capture is refused before anything is queued,
+	// as a Sync is: its copy would be recorded, not run, so its bytes could come only
+	// from a replay, and the wait for it (a fence recorded in the capture, or a wait on
+	// the stream) is illegal there and invalidates the capture, another goroutine's
+	// included when ids share the device stream. Checked before Resolve, which would
+	// make the recording hold the buffers.
+	if st := s.streams.TryStream(id); st != nil && st.Capture.IsRecording() {
+		f.err = fmt.Errorf("%w: read on stream %d while it records a capture: its work runs when the graph is replayed", stream.ErrGraphState, id)
+		return f
+	}
 	r, err := s.streams.Resolve(id, bs)
 	if err != nil {
 		f.err = err
