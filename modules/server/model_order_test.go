@@ -39,11 +39,6 @@ func (m *model) ordered(op modelOp, d int) {
 	switch op.Kind {
 	case "write", "writeAt", "read", "readAt", "readSlice":
 		bufs = append(bufs, m.live(op.B))
-	case "outside":
-		// Its read runs on the device stream of the buffer's last write.
-		if b := m.live(op.B); b != nil {
-			bufs, d = append(bufs, b), b.lastDev
-		}
 	case "launch", "capture":
 		bufs = append(bufs, m.live(op.B))
 		if op.K == kAddC {
@@ -60,13 +55,20 @@ func (m *model) ordered(op modelOp, d int) {
 		}
 	}
 	for _, b := range bufs {
-		if b == nil {
-			continue
-		}
-		m.orderAfter(d, b.home)
-		for src := range b.wroteOn {
-			m.orderAfter(d, src)
-		}
+		m.orderedBy(b, d)
+	}
+}
+
+// orderedBy records the orderings a command on device stream d given b may make. (An
+// outside op's read calls it itself: it runs after the op's Sync, which would forget
+// an ordering recorded before it.)
+func (m *model) orderedBy(b *mbuf, d int) {
+	if b == nil {
+		return
+	}
+	m.orderAfter(d, b.home)
+	for src := range b.wroteOn {
+		m.orderAfter(d, src)
 	}
 }
 

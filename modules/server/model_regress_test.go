@@ -325,3 +325,22 @@ func TestModelRegress_OrderingOnConfirmedWorkKeepsItsBytes(t *testing.T) {
 		{Kind: "read", S: 0, B: 1},
 	})
 }
+
+// A wrong-bytes result (found by TestModel with -rapid.checks=6000): a trap on stream 1
+// into b0, then a read of b0 on stream 0, which waits on the device for stream 1's work
+// and, stream 0 being idle, reads with one blocking copy. The read counts on the wait
+// passing the fault on to stream 0 (nothing else of the read waits on stream 1). The cpu
+// device dropped a wait whose event's record had already run, so when stream 1's
+// worker ran the trap and the fence before the wait was issued, nothing was passed on,
+// and the read returned b0's old bytes with a nil error (hipsys/cpu, submitOne: the
+// wait is now queued and fails). Timing-dependent (each of five runs of these 300
+// replays failed before the fix), so replayed many times.
+func TestModelRegress_ReadAfterAFaultWhoseFenceHadRun(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2, Direct: true}, 300, []modelOp{
+		{Kind: "alloc", S: 1, Size: 65536, Seed: 3},
+		{Kind: "alloc", S: 3, Size: 65536, Seed: 421},
+		{Kind: "launch", S: 1, X: 1, Seed: 42, K: kTrap},
+		{Kind: "alloc", S: 2, Size: 1024, Seed: 59817},
+		{Kind: "read", S: 0},
+	})
+}

@@ -1028,6 +1028,7 @@ func (m *model) outsideWrite(op modelOp) {
 		err := s.Sync()
 		m.afterSync(d, err, nil)
 	}
+	m.orderedBy(b, b.home) // DevicePointer orders the buffer's own stream after its last write
 	ptr, err := b.b.DevicePointer()
 	if err != nil {
 		if !m.mayCarry(b) && !m.anyFault() {
@@ -1080,6 +1081,7 @@ func (m *model) outsideWrite(op modelOp) {
 	b.alts = [][]byte{bytes.Repeat([]byte{v}, b.size)}
 	b.outsideDev = d
 	// The read right after, on the same device stream: ordered after the outside write.
+	m.orderedBy(b, d)
 	n := min(b.size, max(4, op.Len))
 	dst := make([]byte, n)
 	rerr := s.ReadAt(dst, b.b, 0)

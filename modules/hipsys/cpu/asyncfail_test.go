@@ -136,3 +136,42 @@ func TestFailOnDeviceIsAnAsynchronousFailure(t *testing.T) {
 	require.NoError(t, p.EventDestroy(after))
 	require.NoError(t, p.StreamDestroy(h))
 }
+
+// TestWaitPassesAFailureOnOnceTheRecordHasRun: a stream that waits for an event recorded
+// after failed work fails with it, as on a GPU, whether or not the record has already
+// run when the wait is issued (before the fix, a wait on a completed record was dropped
+// and passed nothing on: the waiting stream's work then ran on as if its input were
+// written, and its synchronizations reported nothing). A wait for a record made before
+// the failure passes nothing on, and neither does one after the failure was
+// acknowledged.
+func TestWaitPassesAFailureOnOnceTheRecordHasRun(t *testing.T) {
+	p := newTest(t)
+	a, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(t, err)
+	b, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(t, err)
+	before, after := newEvent(t, p), newEvent(t, p)
+	require.NoError(t, p.EventRecord(before, a))
+	require.NoError(t, p.FailOnDevice(a, "trap"))
+	require.NoError(t, p.EventRecord(after, a))
+	// Both records have run (an event wait does not acknowledge the failure).
+	require.NoError(t, p.EventSynchronize(before))
+	requireStatus(t, p.EventSynchronize(after), "hipEventSynchronize", hipsys.ErrorLaunchFailure)
+
+	require.NoError(t, p.StreamWaitEvent(b, before, 0))
+	assert.NoError(t, p.StreamSynchronize(b), "ordered only after work before the failure")
+	require.NoError(t, p.StreamWaitEvent(b, after, 0))
+	err = p.StreamSynchronize(b)
+	requireStatus(t, err, "hipStreamSynchronize", hipsys.ErrorLaunchFailure)
+	assert.Contains(t, err.Error(), "trap")
+
+	requireStatus(t, p.StreamSynchronize(a), "hipStreamSynchronize", hipsys.ErrorLaunchFailure)
+	require.NoError(t, p.StreamWaitEvent(b, after, 0))
+	assert.NoError(t, p.StreamSynchronize(b), "acknowledged before the wait was issued")
+
+	for _, ev := range []hipsys.Event{before, after} {
+		require.NoError(t, p.EventDestroy(ev))
+	}
+	require.NoError(t, p.StreamDestroy(a))
+	require.NoError(t, p.StreamDestroy(b))
+}

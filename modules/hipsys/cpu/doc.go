@@ -29,12 +29,14 @@
 //     once complete, of an event recorded after it on that stream; StreamQuery once
 //     the stream is idle; StreamSynchronize; DeviceSynchronize. A synchronization that
 //     waits only for work queued before the failed command (an event recorded before
-//     it) does not see it. StreamSynchronize and DeviceSynchronize acknowledge the
-//     failure, and from then on the stream reports nothing until another command
-//     fails. This is where the cpu device parts from a GPU: a GPU's kernel fault is
-//     sticky (every later call fails, for good) and the work queued after it never
-//     runs, while the cpu device is not damaged by a failed command, so later work on
-//     the stream still runs and the stream recovers. Everything a launch can be
+//     it) does not see it. A stream made to wait (StreamWaitEvent) for an event
+//     recorded after it takes the failure as its own, as on a GPU, whether or not the
+//     record has run when the wait is issued. StreamSynchronize and DeviceSynchronize
+//     acknowledge the failure, and from then on the stream reports nothing (nor passes
+//     it on) until another command fails. This is where the cpu device parts from a
+//     GPU: a GPU's kernel fault is sticky (every later call fails, for good) and the
+//     work queued after it never runs, while the cpu device is not damaged by a failed
+//     command, so later work on the stream still runs and the stream recovers. Everything a launch can be
 //     checked for before it runs (its shape, its shared memory, the number and sizes
 //     of its arguments against the kernel's parameters) fails ModuleLaunchKernel
 //     itself instead.

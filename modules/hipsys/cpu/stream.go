@@ -208,6 +208,17 @@ func (s *stream) submitOne(t *command) {
 		// Resolved now, against the record the event holds at this moment, as HIP
 		// resolves a wait when it is issued. A never-recorded event is already complete.
 		target, seq := t.ev.position()
+		if target == nil {
+			// The latest record has already run: nothing is left to wait for, but a
+			// failure of the work before it must still reach this stream, as on a GPU
+			// (where a fault stops every stream) and as a wait queued a moment earlier
+			// would have passed it on (command.go, cmdWait): else whether work ordered
+			// after failed work learns of the failure would depend on how fast the
+			// other stream's worker ran, and a read ordered after a faulted kernel could
+			// return the bytes it never wrote, with no error. The wait is queued all the
+			// same; it finds its target done and returns at once.
+			target, seq = t.ev.latest()
+		}
 		if target == nil || target == s {
 			// Waiting on one's own earlier work is implied by in-order execution.
 			return
