@@ -164,7 +164,7 @@ typedef struct cubehip_device_options {
 	size_t size;
 	uint32_t max_streams;   /* device streams the ids are spread over (0: the default) */
 	const char* cache_dir;  /* kernel disk cache: NULL the default, "-" none */
-	uint64_t staging_chunk; /* pinned staging chunk in bytes (0: 8 MiB) */
+	uint64_t staging_chunk; /* pinned staging chunk in bytes (0: 16 MiB) */
 	uint32_t staging_depth; /* chunks in flight (0: 3) */
 	int32_t direct_launch;  /* 1: every launch on the calling thread, never a launch queue */
 } cubehip_device_options;

@@ -47,7 +47,7 @@ type Options struct {
 	// when unset).
 	Logger *slog.Logger
 	// StagingChunk and StagingDepth shape the pinned pipeline that copies from and into
-	// Go memory go through: StagingDepth chunks of StagingChunk bytes (defaults 8 MiB
+	// Go memory go through: StagingDepth chunks of StagingChunk bytes (defaults 16 MiB
 	// and 3). Pinned memory is taken on the first copy and kept until Close.
 	StagingChunk uint64
 	StagingDepth int

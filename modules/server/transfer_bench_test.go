@@ -35,7 +35,7 @@ import (
 //     pages in), where memory new to the heap it hands over untouched;
 //   - read-mmap: ReadInto memory just mapped from the OS, never touched: a fresh numpy
 //     array or malloc'ed C buffer of that size is exactly this;
-//   - read-c16, write-c16: read and write through staging chunks of 16 MiB instead of 8
+//   - read-c8, write-c8: read and write through staging chunks of 8 MiB instead of 16
 //     (Options.StagingChunk), on a Device of their own;
 //   - read-1t, write-1t: read and write with GOMAXPROCS 1, so that the host side of the
 //     copies runs on one thread: what spreading it over the cores buys (on the cpu
@@ -57,13 +57,13 @@ func BenchmarkTransfer256MiB(b *testing.B) {
 	require.NoError(b, d.Write(buf, src))
 	require.NoError(b, d.Sync())
 	threads := runtime.GOMAXPROCS(0)
-	// A second Device whose staging chunks are 16 MiB: a chunk splits into as many
-	// 1 MiB parts as 16 cores copy (an 8 MiB chunk, the default, into 8).
-	d16, err := server.Open(server.Options{Logger: slog.New(slog.DiscardHandler), StagingChunk: 16 << 20})
+	// A second Device whose staging chunks are 8 MiB, the default before 16: a chunk
+	// splits into 8 parts of 1 MiB, where 16 cores copy 16 of a 16 MiB chunk.
+	d8, err := server.Open(server.Options{Logger: slog.New(slog.DiscardHandler), StagingChunk: 8 << 20})
 	require.NoError(b, err)
-	b.Cleanup(func() { require.NoError(b, d16.Close()) })
-	buf16 := alloc(b, d16.Stream, bigCopy)
-	require.NoError(b, d16.Write(buf16, src))
+	b.Cleanup(func() { require.NoError(b, d8.Close()) })
+	buf8 := alloc(b, d8.Stream, bigCopy)
+	require.NoError(b, d8.Write(buf8, src))
 
 	timed := func(op func() error) (float64, error) {
 		start := time.Now()
@@ -95,13 +95,13 @@ func BenchmarkTransfer256MiB(b *testing.B) {
 			})
 		}},
 		{"read", func() (float64, error) { return timed(func() error { return d.ReadInto(dst, buf) }) }},
-		{"read-c16", func() (float64, error) { return timed(func() error { return d16.ReadInto(dst, buf16) }) }},
-		{"write-c16", func() (float64, error) {
+		{"read-c8", func() (float64, error) { return timed(func() error { return d8.ReadInto(dst, buf8) }) }},
+		{"write-c8", func() (float64, error) {
 			return timed(func() error {
-				if err := d16.Write(buf16, src); err != nil {
+				if err := d8.Write(buf8, src); err != nil {
 					return err
 				}
-				return d16.Sync()
+				return d8.Sync()
 			})
 		}},
 		// The same with the Go runtime on one core: what the host copies' threads buy.

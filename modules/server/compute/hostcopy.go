@@ -24,8 +24,8 @@ const (
 	// copyParallel.
 	teamMin = 32 << 20
 	// teamSpin is how long a team's idle helper keeps polling before it parks. The gap
-	// between two chunks' host copies is the device's copy of a chunk at worst (8 MiB
-	// at 25 GB/s: 320 µs), so a helper spinning this long takes the next chunk's part
+	// between two chunks' host copies is the device's copy of a chunk at worst (16 MiB
+	// at 50 GB/s: 335 µs), so a helper spinning this long takes the next chunk's part
 	// at once, instead of waiting for the Go scheduler to wake a parked thread for it,
 	// which it does one thread after another, for every chunk.
 	teamSpin = 500 * time.Microsecond

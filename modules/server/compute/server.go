@@ -22,7 +22,7 @@ type Binding = stream.Binding
 type GraphID = stream.GraphID
 
 // Config configures a Server. The zero value is a server with the default pools, the
-// default disk cache and logger, an 8 MiB × 3 staging ring, every launch issued on the
+// default disk cache and logger, a 16 MiB × 3 staging ring, every launch issued on the
 // caller's thread, and no owner lock.
 type Config struct {
 	// Stream passes options to the MultiStream (pool layouts, max streams, device
@@ -36,9 +36,11 @@ type Config struct {
 	Logger *slog.Logger
 	// StagingChunk and StagingDepth shape the staging ring that copies between Go memory
 	// and the device go through: StagingDepth pinned chunks of StagingChunk bytes
-	// (defaults 8 MiB and 3; a depth below 2 is 3, since one chunk cannot overlap the
+	// (defaults 16 MiB and 3; a depth below 2 is 3, since one chunk cannot overlap the
 	// host's copy with the device's). The chunks are allocated on the first copy and
-	// kept until Close.
+	// kept until Close. 16 MiB splits into a 1 MiB part for each of 16 cores (copyPart,
+	// below which Go's copy stops using non-temporal stores), where 8 MiB kept 8 of them
+	// busy: docs/benchmarks.md has the shapes measured.
 	StagingChunk uint64
 	StagingDepth int
 	// LaunchQueue takes the platform's launch queue (hipsys.LaunchQueuer) where it has
@@ -104,7 +106,7 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 		c.Logger = defaultLogger()
 	}
 	if c.StagingChunk == 0 {
-		c.StagingChunk = 8 << 20
+		c.StagingChunk = 16 << 20
 	}
 	if c.StagingDepth < 2 {
 		c.StagingDepth = 3

@@ -12,8 +12,18 @@ import (
 )
 
 // bigTransfer is large enough for the host copies to take a team of goroutines and for
-// a fresh destination to be advised huge pages: five 8 MiB chunks.
+// a fresh destination to be advised huge pages: five chunks of transferChunk.
 const bigTransfer = 40 << 20
+
+// transferChunk is the staging chunk these tests count their copies in (the default is
+// 16 MiB; the cpu device's pools here hold no buffer of five of those).
+const transferChunk = 8 << 20
+
+// newTransferEnv is newEnv with transferChunk staging chunks.
+func newTransferEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvWith(t, func(p hipsys.Platform) hipsys.Platform { return p }, compute.Config{StagingChunk: transferChunk})
+}
 
 func pattern(n int) []byte {
 	b := make([]byte, n)
@@ -26,7 +36,7 @@ func pattern(n int) []byte {
 // A large write and reads of it, into Go memory the read allocates and into memory
 // just mapped from the OS (a fresh numpy array's), carry every byte.
 func TestLargeCopiesCarryEveryByte(t *testing.T) {
-	e := newEnv(t)
+	e := newTransferEnv(t)
 	z := e.empty(1, bigTransfer/4)
 	want := pattern(bigTransfer)
 	require.NoError(t, e.srv.Write([]compute.WriteOp{{Desc: compute.Linear(z, bigTransfer), Data: want}}, 1).Wait())
@@ -45,7 +55,7 @@ func TestLargeCopiesCarryEveryByte(t *testing.T) {
 // A large read whose wait for a chunk fails part way returns the failure, and the next
 // read of the same buffer is whole.
 func TestLargeReadFailingPartWayReturnsTheFailure(t *testing.T) {
-	e := newEnv(t)
+	e := newTransferEnv(t)
 	z := e.empty(1, bigTransfer/4)
 	want := pattern(bigTransfer)
 	require.NoError(t, e.srv.Write([]compute.WriteOp{{Desc: compute.Linear(z, bigTransfer), Data: want}}, 1).Wait())
@@ -65,7 +75,7 @@ func TestLargeReadFailingPartWayReturnsTheFailure(t *testing.T) {
 // failure and leaves the destination carrying it: a read of it returns the failure,
 // not half-written bytes. A whole write after it releases the failure.
 func TestLargeWriteFailingPartWayLeavesTheDestinationFailed(t *testing.T) {
-	e := newEnv(t)
+	e := newTransferEnv(t)
 	z := e.empty(1, bigTransfer/4)
 	want := pattern(bigTransfer)
 	// The call queues the ring's three chunks; the fifth copy is its Wait's.
