@@ -21,4 +21,8 @@ type ForeignStreams interface {
 	ForeignEventRecord(e Event, s Stream) error
 	// ForeignStreamWaitEvent makes foreign stream s wait for e's last record.
 	ForeignStreamWaitEvent(s Stream, e Event) error
+	// ForeignStreamQuery is nil when everything queued so far on foreign stream s has
+	// completed, ErrorNotReady (or another error) otherwise: hipStreamQuery of a stream
+	// the platform did not make.
+	ForeignStreamQuery(s Stream) error
 }

@@ -27,4 +27,14 @@ func (p *Platform) ForeignStreamWaitEvent(s hipsys.Stream, e hipsys.Event) error
 	return check(call, C.amdt_hhu(p.lib.s.streamWaitEvent, C.uintptr_t(s), C.uintptr_t(e), 0))
 }
 
+// ForeignStreamQuery is hipStreamQuery of s, a stream another library created; NullStream
+// is the null stream (hipsys.ForeignStreams).
+func (p *Platform) ForeignStreamQuery(s hipsys.Stream) error {
+	r := C.amdt_h(p.lib.s.streamQuery, C.uintptr_t(s))
+	if hipStatus(r) == hipsys.ErrorNotReady {
+		return streamNotReady
+	}
+	return check("hipStreamQuery", r)
+}
+
 var _ hipsys.ForeignStreams = (*Platform)(nil)

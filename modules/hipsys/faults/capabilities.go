@@ -49,6 +49,18 @@ func (w *Platform) ForeignStreamWaitEvent(s hipsys.Stream, e hipsys.Event) error
 	return f.ForeignStreamWaitEvent(s, e)
 }
 
+// ForeignStreamQuery is the wrapped platform's; a rule on hipStreamQuery fails it.
+func (w *Platform) ForeignStreamQuery(s hipsys.Stream) error {
+	if err := w.check(cStreamQuery); err != nil {
+		return err
+	}
+	f, ok := hipsys.As[hipsys.ForeignStreams](w.inner)
+	if !ok || !f.OrdersForeignStreams() {
+		return hipsys.NewError(w.inner.Name(), "hipStreamQuery", hipsys.ErrorNotSupported, "no streams of other libraries")
+	}
+	return f.ForeignStreamQuery(s)
+}
+
 // StagesSmallReads answers as the wrapped platform does: false where it has no answer. It
 // is no HIP call, so no rule fails it.
 func (w *Platform) StagesSmallReads() bool {

@@ -28,4 +28,10 @@ func (p *Platform) ForeignStreamWaitEvent(s hipsys.Stream, e hipsys.Event) error
 	return cuError(call, int32(C.cu_stream_wait_event(C.uintptr_t(s), C.uintptr_t(e), 0)))
 }
 
+// ForeignStreamQuery is cuStreamQuery of s, a stream another library created (or one of
+// the driver's implicit streams) (hipsys.ForeignStreams).
+func (p *Platform) ForeignStreamQuery(s hipsys.Stream) error {
+	return cuError("hipStreamQuery", int32(C.cu_stream_query(C.uintptr_t(s))))
+}
+
 var _ hipsys.ForeignStreams = (*Platform)(nil)

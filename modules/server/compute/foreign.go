@@ -17,6 +17,14 @@ import (
 // A fault of the other library's work is the context's: on a GPU every stream of the
 // process sees it, so a wait of the server's reports it as for its own work.
 
+// Invariants:
+//   - foreignDoneMeansNothingToWait: a foreign stream the driver's query finds complete
+//     has no command left whose writes a later command of the server's could overtake,
+//     so WaitForeign orders nothing for it. It relies on the query covering every command
+//     queued on that stream before the call (the driver's definition of hipStreamQuery),
+//     not on anything the server remembers about the stream.
+const foreignDoneMeansNothingToWait = true
+
 // foreign is the platform's foreign-stream capability and the server's objects for it,
 // made on first use and destroyed at Close.
 //
@@ -99,6 +107,13 @@ func (s *Server) OrderBefore(handles []Binding, id StreamID, foreign hipsys.Stre
 // foreign, a stream of another library: what that library wrote before handing memory
 // over (the CUDA array interface's stream) is then done before the stream's next work.
 // It does not wait on the host.
+//
+// The driver is asked first whether foreign has anything left to run: where it says
+// every command queued on it so far has completed (an import of a tensor whose writes
+// are done, the common case), there is nothing to wait for and no event is recorded or
+// waited on (one driver call instead of two). Any other answer, not ready or an error,
+// takes the event's way; the question is the driver's, never an inference of the
+// server's (foreignDoneMeansNothingToWait).
 func (s *Server) WaitForeign(id StreamID, foreign hipsys.Stream) error {
 	const what = "waiting for another library"
 	calls, err := s.foreignCalls(what)
@@ -114,6 +129,9 @@ func (s *Server) WaitForeign(id StreamID, foreign hipsys.Stream) error {
 	st := r.Stream()
 	if st.Capture.IsRecording() {
 		return fmt.Errorf("%w: %s: stream %d records a capture", stream.ErrGraphState, what, id)
+	}
+	if foreignDoneMeansNothingToWait && calls.ForeignStreamQuery(foreign) == nil {
+		return nil
 	}
 	if err := calls.ForeignEventRecord(s.foreign.in, foreign); err != nil {
 		return s.explain(fmt.Errorf("%s, its stream %#x: %w", what, uint64(foreign), err))
