@@ -344,3 +344,27 @@ func TestModelRegress_ReadAfterAFaultWhoseFenceHadRun(t *testing.T) {
 		{Kind: "read", S: 0},
 	})
 }
+
+// The blame passed on through a stream in between, precisely: three device streams.
+// Stream 0 computes b2 from b1 (stream 0 is ordered after stream 1's work), then stream
+// 1 computes b3 from b0 (stream 1 is ordered after stream 2's), then a trap on stream 2
+// is found inside an allocation there. Stream 1's writes after its ordering take the
+// failure (b3 reads as failed); stream 0 waited only for stream 1's work from before
+// that ordering, which read nothing of stream 2's, so b2 keeps its bytes. Before the
+// fix, every stream ordered after a blamed one was blamed whole.
+func TestModelRegress_OrderingBeforeTheBlameKeepsItsBytes(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 3}, 2, []modelOp{
+		{Kind: "alloc", S: 2, Size: 4, Seed: 1},
+		{Kind: "alloc", S: 1, Size: 4, Seed: 2},
+		{Kind: "alloc", S: 0, Size: 4, Seed: 3},
+		{Kind: "alloc", S: 1, Size: 4, Seed: 4},
+		{Kind: "alloc", S: 2, Size: 4, Seed: 5},
+		{Kind: "launch", S: 0, B: 2, X: 1, Seed: 7},
+		{Kind: "launch", S: 1, B: 3, X: 0, Seed: 8},
+		{Kind: "launch", S: 2, B: 4, K: kTrap},
+		{Kind: "alloc", S: 2, Size: 65536},
+		{Kind: "sync", S: 2},
+		{Kind: "read", S: 0, B: 2},
+		{Kind: "read", S: 1, B: 3},
+	})
+}
