@@ -130,12 +130,17 @@
 // __device__ functions that read threadIdx & co. see thread-local copies the runner
 // keeps current, which costs a store per thread, so only modules that need it pay it.
 //
-// Blocks are spread over a persistent pool of pthreads, one per CPU this process may use
-// minus one (the launching thread works too), in chunks of whole blocks: one cgo call per
-// launch, at most one wake-up per worker. A launch of one block runs inline on the
-// caller without waking the pool; so does one of at most 4096 threads, unless its first
-// block, run and timed on the caller, shows that the rest would take over 20 µs there (a
-// few long blocks: a histogram's per-thread runs), when the rest goes to the pool.
+// Blocks are spread over a persistent pool of pthreads, one pinned to each CPU the first
+// launching thread may use, in chunks of whole blocks: one cgo call per launch, at most
+// one wake-up per worker. The launching thread works too, and a launch wakes only the
+// workers of the other CPUs, so its CPU stays its own: a woken worker left free to run
+// anywhere was queued on the launching thread's CPU, taking turns with it while another
+// CPU idled, where the CPUs report no shared cache (the 2-core dev VM; runner.c says
+// why). A worker whose pinning is refused runs unpinned. A launch of one block runs
+// inline on the caller without waking the pool; so does one of at most 4096 threads,
+// unless its first block, run and timed on the caller, shows that the rest would take
+// over 20 µs there (a few long blocks: a histogram's per-thread runs), when the rest goes
+// to the pool.
 //
 // # Faults
 //

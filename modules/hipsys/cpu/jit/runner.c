@@ -1,9 +1,20 @@
 /* runner.c: runs a launch's blocks over the host's cores.
  *
- * A persistent pool of pthreads (one fewer than the CPUs this process may use; the
- * launching thread is the last one) takes chunks of whole blocks from a list of launches
- * in flight, so a launch costs one cgo call and at most one wake-up per worker, never one
- * per block. A launch too small to repay a wake-up runs inline on the caller. */
+ * A persistent pool of pthreads, one pinned to each CPU this process may use, takes
+ * chunks of whole blocks from a list of launches in flight, so a launch costs one cgo
+ * call and at most one wake-up per worker, never one per block. The launching thread
+ * works too, and a launch wakes only the workers of the other CPUs: at most one thread
+ * per CPU. A launch too small to repay a wake-up runs inline on the caller.
+ *
+ * Why pinned, and why not the caller's CPU's: the kernel puts a thread it wakes on the
+ * CPU it last ran on or on the waker's, and looks for an idle one only among the CPUs
+ * that share a cache with those. Where it is told of no shared cache (a virtual machine
+ * whose CPUs report none, as the 2-core dev VM's), a woken worker queued behind the
+ * launching thread, on its CPU, while the other CPU stayed idle for a millisecond or
+ * more, until the periodic load balancer moved one of them: the launch ran on one core,
+ * the worker taking turns with the caller (docs/benchmarks.md, the warp-shuffle
+ * reduction at 0.8x a C loop on 2 cores). A worker pinned to its own CPU starts there,
+ * and the caller's CPU's worker is left asleep, so the caller keeps its CPU. */
 #define _GNU_SOURCE
 #include "runner.h"
 #include "fault.h"
@@ -40,6 +51,7 @@ typedef struct job {
 	atomic_int faulted; /* a fault ended the launch; fault is the first one's */
 	cubehip_fault fault;
 	int barrier;
+	int cpu;     /* the launching thread's CPU when the launch began, or -1 */
 	int workers; /* workers inside run_chunks for this job; under mu */
 	int listed;  /* still on the list; under mu */
 	struct job* link;
@@ -50,12 +62,21 @@ typedef struct arena_node {
 	struct arena_node* link;
 } arena_node;
 
+/* One pool thread. Each sleeps on its own condition variable, so a launch chooses whom
+ * it wakes. */
+typedef struct worker {
+	pthread_cond_t cv;
+	int cpu;    /* the CPU it is pinned to, or -1 when pinning failed (it runs anywhere) */
+	int asleep; /* waiting on cv with nothing asked of it; under mu */
+} worker;
+
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 static job* jobs;              /* launches with chunks left; under mu */
 static arena_node* free_arenas; /* arenas lent to launching threads; under mu */
+static worker* workers;
 static int nworkers;
+static int pool_size; /* threads a launch runs on: one per CPU, the caller among them */
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 
 /* Reserves the stacks of CUBEHIP_MAX_THREADS fibers. MAP_NORESERVE: only the pages a
@@ -123,24 +144,32 @@ static void unlink_locked(job* j) {
 	j->listed = 0;
 }
 
-/* The first listed job with chunks left; exhausted ones are dropped on the way. */
-static job* take_locked(void) {
-	while (jobs) {
-		job* j = jobs;
-		if (atomic_load_explicit(&j->next, memory_order_relaxed) < j->nchunks) return j;
-		unlink_locked(j);
+/* The first listed job with chunks left that a worker on cpu helps with: not one whose
+ * caller runs on cpu, which it would only take turns with. Exhausted jobs are dropped on
+ * the way. */
+static job* take_locked(int cpu) {
+	for (job** p = &jobs; *p;) {
+		job* j = *p;
+		if (atomic_load_explicit(&j->next, memory_order_relaxed) >= j->nchunks) {
+			*p = j->link;
+			j->listed = 0;
+			continue;
+		}
+		if (cpu < 0 || j->cpu != cpu) return j;
+		p = &j->link;
 	}
 	return NULL;
 }
 
-static void* worker_main(void* unused) {
-	(void)unused;
+static void* worker_main(void* arg) {
+	worker* w = arg;
 	arena_node* arena = NULL; /* made on this worker's first barrier launch, kept for life */
 	pthread_mutex_lock(&mu);
 	for (;;) {
-		job* j = take_locked();
+		job* j = take_locked(w->cpu);
 		if (j == NULL) {
-			pthread_cond_wait(&work_cv, &mu);
+			w->asleep = 1;
+			while (w->asleep) pthread_cond_wait(&w->cv, &mu);
 			continue;
 		}
 		j->workers++;
@@ -158,9 +187,17 @@ static void* worker_main(void* unused) {
 
 static void pool_start(void) {
 	cpu_set_t set;
+	CPU_ZERO(&set);
 	int ncpu = 1;
 	if (sched_getaffinity(0, sizeof set, &set) == 0) ncpu = CPU_COUNT(&set);
 	if (ncpu < 1) ncpu = 1;
+	pool_size = ncpu;
+	if (ncpu == 1) return; /* every launch runs on the caller */
+	workers = calloc((size_t)ncpu, sizeof *workers);
+	if (workers == NULL) {
+		pool_size = 1;
+		return;
+	}
 	/* Workers block every signal: Go delivers its own signals to its threads, and a
 	 * handler running on a worker's fiber stack has nowhere safe to run. The faults a
 	 * kernel raises are the exception: fault.c unblocks them on a worker, with an
@@ -168,20 +205,40 @@ static void pool_start(void) {
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (int i = 0; i < ncpu - 1; i++) {
+	for (int cpu = 0, n = 0; cpu < CPU_SETSIZE && n < ncpu; cpu++) {
+		if (!CPU_ISSET(cpu, &set)) continue;
+		n++;
+		worker* w = &workers[nworkers];
+		pthread_cond_init(&w->cv, NULL);
+		w->cpu = cpu;
 		pthread_t t;
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &attr, worker_main, NULL) == 0) nworkers++;
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		/* Pinned from its first instruction; where that is refused (a cpuset that
+		 * changed under us), it runs wherever the kernel puts it, and helps every launch. */
+		if (pthread_attr_setaffinity_np(&attr, sizeof one, &one) != 0) w->cpu = -1;
+		int rc = pthread_create(&t, &attr, worker_main, w);
+		if (rc != 0 && w->cpu >= 0) {
+			w->cpu = -1;
+			pthread_attr_destroy(&attr);
+			pthread_attr_init(&attr);
+			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			rc = pthread_create(&t, &attr, worker_main, w);
+		}
+		if (rc == 0) nworkers++;
 		pthread_attr_destroy(&attr);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (nworkers == 0) pool_size = 1;
 }
 
 int cubehip_pool_threads(void) {
 	pthread_once(&pool_once, pool_start);
-	return nworkers + 1;
+	return pool_size;
 }
 
 /* Runs blocks [first, first + nblocks) of a launch in chunks over the pool's workers and
@@ -201,13 +258,21 @@ static int run_pool(cubehip_entry_fn fn, const cubehip_launch* L, uint64_t first
 	atomic_init(&j.err, 0);
 	atomic_init(&j.faulted, 0);
 	j.barrier = barrier;
+	j.cpu = sched_getcpu(); /* rdpid or the vDSO: nanoseconds */
 	pthread_mutex_lock(&mu);
 	j.listed = 1;
 	job** tail = &jobs;
 	while (*tail) tail = &(*tail)->link;
 	*tail = &j;
-	uint64_t wake = j.nchunks - 1 < (uint64_t)nworkers ? j.nchunks - 1 : (uint64_t)nworkers;
-	for (uint64_t i = 0; i < wake; i++) pthread_cond_signal(&work_cv);
+	/* The sleeping workers of the other CPUs, one per chunk past the caller's first. */
+	uint64_t wake = j.nchunks - 1;
+	for (int i = 0; i < nworkers && wake > 0; i++) {
+		worker* w = &workers[i];
+		if (!w->asleep || (w->cpu >= 0 && w->cpu == j.cpu)) continue;
+		w->asleep = 0;
+		pthread_cond_signal(&w->cv);
+		wake--;
+	}
 	pthread_mutex_unlock(&mu);
 
 	run_chunks(&j, a);
