@@ -188,14 +188,14 @@ func (o modelOp) String() string {
 type modelOpts struct {
 	MaxStreams int
 	Direct     bool
-	BigStaging bool // default staging (8 MiB chunks) and a 9 MiB size class; else 16 KiB × 2
+	BigStaging bool // default staging (16 MiB chunks) and a 17 MiB size class; else 16 KiB × 2
 }
 
 // modelSizes are the size classes; the last is past the small-read limit and several
 // staging chunks (or past one default chunk with BigStaging).
 func modelSizes(o modelOpts) []int {
 	if o.BigStaging {
-		return []int{4, 1 << 10, 64 << 10, 9<<20 + 4}
+		return []int{4, 1 << 10, 64 << 10, 17<<20 + 4}
 	}
 	return []int{4, 1 << 10, 64 << 10, 96<<10 + 4}
 }
@@ -840,7 +840,7 @@ func (m *model) afterWrite(b *mbuf, d int, old [][]byte, data []byte, off int, e
 		}
 		chunk := 16 << 10
 		if m.o.BigStaging {
-			chunk = 8 << 20
+			chunk = 16 << 20
 		}
 		if len(data) > chunk {
 			// Copied in pieces, of which some may have landed: the memory holds a mix.
