@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -21,6 +22,13 @@ import (
 // use keeps whatever layout its owner chose, and advice on it would only make the
 // kernel's background collapse work on it. In mode "always" fresh memory gets huge
 // pages without advice; in "never" advice does nothing: both skip it.
+//
+// The advised blocks are then faulted in at once, spread over the host's cores
+// (MADV_POPULATE_WRITE, Linux 5.14 on), while the device's first copies of the read run:
+// the copy that follows writes resident memory. Left to the copy itself, the faults came
+// from the goroutines of a chunk's host copy, whose 1 MiB parts split each 2 MiB page
+// between two of them, one waiting while the other's fault cleared the page. The
+// populate changes no byte (the blocks are fresh: nothing was written to them).
 
 // adviseMin is the smallest destination worth the residency check (a system call).
 const adviseMin = 8 << 20
@@ -50,8 +58,66 @@ var hugeAdvice = sync.OnceValue(func() (a struct {
 })
 
 // adviseFresh advises MADV_HUGEPAGE the huge-page blocks inside dst that no page of is
-// resident yet. It changes no byte, and a failure only means no advice.
+// resident yet, then faults them in (populate). It changes no byte, and a failure only
+// means no advice or no early faults.
 func adviseFresh(dst []byte) {
+	var fresh []pageRange
+	adviseRuns(dst, func(from, to uintptr) { fresh = append(fresh, pageRange{from, to}) })
+	populate(fresh)
+}
+
+// pageRange is [from, to) of the address space.
+type pageRange struct{ from, to uintptr }
+
+// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14), which the syscall package
+// does not name: fault the range in writable, as a write to each page would, without
+// writing.
+const madvPopulateWrite = 23
+
+// populateUnsupported is set once a kernel refuses MADV_POPULATE_WRITE (older than 5.14):
+// the copy then faults the pages in itself, as it did before.
+var populateUnsupported atomic.Bool
+
+// populate faults in the ranges, split evenly in huge-page steps over the copy goroutines
+// (copiers): each goroutine faults whole huge pages of its own, so no two wait on one.
+func populate(rs []pageRange) {
+	a := hugeAdvice()
+	var total uintptr
+	for _, r := range rs {
+		total += r.to - r.from
+	}
+	if total == 0 || a.huge == 0 || populateUnsupported.Load() {
+		return
+	}
+	workers := uintptr(min(copiers(), int(total/a.huge)))
+	step := ((total+workers-1)/workers + a.huge - 1) &^ (a.huge - 1)
+	var wg sync.WaitGroup
+	// Cut the ranges into pieces of at most step bytes, each a goroutine's.
+	for _, r := range rs {
+		for lo := r.from; lo < r.to; lo += step {
+			hi := min(lo+step, r.to)
+			wg.Go(func() {
+				// SAFETY: [lo, hi) is fresh memory of a live destination; populating it
+				// changes no byte.
+				if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvPopulateWrite); e == syscall.EINVAL {
+					populateUnsupported.Store(true)
+				}
+			})
+		}
+	}
+	wg.Wait()
+}
+
+// adviseRuns advises MADV_HUGEPAGE the runs of fresh huge-page blocks inside dst and
+// hands each run to advised.
+func adviseRuns(dst []byte, advised func(from, to uintptr)) {
+	advise := func(from, to uintptr) {
+		if from == 0 || to <= from {
+			return
+		}
+		adviseRange(from, to)
+		advised(from, to)
+	}
 	if len(dst) < adviseMin {
 		return
 	}
@@ -115,11 +181,8 @@ func hasFresh(vec []byte, per uintptr, zeros []byte) bool {
 	return false
 }
 
-// advise advises [from, to) MADV_HUGEPAGE; from 0 is no range.
-func advise(from, to uintptr) {
-	if from == 0 || to <= from {
-		return
-	}
+// adviseRange advises [from, to) MADV_HUGEPAGE.
+func adviseRange(from, to uintptr) {
 	// SAFETY: a page-aligned range inside a live destination; the advice changes no
 	// byte of it.
 	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, from, to-from, syscall.MADV_HUGEPAGE)
