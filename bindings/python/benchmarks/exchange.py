@@ -1,5 +1,6 @@
 """exchange.py: where a DLPack exchange's time goes, cubehip beside CuPy, with PyTorch as the
-other library, in one process on the nvidia platform.
+other library, in one process on the nvidia platform; on the cpu platform
+(CUBEHIP_PLATFORM=cpu) numpy is the other library and its own exchange the reference.
 
 Each line is a median over --rounds rounds of --n exchanges of a 1 KiB array, the steps of
 one exchange timed apart: the other library's `__dlpack__` alone, the import alone (the
@@ -28,13 +29,15 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--n", type=int, default=5000)
     opt = ap.parse_args()
+    dev = cubehip.Device()
+    if dev.platform == "cpu":
+        return cpu(dev, opt)
+    if dev.platform != "nvidia":
+        print("exchange.py: the nvidia and cpu platforms only")
+        return 0
     import cupy as cp
     import torch
 
-    dev = cubehip.Device()
-    if dev.platform != "nvidia":
-        print("exchange.py: the nvidia platform only")
-        return 0
     t = torch.zeros(256, dtype=torch.float32, device="cuda")
     mine = dev.zeros(256, np.float32)
     theirs_cp = cp.zeros(256, dtype=cp.float32)
@@ -97,21 +100,93 @@ def main() -> int:
         "export, whole: torch.from_dlpack(cupy array)": cp_export_whole,
         "export, cupy __dlpack__(stream=1)": cp_export_capsule,
     }
+    med = measure(cases, opt, f"cupy {cp.__version__}, torch {torch.__version__}", sync=torch.cuda.synchronize)
+    dev.sync()
+    print(f"  import cubehip ÷ cupy {med['import, whole: cubehip.from_dlpack(t)'] / med['import, whole: cupy.from_dlpack(t)']:.3f}; "
+          f"export cubehip ÷ cupy {med['export, whole: torch.from_dlpack(cubehip array)'] / med['export, whole: torch.from_dlpack(cupy array)']:.3f}")
+    dev.close()
+    return 0
+
+
+def measure(cases, opt, versions: str, sync=None) -> dict[str, float]:
+    """Times every case, round after round, and prints each one's median."""
     times: dict[str, list[float]] = {k: [] for k in cases}
     for fn in cases.values():
         fn(200)  # warm
     for _ in range(opt.rounds):
         for k, fn in cases.items():
             times[k].append(per_call(fn, opt.n))
-    torch.cuda.synchronize()
-    dev.sync()
+    if sync is not None:
+        sync()
     print(f"exchange.py, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; cubehip {cubehip.__version__}, "
-          f"cupy {cp.__version__}, torch {torch.__version__}; {opt.rounds} rounds of {opt.n}, medians (µs)")
+          f"{versions}; {opt.rounds} rounds of {opt.n}, medians (µs)")
     med = {k: statistics.median(v) for k, v in times.items()}
     for k, v in med.items():
         print(f"  {k:<50}{v:8.3f}  (range {min(times[k]):.3f}-{max(times[k]):.3f})")
-    print(f"  import cubehip ÷ cupy {med['import, whole: cubehip.from_dlpack(t)'] / med['import, whole: cupy.from_dlpack(t)']:.3f}; "
-          f"export cubehip ÷ cupy {med['export, whole: torch.from_dlpack(cubehip array)'] / med['export, whole: torch.from_dlpack(cupy array)']:.3f}")
+    return med
+
+
+def cpu(dev: "cubehip.Device", opt) -> int:
+    """The cpu device's exchange, numpy the other library: kDLCPU has no streams, so every
+    __dlpack__ is asked with stream=None (the export waits for the array's writes)."""
+    n = np.zeros(256, dtype=np.float32)
+    mine = dev.zeros(256, np.float32)
+    other = np.zeros(256, dtype=np.float32)
+    dev.sync()
+    native = cubehip._ffi.native
+    h = dev._live()
+
+    def np_capsule(k):
+        for _ in range(k):
+            n.__dlpack__(stream=None)
+
+    def ch_import_whole(k):
+        for _ in range(k):
+            a = cubehip.from_dlpack(n, device=dev)
+            del a
+
+    def ch_import_native(k):
+        for _ in range(k):
+            cap = n.__dlpack__(stream=None)
+            r = native.dlpack_import(cap, 1, -1, h, 0, -1)
+            native.buffer_release(r[0])
+
+    def np_import_whole(k):
+        for _ in range(k):
+            a = np.from_dlpack(other)
+            del a
+
+    def ch_export_whole(k):
+        for _ in range(k):
+            x = np.from_dlpack(mine)
+            del x
+
+    def ch_export_capsule(k):
+        for _ in range(k):
+            mine.__dlpack__(stream=None)
+
+    def ch_export_bare(k):
+        for _ in range(k):
+            mine.__dlpack__()
+
+    def ch_dlpack_device(k):
+        for _ in range(k):
+            mine.__dlpack_device__()
+
+    cases = {
+        "numpy __dlpack__(stream=None)": np_capsule,
+        "import, whole: cubehip.from_dlpack(n)": ch_import_whole,
+        "import, the extension's call + release": ch_import_native,
+        "import, whole: numpy.from_dlpack(n)": np_import_whole,
+        "export, whole: numpy.from_dlpack(cubehip array)": ch_export_whole,
+        "export, cubehip __dlpack__(stream=None)": ch_export_capsule,
+        "export, cubehip __dlpack__()": ch_export_bare,
+        "export, cubehip __dlpack_device__()": ch_dlpack_device,
+    }
+    med = measure(cases, opt, f"numpy {np.__version__}")
+    dev.sync()
+    print(f"  import cubehip ÷ numpy {med['import, whole: cubehip.from_dlpack(n)'] / med['import, whole: numpy.from_dlpack(n)']:.3f}; "
+          f"export cubehip ÷ numpy {med['export, whole: numpy.from_dlpack(cubehip array)'] / med['import, whole: numpy.from_dlpack(n)']:.3f}")
     dev.close()
     return 0
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 _release = _ffi.fast_buffer_release
 _read = _ffi.fast_buffer_read
 _alloc = _ffi.fast_buffer_alloc
+_leave = _dlpack.leave
 # The address of a writeable numpy array's first byte: a ctypes view of its buffer costs a
 # third of what __array_interface__ (a new dict) or .ctypes.data does, and a 4-byte read is
 # as much this as it is copy.
@@ -84,13 +85,13 @@ class DeviceArray:
     array is garbage collected.
     """
 
-    __slots__ = ("device", "shape", "dtype", "nbytes", "stream", "_h", "_base", "_exports", "_pending", "__weakref__")
+    __slots__ = ("device", "shape", "dtype", "nbytes", "stream", "_h", "_base", "_exports", "_import", "__weakref__")
 
     def __init__(self, device: "Device", shape: Any, dtype: Any = np.float32, stream: "Stream | int | None" = None) -> None:
         self._h = 0
         self._base: DeviceArray | None = None
-        self._exports = 0  # DLPack tensors of this memory a consumer still holds
-        self._pending = 0  # the handle a release left to the last of them
+        self._exports = 0  # the lease that counts this memory's exports, from the first on (_dlpack.leave)
+        self._import = False  # imported memory (from_dlpack): its buffer is never kept
         self.device = device
         if type(shape) is int and shape >= 0:
             # A 1-D array, the common case, without the general shape and size walk.
@@ -166,7 +167,8 @@ class DeviceArray:
         view = DeviceArray.__new__(DeviceArray)
         view._h = self._h
         view._base = self._base or self
-        view._exports = view._pending = 0  # counted on the base, which owns the memory
+        view._exports = 0  # counted on the base, which owns the memory
+        view._import = False
         view.device, view.shape, view.dtype, view.nbytes, view.stream = self.device, new, self.dtype, self.nbytes, self.stream
         return view
 
@@ -279,10 +281,16 @@ class DeviceArray:
             raise ValueError("release the array this view was made from, not the view")
         h, self._h = self._h, 0
         if h and self.device._h:
-            if self._exports:
+            lease = self._exports
+            if lease and _leave(lease, h):
                 # A consumer still reads the memory through an exported DLPack tensor: the
-                # buffer goes back when the last of them lets go (see _unexport).
-                self._pending = h
+                # buffer goes back when the last of them lets go (_export_pending_gone).
+                return
+            if self._import:
+                # An imported buffer is never kept (cubehip_buffer_recycle would release it).
+                st = _release(h)
+                if st:
+                    check(st, "cubehip_buffer_release")
                 return
             self.device._kept.give(h, self.stream, self.nbytes or 1)
 
@@ -317,7 +325,7 @@ class DeviceArray:
     def _dl_index(self) -> int:
         return 0 if self.device.platform == "cpu" else self.device.index
 
-    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None) -> Any:
+    def _dlpack_py(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None) -> Any:
         """The array as a DLPack capsule, without a copy; the capsule (and the consumer's
         tensor made from it) keeps this array's memory alive, even past :meth:`release`.
 
@@ -331,6 +339,8 @@ class DeviceArray:
         copy=True is refused: the point of this call is not to copy. Closing the device
         frees its memory, exported or not.
         """
+        # With the extension, DeviceArray.__dlpack__ is its method (dlpack_method), which makes
+        # the common call itself and hands every other one to this one.
         dev = self.device
         order, native_stream = _dlpack.order_for(dev.platform, stream)
         if copy is True:
@@ -360,22 +370,13 @@ class DeviceArray:
             "stream": stream,
         }
 
-    def _export(self) -> None:
-        (self._base or self)._exports += 1
+    __dlpack__ = _dlpack_py
 
-    def _unexport(self) -> None:
-        base = self._base or self
-        base._exports -= 1
-        if base._exports == 0:
-            base._last_export_gone()
-
-    def _last_export_gone(self) -> None:
-        """The last exported tensor of this array's memory was let go: a buffer the array's
-        release left to it goes back now."""
-        if self._pending:
-            h, self._pending = self._pending, 0
-            if self.device._h:
-                _release(h)
+    def _export_pending_gone(self, h: int) -> None:
+        """The last exported tensor of this array's memory was let go after the array's
+        release left its buffer h to it: h goes back now (to a device still open)."""
+        if self.device._h:
+            _release(h)
 
     def __del__(self) -> None:
         # A closed device already took the buffer with it, and at interpreter exit the
@@ -383,6 +384,14 @@ class DeviceArray:
         try:
             if self._base is None and self._h and self.device._h:
                 h, self._h = self._h, 0
-                self.device._kept.give(h, self.stream, self.nbytes or 1)
+                # No export is live: each holds this array.
+                if self._import:
+                    _release(h)  # never kept: one call, no KeptBuffers in between
+                else:
+                    self.device._kept.give(h, self.stream, self.nbytes or 1)
         except Exception:
             pass
+
+
+if _ffi.native is not None:
+    DeviceArray.__dlpack__ = _ffi.native.dlpack_method(DeviceArray, DeviceArray._dlpack_py, _dlpack._refused, _dlpack.code_bits)

@@ -122,6 +122,13 @@ def order_for(platform: str, stream: Any) -> tuple[int, int]:
     return ORDER_STREAM, stream
 
 
+def code_bits(dt: np.dtype) -> tuple[int, int]:
+    """dt's DLPack (code, bits), or BufferError: the extension's __dlpack__ asks this once
+    per dtype."""
+    t = _dl_dtypes.get(dt) or dtype_of(dt)
+    return t.code, t.bits
+
+
 def export(arr: "DeviceArray", h: int, order: int, native_stream: int) -> Any:
     """A "dltensor" capsule over arr's buffer h, after the order __dlpack__ asked for; it
     keeps arr's memory alive until its deleter runs. With the extension this is one call
@@ -131,7 +138,8 @@ def export(arr: "DeviceArray", h: int, order: int, native_stream: int) -> Any:
     device_id = 0 if platform == "cpu" else arr.device.index
     dt = _dl_dtypes.get(arr.dtype) or dtype_of(arr.dtype)
     if _native is not None:
-        r = _native.dlpack_export(arr._base or arr, h, order, native_stream, device_type, device_id, arr.shape, dt.code, dt.bits)
+        owner = arr._base if arr._base is not None else arr
+        r = _native.dlpack_export(owner, h, order, native_stream, device_type, device_id, arr.shape, dt.code, dt.bits)
         if type(r) is int:
             _refused(r, order)
         return r
@@ -181,16 +189,49 @@ def live_exports() -> int:
     return len(_live)
 
 
+# An array's exports are counted in its lease, which its _exports slot holds from its first
+# export on (0 before): the extension's (a capsule whose count only C code touches, under
+# the GIL) or, without the extension, a _Lease. leave(lease, h) is True when exports of the
+# memory are live, and the last of them then gives buffer h back (the owner's
+# _export_pending_gone); False when none is, and the caller gives it back itself.
+
+
+class _Lease:
+    __slots__ = ("count", "pending")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.pending = 0
+
+
+def _py_leave(lease: Any, h: int) -> bool:
+    if type(lease) is not _Lease:
+        return False
+    with _lock:
+        if lease.count == 0:
+            return False
+        lease.pending = h
+        return True
+
+
+def _py_count(lease: Any) -> int:
+    return lease.count if type(lease) is _Lease else 0
+
+
+leave = _native.export_leave if _native is not None else _py_leave
+export_count = _native.export_count if _native is not None else _py_count
+
+
 # --- the export without the extension: ctypes structs and callbacks ----------------------------
 
 
 class _Export:
     """One exported tensor: its struct, its shape array and the device array it keeps alive."""
 
-    __slots__ = ("tensor", "shape", "owner")
+    __slots__ = ("tensor", "shape", "owner", "lease")
 
-    def __init__(self, tensor: DLManagedTensor, shape: Any, owner: "DeviceArray") -> None:
-        self.tensor, self.shape, self.owner = tensor, shape, owner
+    def __init__(self, tensor: DLManagedTensor, shape: Any, owner: "DeviceArray", lease: _Lease) -> None:
+        self.tensor, self.shape, self.owner, self.lease = tensor, shape, owner, lease
 
 
 # Every export whose deleter has not run yet, by the tensor's address. The entry is what
@@ -203,8 +244,14 @@ _lock = threading.RLock()  # the counts of every exporting array, too
 def _give_back(addr: int) -> None:
     with _lock:
         ex = _live.pop(addr or 0, None)
-        if ex is not None:
-            ex.owner._unexport()
+        if ex is None:
+            return
+        lease = ex.lease
+        lease.count -= 1
+        h = lease.pending if lease.count == 0 else 0
+        lease.pending = 0 if h else lease.pending
+    if h:
+        ex.owner._export_pending_gone(h)
 
 
 _delete = _Deleter(lambda m: _give_back(ctypes.cast(m, c_void_p).value or 0))
@@ -241,9 +288,13 @@ def _ctypes_export(arr: "DeviceArray", h: int, order: int, native_stream: int, d
     # strides NULL: C-contiguous, which a device array always is.
     t = DLManagedTensor(DLTensor(ptr.value, DLDevice(device_type, device_id), nd, dt, shape, None, 0), None, _delete)
     addr = ctypes.addressof(t)
+    owner = arr._base if arr._base is not None else arr
     with _lock:
-        _live[addr] = _Export(t, shape, arr)
-        arr._export()
+        lease = owner._exports
+        if type(lease) is not _Lease:
+            lease = owner._exports = _Lease()
+        lease.count += 1
+        _live[addr] = _Export(t, shape, owner, lease)
     try:
         return _new_capsule(addr, _NAME, ctypes.cast(_capsule_destructor, c_void_p))
     except BaseException:

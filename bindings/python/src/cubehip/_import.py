@@ -26,10 +26,11 @@ import numpy as np
 
 from . import _dlpack, _ffi
 from ._array import DeviceArray, check_dtype, stream_id
+from ._device import Device, get_device
 from ._errors import check
 
 if TYPE_CHECKING:
-    from ._device import Device, Stream
+    from ._device import Stream
 
 __all__ = ["from_dlpack", "asarray"]
 
@@ -41,11 +42,7 @@ _NAMES = {1: "kDLCPU", 2: "kDLCUDA", 3: "kDLCUDAHost", 4: "kDLOpenCL", 7: "kDLVu
 
 def _device(device: "Device | None") -> "Device":
     if device is None:
-        from ._device import get_device
-
         return get_device()
-    from ._device import Device
-
     if not isinstance(device, Device):
         raise TypeError(f"device must be a cubehip.Device, not {type(device).__name__}")
     return device
@@ -84,7 +81,7 @@ def _check_contiguous(shape: tuple[int, ...], strides: tuple[int, ...] | None, w
 
 def _wrap(dev: "Device", h: int, shape: tuple[int, ...], dtype: np.dtype, sid: int) -> DeviceArray:
     a = DeviceArray.__new__(DeviceArray)
-    a._h, a._base, a._exports, a._pending = h, None, 0, 0
+    a._h, a._base, a._exports, a._import = h, None, 0, True
     a.device, a.shape, a.dtype, a.stream = dev, shape, dtype, sid
     a.nbytes = math.prod(shape) * dtype.itemsize
     return a
@@ -107,11 +104,22 @@ def _capsule(x: Any, dev: "Device", sid: int) -> Any:
     handle is out is shared for the device's life: every wait on it the driver's own.
     """
     stream = _LEGACY.get(dev.platform)
+    tx = type(x)
+    if tx in _legacy_producers:
+        return x.__dlpack__(stream=stream)
     try:
         return x.__dlpack__(stream=stream, max_version=(1, 0))
     except TypeError:
-        # A producer older than DLPack 1.0 (numpy < 2.1, for one) knows no max_version.
-        return x.__dlpack__(stream=stream)
+        # A producer older than DLPack 1.0 (numpy < 2.1, for one) knows no max_version; the
+        # type is remembered once asking without it worked, so its next import is one call
+        # (a refused call and its exception cost as much as the rest of the import).
+        cap = x.__dlpack__(stream=stream)
+        if len(_legacy_producers) < 64:
+            _legacy_producers.add(tx)
+        return cap
+
+
+_legacy_producers: set[type] = set()
 
 
 def _refuse(info: tuple[Any, ...], dev: "Device") -> BufferError:
@@ -172,18 +180,20 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     """
     if copy is True:
         raise BufferError("from_dlpack: cubehip imports without copying (copy=True refused); Device.array copies host data")
-    dev = _device(device)
+    dev = device if type(device) is Device else _device(device)
     sid = 0 if stream is None else stream_id(stream)
     if isinstance(x, DeviceArray) and x.device is dev:
         return x
-    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+    # The bound method, not hasattr's two lookups then a third for the call.
+    dlpack_device = getattr(x, "__dlpack_device__", None)
+    if dlpack_device is None or not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} is not a DLPack producer (no __dlpack__ and __dlpack_device__)")
     if _native is None:
         raise BufferError(f"from_dlpack needs the package's extension, which is not in use: {_ffi.native_missing}")
     platform = dev.platform
-    want_type = _dlpack.DEVICE_TYPES[platform]
+    want_type = _DEVICE_TYPES[platform]
     want_id = -1 if platform == "cpu" else dev.index
-    got_type, got_id = x.__dlpack_device__()
+    got_type, got_id = dlpack_device()
     if got_type != want_type or (want_id >= 0 and got_id != want_id):
         _check_device(dev, (int(got_type), int(got_id)), "from_dlpack")  # before the producer does any work for us
     cap = _capsule(x, dev, sid)
@@ -192,16 +202,28 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     # import.
     wait = _LEGACY.get(platform, -1)
     # Every refusal leaves the capsule unconsumed: its destructor calls the deleter.
-    r = _native.dlpack_import(cap, want_type, want_id, dev._live(), sid, wait)
+    r = _dlpack_import(cap, want_type, want_id, dev._h or dev._live(), sid, wait)
     if type(r) is int:
         check(r, "cubehip_buffer_import")
     h, shape, typestr = r
-    if h is None:
-        raise _refuse(r, dev)
+    if not h:
+        if h is None:
+            raise _refuse(r, dev)
+        # An empty tensor: no memory to share.
+        return dev.empty(shape, _dtypes.get(typestr) or _dtype(typestr), stream=sid)
     dtype = _dtypes.get(typestr) or _dtype(typestr)
-    if h == 0:  # an empty tensor: no memory to share
-        return dev.empty(shape, dtype, stream=sid)
-    return _wrap(dev, h, shape, dtype, sid)
+    # _wrap, inline: this is the whole of the import's Python past the extension's call.
+    a = _new(DeviceArray)
+    a._h, a._base, a._exports, a._import = h, None, 0, True
+    a.device, a.shape, a.dtype, a.stream = dev, shape, dtype, sid
+    a.nbytes = (shape[0] if len(shape) == 1 else math.prod(shape)) * dtype.itemsize
+    return a
+
+
+_new = DeviceArray.__new__
+_DEVICE_TYPES = _dlpack.DEVICE_TYPES
+_dlpack_import = _native.dlpack_import if _native is not None else None
+
 
 
 def _from_cuda_array_interface(x: Any, dev: "Device", sid: int) -> DeviceArray:

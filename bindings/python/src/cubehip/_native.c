@@ -21,6 +21,7 @@
 #include <Python.h>
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -214,8 +215,7 @@ static PyObject* n_stream_native_handle(PyObject* self, PyObject* const* args, P
 #define LAUNCH_MAX_ARGS 64 /* more than this, and the package keeps its Python call */
 
 static PyObject* name_h;       /* "_h", interned */
-static PyObject* name_exports; /* "_exports", interned */
-static PyObject* name_pending; /* "_pending", interned */
+static PyObject* name_exports; /* "_exports", interned: an array's lease (see export_of) */
 
 /* Every plan starts with the PLAN_REFS references it holds (NULL where it holds fewer),
  * which it drops when freed. */
@@ -401,15 +401,20 @@ static int pack(const launch_plan* p, uint8_t kind, PyObject* o, cubehip_arg* a)
 	return 0;
 }
 
-/* slow(*args, **kwargs) from a vectorcall's arguments. The stable ABI of 3.10 has no
+/* slow(*args, **kwargs) (slow(first, *args, **kwargs) with first) from a vectorcall's arguments. The stable ABI of 3.10 has no
  * PyObject_Vectorcall, so the tuple and dict are built: this is the path of the calls the
  * built-in one does not take, which the package's Python code then checks and converts. */
-static PyObject* hand_on(PyObject* slow, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-	PyObject* t = PyTuple_New(nargs);
+static PyObject* hand_on_self(PyObject* slow, PyObject* first, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+	Py_ssize_t at = first != NULL;
+	PyObject* t = PyTuple_New(at + nargs);
 	if (t == NULL) return NULL;
+	if (first != NULL) {
+		Py_INCREF(first);
+		PyTuple_SetItem(t, 0, first);
+	}
 	for (Py_ssize_t i = 0; i < nargs; i++) {
 		Py_INCREF(args[i]);
-		PyTuple_SetItem(t, i, args[i]); /* steals the new reference */
+		PyTuple_SetItem(t, at + i, args[i]); /* steals the new reference */
 	}
 	PyObject* kw = NULL;
 	if (kwnames != NULL) {
@@ -430,6 +435,10 @@ static PyObject* hand_on(PyObject* slow, PyObject* const* args, Py_ssize_t nargs
 	Py_XDECREF(kw);
 	Py_DECREF(t);
 	return r;
+}
+
+static PyObject* hand_on(PyObject* slow, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+	return hand_on_self(slow, NULL, args, nargs, kwnames);
 }
 
 /* The kernel's call: k(grid, *args, stream=None). */
@@ -590,52 +599,134 @@ typedef struct DLManagedTensorVersioned {
 
 /* ---- export: a device array as a "dltensor" capsule ---------------------------------------
  *
- * One exported tensor: the DLManagedTensor, its shape, and a reference to the array that
- * owns the memory (the base of a view), whose _exports count says the memory is lent: the
- * array's release then leaves the buffer to the last deleter. live holds the address of
- * every export whose deleter has not run, so a consumer that calls the deleter twice frees
- * nothing twice (the second call finds the address gone and reads nothing). */
+ * One exported tensor: the DLManagedTensor, its shape, a reference to the array that owns
+ * the memory (the base of a view) and to that array's lease. The lease is the array's count
+ * of exports, kept here in C (the array's _exports slot holds it, a capsule made at its
+ * first export) so that an export and its deleter touch no Python attribute: the array's
+ * release asks export_leave whether the memory is lent, and if so leaves the buffer to the
+ * last deleter. Every count is read and written under the GIL. */
+typedef struct {
+	Py_ssize_t count; /* exports of the memory whose deleter has not run */
+	uint64_t pending; /* the buffer the array's release left to the last of them, or 0 */
+} lease_t;
+#define LEASE "cubehip._native.lease"
+
 typedef struct {
 	DLManagedTensor m;
 	PyObject* owner;
+	PyObject* lease_obj;
+	lease_t* lease;
 	int64_t shape[];
 } export_t;
 
-static PyObject* live; /* a set of the live exports' addresses */
+/* The addresses of the exports whose deleter has not run, a set open-addressed by address
+ * (under the GIL), so a consumer that calls the deleter twice frees nothing twice: the
+ * second call finds the address gone and reads nothing of the freed struct. A C set and not
+ * a Python one: an export and its deleter then make no Python object for the address. */
+static void** live_slots;
+static size_t live_cap, live_n;
 
-/* owner._exports += by, under the GIL with no Python code run between the read and the
- * write, so a deleter on another thread never loses a count. Returns the new count, or -1
- * with an exception set. */
-static long add_exports(PyObject* owner, long by) {
-	PyObject* v = PyObject_GetAttr(owner, name_exports);
-	if (v == NULL) return -1;
-	long n = PyLong_AsLong(v);
-	Py_DECREF(v);
-	if (n == -1 && PyErr_Occurred()) return -1;
-	n += by;
-	PyObject* nv = PyLong_FromLong(n);
-	if (nv == NULL) return -1;
-	int rc = PyObject_SetAttr(owner, name_exports, nv);
-	Py_DECREF(nv);
-	return rc == 0 ? n : -1;
+static size_t live_home(const void* p, size_t mask) {
+	uint64_t x = (uint64_t)(uintptr_t)p;
+	x ^= x >> 17;
+	x *= 0x9E3779B97F4A7C15ull;
+	x ^= x >> 29;
+	return (size_t)x & mask;
 }
 
-/* Gives an export back: its count on the owner, and the owner's _last_export_gone() when it
- * was the last one and the array's release left its buffer to it (_pending). Called with the
- * GIL and no exception set. */
-static void give_back(export_t* e) {
-	PyObject* owner = e->owner;
-	long n = add_exports(owner, -1);
-	if (n == 0) {
-		PyObject* pending = PyObject_GetAttr(owner, name_pending);
-		int left = pending != NULL ? PyObject_IsTrue(pending) : -1;
-		Py_XDECREF(pending);
-		if (left == 1) {
-			PyObject* r = PyObject_CallMethod(owner, "_last_export_gone", NULL);
-			Py_XDECREF(r);
+/* 0, or -1 with MemoryError set. */
+static int live_add(void* p) {
+	if ((live_n + 1) * 2 > live_cap) {
+		size_t cap = live_cap ? live_cap * 2 : 64;
+		void** s = calloc(cap, sizeof *s);
+		if (s == NULL) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		for (size_t i = 0; i < live_cap; i++) {
+			if (live_slots[i] == NULL) continue;
+			size_t j = live_home(live_slots[i], cap - 1);
+			while (s[j] != NULL) j = (j + 1) & (cap - 1);
+			s[j] = live_slots[i];
+		}
+		free(live_slots);
+		live_slots = s;
+		live_cap = cap;
+	}
+	size_t mask = live_cap - 1, j = live_home(p, mask);
+	while (live_slots[j] != NULL) j = (j + 1) & mask;
+	live_slots[j] = p;
+	live_n++;
+	return 0;
+}
+
+/* 1 when p was live (and is not now), 0 when it was not. */
+static int live_remove(const void* p) {
+	if (live_cap == 0) return 0;
+	size_t mask = live_cap - 1, j = live_home(p, mask);
+	while (live_slots[j] != p) {
+		if (live_slots[j] == NULL) return 0;
+		j = (j + 1) & mask;
+	}
+	live_slots[j] = NULL;
+	live_n--;
+	/* Linear probing's deletion: an entry further along the run whose home is not in
+	 * (j, k] moves into the hole, so no run is cut short and no marker is left behind. */
+	for (size_t k = (j + 1) & mask; live_slots[k] != NULL; k = (k + 1) & mask) {
+		size_t h = live_home(live_slots[k], mask);
+		int stays = j < k ? (h > j && h <= k) : (h > j || h <= k);
+		if (!stays) {
+			live_slots[j] = live_slots[k];
+			live_slots[k] = NULL;
+			j = k;
 		}
 	}
-	if (PyErr_Occurred()) PyErr_WriteUnraisable(owner);
+	return 1;
+}
+
+static void lease_free(PyObject* capsule) {
+	void* p = PyCapsule_GetPointer(capsule, LEASE);
+	if (p == NULL) PyErr_Clear();
+	free(p);
+}
+
+/* owner's lease (a new reference), made and stored in owner._exports at its first export;
+ * NULL with an exception set. */
+static PyObject* lease_of(PyObject* owner) {
+	PyObject* l = PyObject_GetAttr(owner, name_exports);
+	if (l == NULL) return NULL;
+	if (PyCapsule_IsValid(l, LEASE)) return l;
+	Py_DECREF(l);
+	lease_t* p = calloc(1, sizeof *p);
+	if (p == NULL) return PyErr_NoMemory();
+	l = PyCapsule_New(p, LEASE, lease_free);
+	if (l == NULL) {
+		free(p);
+		return NULL;
+	}
+	if (PyObject_SetAttr(owner, name_exports, l) != 0) {
+		Py_DECREF(l);
+		return NULL;
+	}
+	return l;
+}
+
+/* Gives an export back: its count on the lease, and the owner's _export_pending_gone(h)
+ * when it was the last one and the array's release left its buffer h to it. Called with the
+ * GIL and no exception set. */
+static void give_back(export_t* e) {
+	lease_t* l = e->lease;
+	PyObject* owner = e->owner;
+	if (--l->count == 0 && l->pending != 0) {
+		uint64_t h = l->pending;
+		l->pending = 0;
+		PyObject* r = PyObject_CallMethod(owner, "_export_pending_gone", "K", (unsigned long long)h);
+		if (r == NULL)
+			PyErr_WriteUnraisable(owner);
+		else
+			Py_DECREF(r);
+	}
+	Py_DECREF(e->lease_obj);
 	Py_DECREF(owner);
 	free(e);
 }
@@ -643,19 +734,14 @@ static void give_back(export_t* e) {
 /* The DLManagedTensor's deleter: called once by the consumer, with or without the GIL, from
  * any thread, often while a Python exception is in flight (a frame unwinding its locals, a
  * consumer that refused the tensor), or by the capsule's destructor when nobody took it.
- * The exception in flight is set aside and put back: Python code cannot run while it is set. */
+ * The exception in flight is set aside and put back: Python code (the owner's __del__, when
+ * this lets go of its last reference) cannot run while it is set. */
 static void export_deleter(DLManagedTensor* m) {
 	if (m == NULL || !python_alive()) return;
 	PyGILState_STATE g = PyGILState_Ensure();
 	PyObject *type, *value, *tb;
 	PyErr_Fetch(&type, &value, &tb);
-	PyObject* key = PyLong_FromVoidPtr(m);
-	int found = key != NULL ? PySet_Discard(live, key) : -1;
-	Py_XDECREF(key);
-	if (found == 1)
-		give_back((export_t*)m);
-	else if (found < 0)
-		PyErr_WriteUnraisable(NULL);
+	if (live_remove(m)) give_back((export_t*)m);
 	PyErr_Restore(type, value, tb);
 	PyGILState_Release(g);
 }
@@ -671,6 +757,61 @@ static void export_capsule_destructor(PyObject* capsule) {
 	if (m != NULL && m->deleter != NULL) m->deleter(m);
 	PyErr_Clear();
 	PyErr_Restore(type, value, tb);
+}
+
+/* The export, both callers': the order, the device pointer, the tensor, its capsule and the
+ * owner's count. Returns the capsule; NULL with an exception set; or NULL with none set and
+ * *st the status of the C ABI call that refused (nothing exported then). */
+static PyObject* export_of(PyObject* owner, uint64_t buffer, uint64_t order, uint64_t native, long device_type, long device_id,
+	PyObject* shape, unsigned code, unsigned bits, status_t* st) {
+	Py_ssize_t nd = PyTuple_Size(shape);
+	if (nd < 0) return NULL;
+	*st = CUBEHIP_SUCCESS;
+	if (order == 1) {
+		Py_BEGIN_ALLOW_THREADS
+		*st = c_buffer_sync(buffer);
+		Py_END_ALLOW_THREADS
+	} else if (order == 2) {
+		*st = c_buffer_order_before(buffer, native);
+	}
+	if (*st != CUBEHIP_SUCCESS) return NULL;
+	uint64_t ptr = 0;
+	if ((*st = c_buffer_device_pointer(buffer, &ptr)) != CUBEHIP_SUCCESS) return NULL;
+
+	export_t* e = calloc(1, sizeof *e + (size_t)(nd > 0 ? nd : 1) * sizeof(int64_t));
+	if (e == NULL) return PyErr_NoMemory();
+	for (Py_ssize_t i = 0; i < nd; i++) {
+		e->shape[i] = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
+		if (e->shape[i] == -1 && PyErr_Occurred()) {
+			free(e);
+			return NULL;
+		}
+	}
+	/* strides NULL: C-contiguous, which a device array always is. */
+	e->m.dl_tensor = (DLTensor){(void*)(uintptr_t)ptr, {(int32_t)device_type, (int32_t)device_id}, (int32_t)nd,
+		{(uint8_t)code, (uint8_t)bits, 1}, e->shape, NULL, 0};
+	e->m.manager_ctx = e;
+	e->m.deleter = export_deleter;
+	PyObject* lease = lease_of(owner);
+	if (lease == NULL || live_add(e) < 0) {
+		Py_XDECREF(lease);
+		free(e);
+		return NULL;
+	}
+	e->lease_obj = lease; /* the reference lease_of gave */
+	e->lease = PyCapsule_GetPointer(lease, LEASE);
+	e->lease->count++;
+	Py_INCREF(owner);
+	e->owner = owner;
+	PyObject* capsule = PyCapsule_New(&e->m, "dltensor", export_capsule_destructor);
+	if (capsule == NULL) {
+		PyObject *type, *value, *tb;
+		PyErr_Fetch(&type, &value, &tb);
+		live_remove(e);
+		give_back(e);
+		PyErr_Restore(type, value, tb);
+	}
+	return capsule;
 }
 
 /* dlpack_export(owner, buffer, order, native_stream, device_type, device_id, shape, code, bits)
@@ -700,60 +841,236 @@ static PyObject* n_dlpack_export(PyObject* self, PyObject* const* args, Py_ssize
 		PyErr_SetString(PyExc_TypeError, "dlpack_export: shape must be a tuple");
 		return NULL;
 	}
-	Py_ssize_t nd = PyTuple_Size(shape);
-	status_t st = CUBEHIP_SUCCESS;
-	if (order == 1) {
-		Py_BEGIN_ALLOW_THREADS
-		st = c_buffer_sync(buffer);
-		Py_END_ALLOW_THREADS
-	} else if (order == 2) {
-		st = c_buffer_order_before(buffer, native);
-	}
-	if (st != CUBEHIP_SUCCESS) return status_of(st);
-	uint64_t ptr = 0;
-	if ((st = c_buffer_device_pointer(buffer, &ptr)) != CUBEHIP_SUCCESS) return status_of(st);
+	status_t st;
+	PyObject* capsule = export_of(owner, buffer, order, native, device_type, device_id, shape, (unsigned)code, (unsigned)bits, &st);
+	if (capsule == NULL && !PyErr_Occurred()) return status_of(st);
+	return capsule;
+}
 
-	export_t* e = calloc(1, sizeof *e + (size_t)(nd > 0 ? nd : 1) * sizeof(int64_t));
-	if (e == NULL) return PyErr_NoMemory();
-	for (Py_ssize_t i = 0; i < nd; i++) {
-		e->shape[i] = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
-		if (e->shape[i] == -1 && PyErr_Occurred()) {
-			free(e);
-			return NULL;
-		}
-	}
-	/* strides NULL: C-contiguous, which a device array always is. */
-	e->m.dl_tensor = (DLTensor){(void*)(uintptr_t)ptr, {(int32_t)device_type, (int32_t)device_id}, (int32_t)nd,
-		{(uint8_t)code, (uint8_t)bits, 1}, e->shape, NULL, 0};
-	e->m.manager_ctx = e;
-	e->m.deleter = export_deleter;
-	PyObject* key = PyLong_FromVoidPtr(e);
-	if (key == NULL || add_exports(owner, 1) < 0) {
-		Py_XDECREF(key);
-		free(e);
+/* export_leave(lease, buffer) -> True when exports of the lease's memory are live: the last
+ * of them gives the buffer back (the owner's _export_pending_gone); False otherwise (lease 0:
+ * never exported), and the caller gives it back itself. */
+static PyObject* n_export_leave(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	uint64_t h;
+	if (nargs != 2) {
+		PyErr_Format(PyExc_TypeError, "export_leave takes 2 arguments (%d given)", (int)nargs);
 		return NULL;
 	}
-	Py_INCREF(owner);
-	e->owner = owner;
-	PyObject* capsule = NULL;
-	if (PySet_Add(live, key) == 0) {
-		capsule = PyCapsule_New(&e->m, "dltensor", export_capsule_destructor);
-		if (capsule == NULL) PySet_Discard(live, key);
-	}
-	Py_DECREF(key);
-	if (capsule == NULL) {
-		PyObject *type, *value, *tb;
-		PyErr_Fetch(&type, &value, &tb);
-		give_back(e);
-		PyErr_Restore(type, value, tb);
-	}
-	return capsule;
+	if (!u64_arg(args, 1, &h)) return NULL;
+	if (!PyCapsule_IsValid(args[0], LEASE)) Py_RETURN_FALSE;
+	lease_t* l = PyCapsule_GetPointer(args[0], LEASE);
+	if (l == NULL || l->count == 0) Py_RETURN_FALSE;
+	l->pending = h;
+	Py_RETURN_TRUE;
+}
+
+/* export_count(lease) -> the lease's live exports (0 for no lease). */
+static PyObject* n_export_count(PyObject* self, PyObject* arg) {
+	(void)self;
+	if (!PyCapsule_IsValid(arg, LEASE)) return PyLong_FromLong(0);
+	lease_t* l = PyCapsule_GetPointer(arg, LEASE);
+	return PyLong_FromSsize_t(l != NULL ? l->count : 0);
 }
 
 static PyObject* n_live_exports(PyObject* self, PyObject* unused) {
 	(void)self;
 	(void)unused;
-	return PyLong_FromSsize_t(PySet_Size(live));
+	return PyLong_FromSize_t(live_n);
+}
+
+/* ---- __dlpack__ as a method of the extension's ---------------------------------------------
+ *
+ * DeviceArray.__dlpack__'s common call, `a.__dlpack__(stream=s)` with no copy and no
+ * dl_device asked for, made here without a Python frame: the same reads of the array and its
+ * device the package's method makes, the same table of streams, then export_of. Every other
+ * call (a stream the table refuses, copy or dl_device given, a released array or a closed
+ * device, a value of an unexpected type anywhere) goes to the package's method (dl_slow),
+ * which checks and raises as it always has; a call the library refuses raises through the
+ * package's dl_refused(status, order). */
+static PyObject* dl_array_type; /* DeviceArray */
+static PyObject* dl_slow;       /* the package's __dlpack__: slow(self, **kwargs) */
+static PyObject* dl_refused;    /* refused(status, order): raises the status's error */
+static PyObject* dl_code_bits;  /* code_bits(dtype) -> (code, bits), or raises BufferError */
+static PyObject *name_stream, *name_max_version, *name_dl_device, *name_copy;
+static PyObject *name_base, *name_device, *name_platform, *name_index, *name_shape, *name_dtype;
+
+/* (code, bits) of the dtypes seen, by the dtype object (numpy's dtypes of the builtin types
+ * are one object each); each entry holds a reference to its dtype. */
+#define DL_DTYPES 32
+static struct {
+	PyObject* dtype;
+	uint8_t code, bits;
+} dl_dtypes[DL_DTYPES];
+static int dl_ndtypes;
+
+/* 1 with the data type, or 0 with an exception set (code_bits's BufferError). */
+static int dl_dtype(PyObject* dtype, unsigned* code, unsigned* bits) {
+	for (int i = 0; i < dl_ndtypes; i++)
+		if (dl_dtypes[i].dtype == dtype) {
+			*code = dl_dtypes[i].code;
+			*bits = dl_dtypes[i].bits;
+			return 1;
+		}
+	PyObject* r = PyObject_CallFunctionObjArgs(dl_code_bits, dtype, NULL);
+	if (r == NULL) return 0;
+	long c = -1, b = -1;
+	if (PyTuple_Check(r) && PyTuple_Size(r) == 2) {
+		c = PyLong_AsLong(PyTuple_GetItem(r, 0));
+		b = PyLong_AsLong(PyTuple_GetItem(r, 1));
+	}
+	Py_DECREF(r);
+	if (PyErr_Occurred()) return 0;
+	if (c < 0 || c > 255 || b < 0 || b > 255) {
+		PyErr_SetString(PyExc_SystemError, "cubehip._native: code_bits did not return (code, bits)");
+		return 0;
+	}
+	*code = (unsigned)c;
+	*bits = (unsigned)b;
+	if (dl_ndtypes < DL_DTYPES) {
+		Py_INCREF(dtype);
+		dl_dtypes[dl_ndtypes].dtype = dtype;
+		dl_dtypes[dl_ndtypes].code = (uint8_t)c;
+		dl_dtypes[dl_ndtypes].bits = (uint8_t)b;
+		dl_ndtypes++;
+	}
+	return 1;
+}
+
+static int name_is(PyObject* k, PyObject* name) {
+	if (k == name) return 1;
+	int r = PyUnicode_Compare(k, name);
+	if (r == -1 && PyErr_Occurred()) PyErr_Clear();
+	return r == 0;
+}
+
+/* o.name as a nonzero u64 into *out; 0 (no exception left set) for anything else. */
+static int attr_handle(PyObject* o, PyObject* name, uint64_t* out) {
+	PyObject* v = PyObject_GetAttr(o, name);
+	if (v == NULL) {
+		PyErr_Clear();
+		return 0;
+	}
+	int ok = u64_in(v, out) && *out != 0;
+	Py_DECREF(v);
+	return ok;
+}
+
+static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+	PyObject *stream = Py_None, *base = NULL, *device = NULL, *platform = NULL, *shape = NULL, *dtype = NULL, *r = NULL;
+	if (nargs != 0 || dl_slow == NULL || (PyObject*)Py_TYPE(self) != dl_array_type || c_launch == NULL) goto slow;
+	if (kwnames != NULL) {
+		Py_ssize_t nk = PyTuple_Size(kwnames);
+		for (Py_ssize_t i = 0; i < nk; i++) {
+			PyObject *k = PyTuple_GetItem(kwnames, i), *v = args[nargs + i];
+			if (name_is(k, name_stream))
+				stream = v;
+			else if (name_is(k, name_max_version))
+				; /* a legacy "dltensor" is what every version of the protocol takes */
+			else if (name_is(k, name_dl_device)) {
+				if (v != Py_None) goto slow;
+			} else if (name_is(k, name_copy)) {
+				if (v != Py_None && v != Py_False) goto slow;
+			} else
+				goto slow;
+		}
+	}
+	uint64_t h, dh, bh;
+	if (!attr_handle(self, name_h, &h)) goto slow;
+	if ((base = PyObject_GetAttr(self, name_base)) == NULL) goto slow_clear;
+	if (base != Py_None && ((PyObject*)Py_TYPE(base) != dl_array_type || !attr_handle(base, name_h, &bh))) goto slow;
+	if ((device = PyObject_GetAttr(self, name_device)) == NULL) goto slow_clear;
+	if (!attr_handle(device, name_h, &dh)) goto slow;
+	if ((platform = PyObject_GetAttr(device, name_platform)) == NULL) goto slow_clear;
+	if (!PyUnicode_Check(platform)) goto slow;
+	/* order_for's table (_dlpack.py); what it refuses, the package's method refuses. */
+	uint64_t order, native = 0;
+	long device_type, device_id = 0;
+	long long s = 0;
+	if (stream != Py_None && !int_in(stream, -1, LLONG_MAX, &s)) {
+		uint64_t u;
+		if (!u64_in(stream, &u)) goto slow;
+		s = -2; /* a handle past LLONG_MAX: a stream, not -1, 0, 1 or 2 */
+		native = u;
+	} else if (stream != Py_None) {
+		native = (uint64_t)s;
+	}
+	if (PyUnicode_CompareWithASCIIString(platform, "cpu") == 0) {
+		if (stream != Py_None) goto slow;
+		device_type = 1;
+		order = 1;
+	} else {
+		int nvidia = PyUnicode_CompareWithASCIIString(platform, "nvidia") == 0;
+		if (!nvidia && PyUnicode_CompareWithASCIIString(platform, "amd") != 0) goto slow;
+		device_type = nvidia ? 2 : 10;
+		PyObject* index = PyObject_GetAttr(device, name_index);
+		if (index == NULL) goto slow_clear;
+		long long id;
+		int ok = int_in(index, 0, INT32_MAX, &id);
+		Py_DECREF(index);
+		if (!ok) goto slow;
+		device_id = (long)id;
+		if (stream == Py_None) {
+			order = 2;
+			native = nvidia ? 1 : 0;
+		} else if (s == -1) {
+			order = 0;
+			native = 0;
+		} else {
+			if (nvidia ? s == 0 : (s == 1 || s == 2)) goto slow;
+			order = 2;
+		}
+	}
+	if ((shape = PyObject_GetAttr(self, name_shape)) == NULL) goto slow_clear;
+	if (!PyTuple_CheckExact(shape)) goto slow;
+	if ((dtype = PyObject_GetAttr(self, name_dtype)) == NULL) goto slow_clear;
+	unsigned code, bits;
+	if (!dl_dtype(dtype, &code, &bits)) goto done;
+	status_t st;
+	r = export_of(base != Py_None ? base : self, h, order, native, device_type, device_id, shape, code, bits, &st);
+	if (r == NULL && !PyErr_Occurred()) {
+		PyObject* x = PyObject_CallFunction(dl_refused, "iK", (int)st, (unsigned long long)order);
+		Py_XDECREF(x);
+		if (x != NULL) PyErr_Format(PyExc_SystemError, "cubehip._native: refused(%d) did not raise", (int)st);
+	}
+	goto done;
+slow_clear:
+	PyErr_Clear();
+slow:
+	r = hand_on_self(dl_slow, self, args, nargs, kwnames);
+done:
+	Py_XDECREF(base);
+	Py_XDECREF(device);
+	Py_XDECREF(platform);
+	Py_XDECREF(shape);
+	Py_XDECREF(dtype);
+	return r;
+}
+
+static PyMethodDef dlpack_def = {"__dlpack__", (PyCFunction)(void (*)(void))dlpack_call, METH_FASTCALL | METH_KEYWORDS,
+	"__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None): the array as a DLPack capsule, without a "
+	"copy (cubehip's native fast path of DeviceArray._dlpack_py, whose documentation says what it does)"};
+
+/* dlpack_method(array_type, slow, refused, code_bits) -> a method descriptor of array_type
+ * for __dlpack__ (see above). */
+static PyObject* n_dlpack_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	if (nargs != 4) {
+		PyErr_Format(PyExc_TypeError, "dlpack_method takes 4 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	if (!PyType_Check(args[0]) || !PyCallable_Check(args[1]) || !PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
+		PyErr_SetString(PyExc_TypeError, "dlpack_method: array_type must be a type, slow, refused and code_bits callables");
+		return NULL;
+	}
+	PyObject** keep[] = {&dl_array_type, &dl_slow, &dl_refused, &dl_code_bits};
+	for (int i = 0; i < 4; i++) {
+		PyObject* old = *keep[i];
+		Py_INCREF(args[i]);
+		*keep[i] = args[i];
+		Py_XDECREF(old);
+	}
+	return PyDescr_NewMethod((PyTypeObject*)args[0], &dlpack_def);
 }
 
 /* ---- import: another library's tensor as a cubehip buffer ---------------------------------
@@ -1016,6 +1333,11 @@ static PyMethodDef methods[] = {
 		"dlpack_import(capsule, want_type, want_id, device, stream) -> (handle, shape, typestr), (None, what, detail), or status"},
 	{"object_import", (PyCFunction)(void (*)(void))n_object_import, METH_FASTCALL,
 		"object_import(device, stream, ptr, nbytes, owner) -> handle, or -status"},
+	{"export_leave", (PyCFunction)(void (*)(void))n_export_leave, METH_FASTCALL,
+		"export_leave(lease, buffer) -> True when live exports of the lease's memory give the buffer back, else False"},
+	{"export_count", n_export_count, METH_O, "export_count(lease) -> the live exports of the lease's memory"},
+	{"dlpack_method", (PyCFunction)(void (*)(void))n_dlpack_method, METH_FASTCALL,
+		"dlpack_method(array_type, slow, refused, code_bits) -> DeviceArray.__dlpack__'s native method"},
 	{"live_exports", n_live_exports, METH_NOARGS, "live_exports() -> exported tensors whose deleter has not run"},
 	{"exiting", n_exiting, METH_NOARGS, "exiting(): the interpreter shuts down; releases on other threads do nothing from now on"},
 	{NULL, NULL, 0, NULL},
@@ -1027,9 +1349,20 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "cubehip._native",
 PyMODINIT_FUNC PyInit__native(void) {
 	PyObject* m = PyModule_Create(&module);
 	if (m == NULL) return NULL;
-	if ((name_h = PyUnicode_InternFromString("_h")) == NULL || (name_exports = PyUnicode_InternFromString("_exports")) == NULL ||
-	    (name_pending = PyUnicode_InternFromString("_pending")) == NULL ||
-	    (live = PySet_New(NULL)) == NULL || PyModule_AddIntConstant(m, "LAUNCH_MAX_ARGS", LAUNCH_MAX_ARGS) != 0) {
+	struct {
+		PyObject** name;
+		const char* text;
+	} names[] = {
+		{&name_h, "_h"}, {&name_exports, "_exports"}, {&name_stream, "stream"}, {&name_max_version, "max_version"},
+		{&name_dl_device, "dl_device"}, {&name_copy, "copy"}, {&name_base, "_base"}, {&name_device, "device"},
+		{&name_platform, "platform"}, {&name_index, "index"}, {&name_shape, "shape"}, {&name_dtype, "dtype"},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if ((*names[i].name = PyUnicode_InternFromString(names[i].text)) == NULL) {
+			Py_DECREF(m);
+			return NULL;
+		}
+	if (PyModule_AddIntConstant(m, "LAUNCH_MAX_ARGS", LAUNCH_MAX_ARGS) != 0) {
 		Py_DECREF(m);
 		return NULL;
 	}
