@@ -149,6 +149,15 @@ with cubehip.Device("cpu") as dev:
             assert "kDLCPU" in str(e)
         else:
             raise AssertionError(f"stream {bad} taken for kDLCPU memory")
+    assert type(cubehip.DeviceArray.__dlpack__).__name__ == "function"
+    # A view's export counts on its base, a 0-d base (whose len() raises) too: the base's
+    # release is left to it.
+    z = dev.array(np.array(5, dtype=np.int32))
+    zh = np.from_dlpack(z.reshape(1))
+    z.release()
+    assert zh[0] == 5 and _dlpack.live_exports() == 1 and _dlpack.export_count(z._exports) == 1
+    del zh
+    assert _dlpack.live_exports() == 0 and _dlpack.export_count(z._exports) == 0
     # Importing needs the extension (its releases run on the library's threads): refused,
     # saying why.
     try:
