@@ -104,9 +104,11 @@
 //     second level of a block reduction) runs as regions too: a region stores each
 //     thread's condition, the body's regions skip the threads without it, and its
 //     shuffles read only lanes with it (the others leave the caller's value, as the
-//     fibers' collectives do). What falls back: a barrier behind a condition that names
-//     the thread's index or a per-thread local, or a shuffle behind two such conditions
-//     or in such an if with an else; a barrier or shuffle in a switch or an expression;
+//     fibers' collectives do); so do such ifs inside one another, each thread's flag the
+//     outer one's and its own condition. What falls back: a barrier behind a condition
+//     that names the thread's index or a per-thread local, or a shuffle in such an if
+//     with an else (the fibers group lanes that diverge to different shuffles into one
+//     collective); a barrier or shuffle in a switch or an expression;
 //     a shuffle in a __device__ function; votes, __syncwarp, matches, reductions and cooperative
 //     groups; __syncthreads_count/and/or; break or continue out of a region; goto;
 //     lambdas; a parameter the body assigns; a local live across a barrier declared auto,

@@ -27,8 +27,9 @@ import (
 //     (an array indexed by the thread's linear index) of the declared type;
 //   - `return;` ends the thread: it skips the rest of its region and every later one;
 //   - warp shuffles, each splitting its statement's region (shuffleCall), also inside an
-//     if whose condition is the thread's when the if holds no barrier and no else
-//     (predicated): the body's regions run for the threads whose condition held.
+//     if whose condition is the thread's when the if holds no barrier and no else, and
+//     in such ifs inside one another (predicated): the body's regions run for the
+//     threads whose conditions held.
 //
 // Anything else keeps the fibers, with the reason logged at debug level: a barrier in an
 // expression, a switch or behind a thread-dependent condition, other warp functions, break or
@@ -875,10 +876,12 @@ const predSlot = "pred"
 
 // predicable reports whether an if whose condition is the thread's can run as predicated
 // regions: it holds warp shuffles but no barrier (a barrier the threads that skip the if
-// never reach is undefined in HIP, and the fibers remain for it), has no else, sits in
-// no other such if, and its condition has no shuffle and no character literal.
+// never reach is undefined in HIP, and the fibers remain for it), has no else (the
+// fibers group lanes that diverge to different shuffles into one collective, which
+// regions running one branch after the other would not), and its condition has no
+// shuffle and no character literal. It may sit in another such if.
 func (f *regionForm) predicable(s *stmt) bool {
-	if !s.shfl || s.alt != nil || f.pred >= 0 {
+	if !s.shfl || s.alt != nil {
 		return false
 	}
 	for k := s.first; k <= s.last; k++ {
@@ -894,15 +897,24 @@ func (f *regionForm) predicable(s *stmt) bool {
 // stores each thread's cond in a slot; the body runs at block level as regions each
 // thread enters only when its flag is set, and a shuffle there reads only lanes whose
 // flag is set, leaving the caller's value for the others, as the fibers' collectives of
-// the lanes that reach them do.
+// the lanes that reach them do. Inside another such if, a thread's flag is the outer
+// one's and its cond, cond evaluated only where the outer held (it may rely on it); the
+// region that writes it runs for every thread, so that a lane outside the outer if reads
+// as one that did not take this one, not as whatever its slot held before.
 func (f *regionForm) predicated(s *stmt) {
+	outer := f.pred
 	n := len(f.slots)
 	f.slots = append(f.slots, predSlot)
-	f.replace(s.first, s.first, f.openText()+"__cubehip_s"+strconv.Itoa(n)+"[__cubehip_t] = ")
+	f.pred = -1
+	head := f.openText() + "__cubehip_s" + strconv.Itoa(n) + "[__cubehip_t] = "
+	if outer >= 0 {
+		head += "__cubehip_s" + strconv.Itoa(outer) + "[__cubehip_t] && "
+	}
+	f.replace(s.first, s.first, head)
 	f.insert(f.toks[s.close].end, " ? 1 : 0; "+f.closeText())
 	f.pred = n
 	f.branch(s.body)
-	f.pred = -1
+	f.pred = outer
 }
 
 // branch rewrites the body of a block-level if or loop as a sequence of its own.

@@ -35,7 +35,7 @@ func TestRegionsFallBack(t *testing.T) {
 		{"warp vote", `p[0] = __ballot(p[0]); __syncthreads();`, "warp function __ballot at line 1"},
 		{"shuffle behind a thread-dependent if with an else", `int v = p[0]; if (threadIdx.x < 32) { v += __shfl_down(v, 1); } else { v = 0; } p[0] = v;`, "the if around a barrier at line 1 is not block-uniform (the thread's index)"},
 		{"barrier and shuffle behind a thread-dependent if", `int v = p[0]; if (threadIdx.x < 32) { v += __shfl_down(v, 1); __syncthreads(); } p[0] = v;`, "the if around a barrier at line 1 is not block-uniform (the thread's index)"},
-		{"shuffles behind two thread-dependent ifs", `int v = p[0]; if (threadIdx.x < 32) { if (v > 0) v += __shfl_down(v, 1); } p[0] = v;`, "the if around a barrier at line 1 is not block-uniform (v)"},
+		{"shuffle in an else inside a thread-dependent if", `int v = p[0]; if (threadIdx.x < 32) { if (v > 0) v = 0; else v += __shfl_down(v, 1); } p[0] = v;`, "the if around a barrier at line 1 is not block-uniform (v)"},
 		{"shuffle and return", `if (threadIdx.x > n) return; p[0] = __shfl_down(p[0], 1);`, "return in a kernel with warp shuffles"},
 		{"shuffled value with effects", `int v = 0; p[0] = __shfl_down(v++, 1);`, "a shuffled value with effects at line 1"},
 		{"syncthreads_count", `p[0] = __syncthreads_count(1);`, "__syncthreads_count at line 1"},

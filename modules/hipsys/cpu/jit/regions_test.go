@@ -206,6 +206,24 @@ extern "C" __global__ void warp_ifs(const int* in, int* out, int n) {
 	if (t > 0) out[blockIdx.x * blockDim.x + t] = u;
 }
 
+// Shuffles behind three thread-dependent ifs, one inside the other: the second's condition
+// reads what only the first one's threads may (in[] below n), and each body's shuffles
+// read only lanes that took every if around them. A lane that skips an if reaches no
+// other shuffle (the fibers would group it with those inside: lanes that diverge to
+// different shuffles form one collective there).
+extern "C" __global__ void warp_nested(const int* in, int* out, int n) {
+	const int t = threadIdx.x, lane = t % warpSize;
+	int v = in[(blockIdx.x * blockDim.x + t) % n];
+	if (t < n) {
+		v += __shfl_down(v, 1);
+		if (in[t] % 3 != 0) {
+			v += __shfl_xor(v, 2);
+			if (lane > 3) v += __shfl_up(v, 3) * 5;
+		}
+	}
+	out[blockIdx.x * blockDim.x + t] = v;
+}
+
 // A block sum through a __device__ helper of shuffles (inline.go puts it in the entry),
 // called by every thread and again by the first warp only.
 __device__ inline int warp_sum(int v) {
@@ -267,7 +285,7 @@ func (c regionCase) launchShape(n int) (grid hipsys.Dim3, shared uint32, outLen 
 // regionCases: every kernel over block sizes that include 1, non-powers of two and 1024.
 func regionCases() []regionCase {
 	var cases []regionCase
-	for _, e := range []string{"reduce_tree", "scan_hs", "early", "branches", "hist", "locals", "shuffles", "reduce_warp", "warp_ifs", "helper_sum"} {
+	for _, e := range []string{"reduce_tree", "scan_hs", "early", "branches", "hist", "locals", "shuffles", "reduce_warp", "warp_ifs", "warp_nested", "helper_sum"} {
 		for _, x := range []uint32{1, 7, 32, 100, 256, 1000, 1024} {
 			cases = append(cases, regionCase{e, dim(x, 1, 1)})
 		}
