@@ -86,7 +86,8 @@ def test_same_capsule_and_same_errors_either_way(platform):
         before = _dlpack.live_exports()
         for a in arrays(d):
             for s in STREAMS:
-                for extra in ({}, {"max_version": (1, 0)}, {"copy": False}, {"copy": None, "dl_device": None}):
+                for extra in ({}, {"max_version": (1, 0)}, {"copy": False}, {"copy": None, "dl_device": None},
+                              {"dl_device": (_dlpack.DEVICE_TYPES[platform], 0), "max_version": (1, 0), "copy": None}):
                     fast, slow = both(a, stream=s, **extra)
                     assert fast == slow, (a, s, extra)
             fast, slow = both(a)  # no keyword at all
@@ -105,6 +106,7 @@ def test_every_other_call_is_the_packages(dev):
     dl = a.__dlpack_device__()
     cases = [
         ((), {"copy": True}), ((), {"dl_device": (99, 3)}), ((), {"dl_device": dl}), ((), {"copy": 0}),
+        ((), {"dl_device": list(dl)}), ((), {"dl_device": (dl[0], dl[1], 0)}), ((), {"dl_device": (True, 0)}),
         ((None,), {}), ((), {"strem": None}), ((), {"stream": None, "copy": "yes"}),
     ]
     for args, kwargs in cases:
@@ -256,18 +258,21 @@ def test_the_common_call_makes_no_python_call(dev):
     try:
         d = like("amd")
         a = d.array(np.arange(4, dtype=np.float32))
-        for kw in ({}, {"stream": None}, {"stream": 0, "max_version": (1, 0)}, {"stream": -1, "copy": False}, {"dl_device": None}):
+        own = (10, 0)  # amd's kDLROCM, device 0
+        for kw in ({}, {"stream": None}, {"stream": 0, "max_version": (1, 0)}, {"stream": -1, "copy": False}, {"dl_device": None},
+                   {"dl_device": own, "copy": None, "max_version": (1, 0), "stream": 0}):
             del calls[:]
             c = method.__get__(a)(**kw)
             assert contents(c)[0] == a.data_ptr() and calls == [], kw
             del c
-        for kw in ({"stream": 1}, {"copy": True}, {"dl_device": (10, 0)}):
+        for kw in ({"stream": 1}, {"copy": True}, {"dl_device": (10, 1)}, {"dl_device": [10, 0]}, {"dl_device": (2, 0)}):
             del calls[:]
             try:
                 method.__get__(a)(**kw)
             except BufferError:
                 pass
             assert calls == [kw]
+        assert method.__get__(a)(dl_device=[10, 0]) is not None, "the package's compares any sequence"
         d.close()
     finally:
         native.dlpack_method(DeviceArray, DeviceArray._dlpack_py, _dlpack._refused, _dlpack.code_bits)

@@ -881,10 +881,10 @@ static PyObject* n_live_exports(PyObject* self, PyObject* unused) {
 
 /* ---- __dlpack__ as a method of the extension's ---------------------------------------------
  *
- * DeviceArray.__dlpack__'s common call, `a.__dlpack__(stream=s)` with no copy and no
- * dl_device asked for, made here without a Python frame: the same reads of the array and its
+ * DeviceArray.__dlpack__'s common call, `a.__dlpack__(stream=s)` with no copy asked for and
+ * no dl_device but the array's own, made here without a Python frame: the same reads of the array and its
  * device the package's method makes, the same table of streams, then export_of. Every other
- * call (a stream the table refuses, copy or dl_device given, a released array or a closed
+ * call (a stream the table refuses, copy=True, another dl_device, a released array or a closed
  * device, a value of an unexpected type anywhere) goes to the package's method (dl_slow),
  * which checks and raises as it always has; a call the library refuses raises through the
  * package's dl_refused(status, order). */
@@ -957,7 +957,8 @@ static int attr_handle(PyObject* o, PyObject* name, uint64_t* out) {
 }
 
 static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-	PyObject *stream = Py_None, *base = NULL, *device = NULL, *platform = NULL, *shape = NULL, *dtype = NULL, *r = NULL;
+	PyObject *stream = Py_None, *dl_device = Py_None, *base = NULL, *device = NULL, *platform = NULL, *shape = NULL, *dtype = NULL,
+		 *r = NULL;
 	if (nargs != 0 || dl_slow == NULL || (PyObject*)Py_TYPE(self) != dl_array_type || c_launch == NULL) goto slow;
 	if (kwnames != NULL) {
 		Py_ssize_t nk = PyTuple_Size(kwnames);
@@ -967,9 +968,9 @@ static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t n
 				stream = v;
 			else if (name_is(k, name_max_version))
 				; /* a legacy "dltensor" is what every version of the protocol takes */
-			else if (name_is(k, name_dl_device)) {
-				if (v != Py_None) goto slow;
-			} else if (name_is(k, name_copy)) {
+			else if (name_is(k, name_dl_device))
+				dl_device = v; /* checked against the array's device below */
+			else if (name_is(k, name_copy)) {
 				if (v != Py_None && v != Py_False) goto slow;
 			} else
 				goto slow;
@@ -1020,6 +1021,14 @@ static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t n
 			if (nvidia ? s == 0 : (s == 1 || s == 2)) goto slow;
 			order = 2;
 		}
+	}
+	if (dl_device != Py_None) {
+		/* The array's own DLPack device, as a tuple of two ints, asks for nothing more;
+		 * anything else is the package's to compare or refuse. */
+		long long want[2] = {device_type, device_id}, v;
+		if (!PyTuple_CheckExact(dl_device) || PyTuple_Size(dl_device) != 2) goto slow;
+		for (Py_ssize_t i = 0; i < 2; i++)
+			if (!int_in(PyTuple_GetItem(dl_device, i), want[i], want[i], &v)) goto slow;
 	}
 	if ((shape = PyObject_GetAttr(self, name_shape)) == NULL) goto slow_clear;
 	if (!PyTuple_CheckExact(shape)) goto slow;
