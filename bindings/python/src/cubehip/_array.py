@@ -325,7 +325,7 @@ class DeviceArray:
     def _dl_index(self) -> int:
         return 0 if self.device.platform == "cpu" else self.device.index
 
-    def _dlpack_py(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None) -> Any:
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None) -> Any:
         """The array as a DLPack capsule, without a copy; the capsule (and the consumer's
         tensor made from it) keeps this array's memory alive, even past :meth:`release`.
 
@@ -370,7 +370,9 @@ class DeviceArray:
             "stream": stream,
         }
 
-    __dlpack__ = _dlpack_py
+    # The package's own __dlpack__, which the extension's method hands its uncommon calls to
+    # (and whose name their errors keep).
+    _dlpack_py = __dlpack__
 
     def _export_pending_gone(self, h: int) -> None:
         """The last exported tensor of this array's memory was let go after the array's
