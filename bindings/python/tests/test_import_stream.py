@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 import cubehip
-from cubehip import _dlpack, _import
+from cubehip import _dlpack
 
 
 class RecordingProducer:
@@ -66,12 +66,21 @@ def test_from_dlpack_stream_object(gpu_like):
     assert p.streams == [1]
 
 
+def producer_on(device_type):
+    class On(RecordingProducer):
+        def __dlpack_device__(self):
+            return (device_type, 0)
+
+    return On()
+
+
 def test_capsule_names_rocms_default_stream():
     d = cubehip.Device("cpu")
     d.platform = "amd"
     try:
-        p = RecordingProducer()
-        assert _import._capsule(p, d, 4) == "not a capsule"
+        p = producer_on(_dlpack.KDL_ROCM)
+        with pytest.raises(BufferError, match="did not return an unconsumed DLPack capsule"):
+            cubehip.from_dlpack(p, device=d, stream=4)
         assert p.streams == [0], "ROCm's default stream is DLPack's 0"
     finally:
         d.close()
@@ -81,8 +90,9 @@ def test_cpu_gives_no_stream():
     """kDLCPU has no streams: the DLPack standard's stream for it is None."""
     d = cubehip.Device("cpu")
     try:
-        p = RecordingProducer()
-        _import._capsule(p, d, 0)
+        p = producer_on(_dlpack.KDL_CPU)
+        with pytest.raises(BufferError, match="did not return an unconsumed DLPack capsule"):
+            cubehip.from_dlpack(p, device=d)
         assert p.streams == [None]
     finally:
         d.close()

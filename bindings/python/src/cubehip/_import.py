@@ -92,33 +92,18 @@ def _wrap(dev: "Device", h: int, shape: tuple[int, ...], dtype: np.dtype, sid: i
 _LEGACY = {"nvidia": 1, "amd": 0}
 
 
-def _capsule(x: Any, dev: "Device", sid: int) -> Any:
-    """x's DLPack capsule, the producer's pending work on it ordered before the legacy
-    default stream (None on the cpu device: kDLCPU has no streams).
-
-    The stream named to the producer is the legacy default stream, not the array's own:
-    CuPy and PyTorch order nothing when it is the stream they are on (their default),
-    and record an event and make it wait otherwise; the import then makes the array's
-    stream wait for the legacy stream on the device (cubehip_stream_wait_native). Naming
-    the array's own stream instead would hand its native handle out, and a stream whose
-    handle is out is shared for the device's life: every wait on it the driver's own.
-    """
-    stream = _LEGACY.get(dev.platform)
-    tx = type(x)
-    if tx in _legacy_producers:
-        return x.__dlpack__(stream=stream)
-    try:
-        return x.__dlpack__(stream=stream, max_version=(1, 0))
-    except TypeError:
-        # A producer older than DLPack 1.0 (numpy < 2.1, for one) knows no max_version; the
-        # type is remembered once asking without it worked, so its next import is one call
-        # (a refused call and its exception cost as much as the rest of the import).
-        cap = x.__dlpack__(stream=stream)
-        if len(_legacy_producers) < 64:
-            _legacy_producers.add(tx)
-        return cap
-
-
+# The stream named to the producer (__dlpack__'s stream) is the legacy default stream,
+# not the array's own: CuPy and PyTorch order nothing when it is the stream they are on
+# (their default), and record an event and make it wait otherwise; the import then makes
+# the array's stream wait for the legacy stream on the device (cubehip_stream_wait_native).
+# Naming the array's own stream instead would hand its native handle out, and a stream
+# whose handle is out is shared for the device's life: every wait on it the driver's own.
+# kDLCPU has no streams: None.
+# Producer types whose __dlpack__ knows no max_version (DLPack < 1.0: numpy < 2.1, for
+# one), which the extension's dlpack_take asks without it: it remembers a type once a
+# call without max_version worked after one with it raised TypeError, so the type's next
+# imports are one call each (a refused call and its exception cost as much as the rest of
+# the import).
 _legacy_producers: set[type] = set()
 
 
@@ -196,13 +181,17 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
     got_type, got_id = dlpack_device()
     if got_type != want_type or (want_id >= 0 and got_id != want_id):
         _check_device(dev, (int(got_type), int(got_id)), "from_dlpack")  # before the producer does any work for us
-    cap = _capsule(x, dev, sid)
-    # On a GPU the array's stream waits for the legacy stream (see _capsule), on the device,
+    dh = dev._h or dev._live()
+    # On a GPU the array's stream waits for the legacy stream (see _LEGACY), on the device,
     # before it runs anything on the memory: the extension's wait argument, made before the
-    # import.
-    wait = _LEGACY.get(platform, -1)
-    # Every refusal leaves the capsule unconsumed: its destructor calls the deleter.
-    r = _dlpack_import(cap, want_type, want_id, dev._h or dev._live(), sid, wait)
+    # import. The capsule, the import and the array are the extension's one call
+    # (dlpack_take): what it does not finish itself, it returns as dlpack_import would, and
+    # the rest is done here. Every refusal leaves the capsule unconsumed: its destructor
+    # calls the deleter.
+    r = _dlpack_take(x, _LEGACY.get(platform), _legacy_producers, want_type, want_id, dh, sid, _LEGACY.get(platform, -1),
+                     DeviceArray, dev, _dtypes)
+    if type(r) is DeviceArray:
+        return r
     if type(r) is int:
         check(r, "cubehip_buffer_import")
     h, shape, typestr = r
@@ -222,7 +211,7 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
 
 _new = DeviceArray.__new__
 _DEVICE_TYPES = _dlpack.DEVICE_TYPES
-_dlpack_import = _native.dlpack_import if _native is not None else None
+_dlpack_take = _native.dlpack_take if _native is not None else None
 
 
 

@@ -894,6 +894,8 @@ static PyObject* dl_refused;    /* refused(status, order): raises the status's e
 static PyObject* dl_code_bits;  /* code_bits(dtype) -> (code, bits), or raises BufferError */
 static PyObject *name_stream, *name_max_version, *name_dl_device, *name_copy;
 static PyObject *name_base, *name_device, *name_platform, *name_index, *name_shape, *name_dtype;
+static PyObject *name_dunder_dlpack, *name_import, *name_stream_attr, *name_nbytes; /* dlpack_take's */
+static PyObject *version_1_0, *empty_tuple, *zero;
 
 /* (code, bits) of the dtypes seen, by the dtype object (numpy's dtypes of the builtin types
  * are one object each); each entry holds a reference to its dtype. */
@@ -1251,6 +1253,91 @@ static PyObject* n_dlpack_import(PyObject* self, PyObject* const* args, Py_ssize
 	return r;
 }
 
+/* dlpack_take(x, stream, legacy, want_type, want_id, device, sid, wait, array_type, dev, dtypes)
+ *   -> a new array_type over x's memory: from_dlpack's common path past its checks of the
+ *      arguments and of x's device, in one call: x's capsule (x.__dlpack__(stream=stream,
+ *      max_version=(1, 0)); a type in the set legacy, or one that raises TypeError for
+ *      max_version and takes the call without it, is a DLPack < 1.0 producer, asked without
+ *      it and remembered in legacy), dlpack_import's import, and the array (_h, _base None,
+ *      _exports 0, _import True, device dev, shape, dtype dtypes[typestr], stream sid, nbytes);
+ *   -> what dlpack_import returned, for the package to raise or finish: a status, a
+ *      refusal, an empty tensor's (0, shape, typestr), or a tensor whose typestr is not in
+ *      dtypes yet. */
+static PyObject* n_dlpack_take(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	if (nargs != 11) {
+		PyErr_Format(PyExc_TypeError, "dlpack_take takes 11 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	PyObject *x = args[0], *legacy = args[2], *array_type = args[8], *dtypes = args[10];
+	if (!PySet_Check(legacy) || !PyType_Check(array_type) || !PyDict_Check(dtypes)) {
+		PyErr_SetString(PyExc_TypeError, "dlpack_take: legacy must be a set, array_type a type, dtypes a dict");
+		return NULL;
+	}
+	PyObject* meth = PyObject_GetAttr(x, name_dunder_dlpack);
+	if (meth == NULL) return NULL;
+	PyObject* kw = PyDict_New();
+	PyObject* cap = NULL;
+	int old = kw != NULL && PyDict_SetItem(kw, name_stream, args[1]) == 0 ? PySet_Contains(legacy, (PyObject*)Py_TYPE(x)) : -1;
+	if (old == 0 && PyDict_SetItem(kw, name_max_version, version_1_0) == 0) {
+		cap = PyObject_Call(meth, empty_tuple, kw);
+		if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+			/* A producer older than DLPack 1.0 knows no max_version (numpy < 2.1). */
+			PyErr_Clear();
+			if (PyDict_DelItem(kw, name_max_version) == 0) cap = PyObject_Call(meth, empty_tuple, kw);
+			if (cap != NULL && PySet_Size(legacy) < 64 && PySet_Add(legacy, (PyObject*)Py_TYPE(x)) != 0) Py_CLEAR(cap);
+		}
+	} else if (old == 1) {
+		cap = PyObject_Call(meth, empty_tuple, kw);
+	}
+	Py_DECREF(meth);
+	Py_XDECREF(kw);
+	if (cap == NULL) return NULL;
+	PyObject* const iargs[6] = {cap, args[3], args[4], args[5], args[6], args[7]};
+	PyObject* r = n_dlpack_import(NULL, iargs, 6);
+	Py_DECREF(cap); /* renamed "used_dltensor" when taken: its end calls no deleter */
+	if (r == NULL || !PyTuple_Check(r) || PyTuple_Size(r) != 3) return r;
+	PyObject *h = PyTuple_GetItem(r, 0), *shape = PyTuple_GetItem(r, 1), *typestr = PyTuple_GetItem(r, 2);
+	uint64_t buffer;
+	if (h == Py_None || !u64_in(h, &buffer) || buffer == 0) return r;
+	PyObject* dtype = PyDict_GetItemWithError(dtypes, typestr);
+	if (dtype == NULL) {
+		if (PyErr_Occurred()) PyErr_Clear();
+		return r;
+	}
+	/* The buffer's size: typestr is "?" or a kind and a byte count ("f4"), shape all ints. */
+	const char* ts = PyUnicode_AsUTF8AndSize(typestr, NULL);
+	uint64_t nbytes = ts == NULL ? 0 : ts[0] == '?' ? 1 : (uint64_t)atoi(ts + 1);
+	for (Py_ssize_t i = 0, n = PyTuple_Size(shape); i < n; i++) nbytes *= (uint64_t)PyLong_AsUnsignedLongLong(PyTuple_GetItem(shape, i));
+	allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject*)array_type, Py_tp_alloc);
+	PyObject* a = alloc != NULL && !PyErr_Occurred() ? alloc((PyTypeObject*)array_type, 0) : NULL;
+	PyObject* nb = a != NULL ? PyLong_FromUnsignedLongLong(nbytes) : NULL;
+	/* _h last: an array without it is one whose end (its __del__) releases nothing, so a
+	 * failure before it leaves the release to this call alone. */
+	int ok = nb != NULL && PyObject_SetAttr(a, name_base, Py_None) == 0 && PyObject_SetAttr(a, name_exports, zero) == 0 &&
+		 PyObject_SetAttr(a, name_import, Py_True) == 0 && PyObject_SetAttr(a, name_device, args[9]) == 0 &&
+		 PyObject_SetAttr(a, name_shape, shape) == 0 && PyObject_SetAttr(a, name_dtype, dtype) == 0 &&
+		 PyObject_SetAttr(a, name_stream_attr, args[6]) == 0 && PyObject_SetAttr(a, name_nbytes, nb) == 0 &&
+		 PyObject_SetAttr(a, name_h, h) == 0;
+	Py_XDECREF(nb);
+	if (!ok) {
+		PyObject *type, *value, *tb;
+		PyErr_Fetch(&type, &value, &tb);
+		Py_XDECREF(a);
+		Py_DECREF(r);
+		status_t st;
+		Py_BEGIN_ALLOW_THREADS
+		st = c_buffer_release(buffer);
+		Py_END_ALLOW_THREADS
+		(void)st; /* the error in hand is the one to raise */
+		PyErr_Restore(type, value, tb);
+		if (!PyErr_Occurred()) PyErr_NoMemory();
+		return NULL;
+	}
+	Py_DECREF(r);
+	return a;
+}
+
 /* object_import(device, stream, ptr, nbytes, owner) -> the handle, or minus the status: memory
  * that owner keeps alive (a __cuda_array_interface__ producer), which the buffer holds a
  * reference to until the device no longer uses it. */
@@ -1340,6 +1427,8 @@ static PyMethodDef methods[] = {
 		"dlpack_export(owner, buffer, order, native_stream, device_type, device_id, shape, code, bits) -> capsule, or status"},
 	{"dlpack_import", (PyCFunction)(void (*)(void))n_dlpack_import, METH_FASTCALL,
 		"dlpack_import(capsule, want_type, want_id, device, stream) -> (handle, shape, typestr), (None, what, detail), or status"},
+	{"dlpack_take", (PyCFunction)(void (*)(void))n_dlpack_take, METH_FASTCALL,
+		"dlpack_take(x, stream, legacy, want_type, want_id, device, sid, wait, array_type, dev, dtypes) -> the array, or dlpack_import's answer"},
 	{"object_import", (PyCFunction)(void (*)(void))n_object_import, METH_FASTCALL,
 		"object_import(device, stream, ptr, nbytes, owner) -> handle, or -status"},
 	{"export_leave", (PyCFunction)(void (*)(void))n_export_leave, METH_FASTCALL,
@@ -1365,13 +1454,15 @@ PyMODINIT_FUNC PyInit__native(void) {
 		{&name_h, "_h"}, {&name_exports, "_exports"}, {&name_stream, "stream"}, {&name_max_version, "max_version"},
 		{&name_dl_device, "dl_device"}, {&name_copy, "copy"}, {&name_base, "_base"}, {&name_device, "device"},
 		{&name_platform, "platform"}, {&name_index, "index"}, {&name_shape, "shape"}, {&name_dtype, "dtype"},
+		{&name_dunder_dlpack, "__dlpack__"}, {&name_import, "_import"}, {&name_stream_attr, "stream"}, {&name_nbytes, "nbytes"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if ((*names[i].name = PyUnicode_InternFromString(names[i].text)) == NULL) {
 			Py_DECREF(m);
 			return NULL;
 		}
-	if (PyModule_AddIntConstant(m, "LAUNCH_MAX_ARGS", LAUNCH_MAX_ARGS) != 0) {
+	if ((version_1_0 = Py_BuildValue("(ii)", 1, 0)) == NULL || (empty_tuple = PyTuple_New(0)) == NULL ||
+	    (zero = PyLong_FromLong(0)) == NULL || PyModule_AddIntConstant(m, "LAUNCH_MAX_ARGS", LAUNCH_MAX_ARGS) != 0) {
 		Py_DECREF(m);
 		return NULL;
 	}
