@@ -136,17 +136,21 @@ def test_released_closed_and_undescribable(dev):
     assert fast == slow and fast[0] is cubehip.DeviceClosed
 
 
-def test_a_subclass_is_the_packages_call(dev):
+def test_a_subclass_is_the_packages_call():
     class Mine(DeviceArray):
         __slots__ = ()
 
-    a = dev.array(np.arange(3, dtype=np.float32))
-    m = Mine.__new__(Mine)
-    m._h, m._base, m._exports, m._import = a.handle, a, 0, False
-    m.device, m.shape, m.dtype, m.nbytes, m.stream = a.device, a.shape, a.dtype, a.nbytes, a.stream
-    fast, slow = both(m)
-    assert fast == slow and fast[0] == "capsule"
-    np.testing.assert_array_equal(np.from_dlpack(m), np.arange(3))
+    d = cubehip.Device("cpu")  # numpy reads only kDLCPU memory
+    try:
+        a = d.array(np.arange(3, dtype=np.float32))
+        m = Mine.__new__(Mine)
+        m._h, m._base, m._exports, m._import = a.handle, a, 0, False
+        m.device, m.shape, m.dtype, m.nbytes, m.stream = a.device, a.shape, a.dtype, a.nbytes, a.stream
+        fast, slow = both(m)
+        assert fast == slow and fast[0] == "capsule"
+        np.testing.assert_array_equal(np.from_dlpack(m), np.arange(3))
+    finally:
+        d.close()
 
 
 def test_a_view_of_a_0d_array_lends_its_base(dev):
