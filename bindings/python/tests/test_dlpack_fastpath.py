@@ -310,3 +310,45 @@ def test_the_extensions_import_makes_the_packages_array(dev, dtype):
     if other is not None:
         producer.release()
         other.close()
+
+
+def test_exports_and_deleters_on_many_threads(dev):
+    """Exports made on several threads at once, their deleters called by threads without the
+    GIL (a consumer's own threads): the lease's count and the set of live exports, both kept
+    under the GIL the deleter takes, end where they began, and a release left to the exports
+    happens once."""
+    import threading
+
+    gc.collect()
+    before = _dlpack.live_exports()
+    a = dev.array(np.arange(64, dtype=np.float32))
+    proto = ctypes.CFUNCTYPE(None, ctypes.POINTER(_dlpack.DLManagedTensor))  # calls without the GIL
+    errors = []
+
+    def work():
+        try:
+            held = []
+            for _ in range(300):
+                c = a.__dlpack__()
+                m = ctypes.cast(_api.PyCapsule_GetPointer(c, b"dltensor"), ctypes.POINTER(_dlpack.DLManagedTensor))
+                assert _api.PyCapsule_SetName(c, b"used_dltensor") == 0  # consumed: the deleter is ours to call
+                held.append(m)
+                del c
+            for m in held:
+                proto(ctypes.cast(m.contents.deleter, ctypes.c_void_p).value)(m)
+        except BaseException as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert _dlpack.live_exports() == before
+    assert _dlpack.export_count(a._exports) == 0
+    keep = a.__dlpack__()  # one left when the array is released: the release waits for it
+    a.release()
+    assert _dlpack.export_count(a._exports) == 1
+    del keep
+    assert _dlpack.export_count(a._exports) == 0 and _dlpack.live_exports() == before
