@@ -52,7 +52,15 @@ template <class T> inline T* slot(unsigned i, unsigned n) {
  * cubehip_warp.h's, where a source outside the caller's segment, or a lane past the end
  * of the block, leaves the caller's value. The exchange array has 64 lanes of room on
  * either side, so a shuffle up or down loads its neighbour and the caller's value
- * unconditionally and keeps one: no gather, and the region loop vectorizes. */
+ * unconditionally and keeps one: no gather, and the region loop vectorizes.
+ *
+ * A shuffle down checks its source against the block's end as t < n - d, not t + d < n:
+ * the same test, but on the loop's counter against a bound fixed for the region, which
+ * GCC splits the loop at (cubehip_entry.h says why), so the lanes below n - d, all of
+ * them but the last d, run a vector loop with no check of the end; the others keep their
+ * own values. Measured on the 2-core dev VM, one core, the warp-shuffle reduction of 1M
+ * floats (docs/benchmarks.md): its kernel about a sixth faster, one vector compare per
+ * 16 lanes in each shuffle loop instead of two. */
 inline void* exchange(unsigned i, unsigned n) { return reinterpret_cast<char*>(slot<uint64_t>(i, n + 128)) + 64 * 8; }
 /* Lane indices are ints: the thread loop's counter is one (each_thread), and GCC follows
  * int arithmetic on it where an unsigned sum might wrap. */
@@ -77,7 +85,7 @@ template <class T> inline T region_shfl_down(const void* xv, int t, int n, unsig
 	const T* x = static_cast<const T*>(xv);
 	const int l = t % CUBEHIP_WARP_SIZE, d = delta < 64 ? int(delta) : 64;
 	const T there = x[t + d], here = x[t];
-	return (l & (width - 1)) + d < width && t + d < n ? there : here;
+	return (l & (width - 1)) + d < width && t < n - d ? there : here;
 }
 template <class T> inline T region_shfl_up(const void* xv, int t, int, unsigned delta, int width) {
 	const T* x = static_cast<const T*>(xv);
@@ -107,7 +115,7 @@ template <class T> inline T region_shfl_down(const void* xv, int t, int n, unsig
 	const T* x = static_cast<const T*>(xv);
 	const int l = t % CUBEHIP_WARP_SIZE, d = delta < 64 ? int(delta) : 64;
 	const T there = x[t + d], here = x[t];
-	return (l & (width - 1)) + d < width && t + d < n && act[t + d] ? there : here;
+	return (l & (width - 1)) + d < width && t < n - d && act[t + d] ? there : here;
 }
 template <class T> inline T region_shfl_up(const void* xv, int t, int, unsigned delta, int width, const unsigned char* act) {
 	const T* x = static_cast<const T*>(xv);
