@@ -10,7 +10,7 @@ from setuptools import Extension, setup
 
 native = Extension(
     "cubehip._native",
-    sources=["src/cubehip/_native.c"],
+    sources=["src/cubehip/_native.c", "src/cubehip/_hostpool.c"],
     py_limited_api=True,
     extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-Wno-cast-function-type"],
     libraries=["dl"],  # dlopen and dlsym: in libc from glibc 2.34, in libdl before

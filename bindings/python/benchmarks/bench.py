@@ -23,7 +23,8 @@ element, a multiply-add for "launch 4 args"), what a PyTorch user pays per kerne
                 PyTorch's tensor handed to that same library
   dlpack import the other way: that library's 1 KiB array taken by cubehip.from_dlpack and
                 let go; beside cupy.from_dlpack of the same array, and PyTorch taking a tensor
-  up/down 256M  a 256 MiB numpy array to the device and back (GB/s, pageable host memory)
+  up/down 256M  a 256 MiB numpy array to the device and back (GB/s, pageable host memory),
+                into a reused array and into a new one (d.get()), beside the host's memcpy
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def load_cloop() -> ctypes.CDLL:
     if not Path(path).exists():
         include = next(p for p in (HERE.parents[2] / "include", HERE / "include") if (p / "cubehip.h").exists())
         path = str(Path(tempfile.mkdtemp()) / "libcloop.so")
-        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", f"-I{include}",
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", "-pthread", f"-I{include}",
                         str(HERE / "cloop.c"), "-o", path], check=True)
     c = ctypes.CDLL(path)
     i64, u64, vp = ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p
@@ -72,7 +73,8 @@ def load_cloop() -> ctypes.CDLL:
     c.cloop_read.argtypes = [u64, vp, u64, i64]
     c.cloop_alloc.argtypes = [u64, u64, i64]
     c.cloop_driver_launch.argtypes = [ctypes.c_int, i64]
-    for f in (c.cloop_launch, c.cloop_replay, c.cloop_read, c.cloop_alloc, c.cloop_driver_launch):
+    c.cloop_memcpy.argtypes = [vp, vp, u64, ctypes.c_int]
+    for f in (c.cloop_launch, c.cloop_replay, c.cloop_read, c.cloop_alloc, c.cloop_driver_launch, c.cloop_memcpy):
         f.restype = i64
     return c
 
@@ -400,18 +402,35 @@ def torch_cases(n: int):
             "dlpack export": (export, n // 4), "dlpack import": (import_, n // 4)}, torch
 
 
-def transfer(dev: cubehip.Device, cp, rounds: int) -> dict[str, dict[str, float]]:
+def transfer(dev: cubehip.Device, cp, rounds: int, cloop: ctypes.CDLL) -> dict[str, dict[str, float]]:
+    """GB/s of 256 MiB copies between pageable host memory and the device, medians of rounds,
+    beside the host's own memcpy over all its CPUs in the same rounds (the anchor): "down,
+    new array" is d.get() as users write it, a new numpy array each time."""
     host = np.ones(256 << 20, np.uint8)
-    res: dict[str, dict[str, list[float]]] = {"up 256 MiB": {"py": [], "cupy": []}, "down 256 MiB": {"py": [], "cupy": []}}
+    rows = ("memcpy, all CPUs", "up 256 MiB", "down 256 MiB", "down, new array")
+    res: dict[str, dict[str, list[float]]] = {r: {"py": [], "cupy": []} for r in rows}
     d = dev.array(host)
     back = np.empty_like(host)
+    back[:] = 0  # reused memory: its pages in place, as the anchor's
     c = cp.asarray(host) if cp is not None else None
+    threads = len(os.sched_getaffinity(0))
+
+    def rate(name: str, side: str, seconds: float) -> None:
+        res[name][side].append(host.nbytes / seconds / 1e9)
+
     for _ in range(rounds):
-        t = time.perf_counter(); d.set(host); d.sync(); res["up 256 MiB"]["py"].append(host.nbytes / (time.perf_counter() - t) / 1e9)
-        t = time.perf_counter(); d.get(out=back); res["down 256 MiB"]["py"].append(host.nbytes / (time.perf_counter() - t) / 1e9)
+        ns = cloop.cloop_memcpy(back.ctypes.data, host.ctypes.data, host.nbytes, threads)
+        if ns > 0:
+            rate("memcpy, all CPUs", "py", ns / 1e9)
+        t = time.perf_counter(); d.set(host); d.sync(); rate("up 256 MiB", "py", time.perf_counter() - t)
+        t = time.perf_counter(); d.get(out=back); rate("down 256 MiB", "py", time.perf_counter() - t)
+        t = time.perf_counter(); fresh = d.get(); rate("down, new array", "py", time.perf_counter() - t)
+        del fresh
         if c is not None:
-            t = time.perf_counter(); c.set(host); cp.cuda.Device().synchronize(); res["up 256 MiB"]["cupy"].append(host.nbytes / (time.perf_counter() - t) / 1e9)
-            t = time.perf_counter(); c.get(out=back); res["down 256 MiB"]["cupy"].append(host.nbytes / (time.perf_counter() - t) / 1e9)
+            t = time.perf_counter(); c.set(host); cp.cuda.Device().synchronize(); rate("up 256 MiB", "cupy", time.perf_counter() - t)
+            t = time.perf_counter(); c.get(out=back); rate("down 256 MiB", "cupy", time.perf_counter() - t)
+            t = time.perf_counter(); fresh = c.get(); rate("down, new array", "cupy", time.perf_counter() - t)
+            del fresh
     d.release()
     return {k: {w: statistics.median(v) for w, v in ws.items() if v} for k, ws in res.items()}
 
@@ -472,9 +491,13 @@ def main() -> int:
         print(line)
         report["driver_launch_us"] = f
     if not opt.no_transfer:
-        tr = transfer(dev, cp if cupy else None, max(3, opt.rounds // 2))
+        tr = transfer(dev, cp if cupy else None, max(3, opt.rounds // 2), cloop)
+        anchor = tr.get("memcpy, all CPUs", {}).get("py")
         for name, r in tr.items():
-            print(f"{name:<18}{r['py']:>9.2f} GB/s" + (f"   cupy {r['cupy']:.2f} GB/s" if "cupy" in r else ""))
+            line = f"{name:<18}{r['py']:>9.2f} GB/s"
+            if anchor and name != "memcpy, all CPUs":
+                line += f" ({r['py'] / anchor:.2f} of memcpy)"
+            print(line + (f"   cupy {r['cupy']:.2f} GB/s" if "cupy" in r else ""))
         report["transfer_gbps"] = tr
     if opt.json:
         Path(opt.json).write_text(json.dumps(report, indent=1))

@@ -4,7 +4,9 @@
  * loaded (RTLD_GLOBAL), so both sides call the very same library. */
 #define _POSIX_C_SOURCE 199309L
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "cubehip.h"
@@ -121,4 +123,38 @@ int64_t cloop_driver_launch(int device, int64_t n) {
 	int64_t t = now_ns() - t0;
 	set(prev);
 	return r ? -2 - r : t;
+}
+
+/* The host's own copy rate, the transfers' anchor: n bytes from src to dst over threads
+ * threads, each a contiguous share. Returns the copy's nanoseconds, or -1 when a thread
+ * cannot start. */
+struct share {
+	char* dst;
+	const char* src;
+	uint64_t n;
+};
+
+static void* copy_share(void* p) {
+	struct share* s = p;
+	memcpy(s->dst, s->src, s->n);
+	return NULL;
+}
+
+int64_t cloop_memcpy(void* dst, const void* src, uint64_t n, int threads) {
+	enum { MAX_THREADS = 256 };
+	if (threads < 1) threads = 1;
+	if (threads > MAX_THREADS) threads = MAX_THREADS;
+	pthread_t t[MAX_THREADS];
+	struct share s[MAX_THREADS];
+	uint64_t step = (n + (uint64_t)threads - 1) / (uint64_t)threads;
+	for (int i = 0; i < threads; i++) {
+		uint64_t lo = step * (uint64_t)i < n ? step * (uint64_t)i : n, hi = lo + step < n ? lo + step : n;
+		s[i] = (struct share){(char*)dst + lo, (const char*)src + lo, hi - lo};
+	}
+	int64_t t0 = now_ns();
+	int started = 0;
+	while (started < threads - 1 && pthread_create(&t[started], NULL, copy_share, &s[started + 1]) == 0) started++;
+	copy_share(&s[0]);
+	for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+	return started == threads - 1 ? now_ns() - t0 : -1;
 }

@@ -39,6 +39,7 @@ from ._errors import (
     status_name,
 )
 from ._cupy import RawKernel, RawModule
+from ._hostcache import free_host_cache, host_cache_bytes, set_host_cache_limit
 from ._import import asarray, from_dlpack
 from ._kernel import Kernel, Module, Param, parse_params
 
@@ -77,11 +78,14 @@ __all__ = [
     "can_access_peer",
     "device_count",
     "devices",
+    "free_host_cache",
     "from_dlpack",
     "get_device",
+    "host_cache_bytes",
     "last_error",
     "library_path",
     "library_version",
     "parse_params",
+    "set_host_cache_limit",
     "status_name",
 ]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _dlpack, _ffi
+from . import _dlpack, _ffi, _hostcache
 from ._errors import DeviceClosed, check, check_carried
 
 if TYPE_CHECKING:
@@ -19,6 +19,8 @@ _release = _ffi.fast_buffer_release
 _read = _ffi.fast_buffer_read
 _alloc = _ffi.fast_buffer_alloc
 _leave = _dlpack.leave
+_new_array = _hostcache.new_array
+_CACHE_MIN = _hostcache.MIN_BYTES
 # The address of a writeable numpy array's first byte: a ctypes view of its buffer costs a
 # third of what __array_interface__ (a new dict) or .ctypes.data does, and a 4-byte read is
 # as much this as it is copy.
@@ -194,21 +196,26 @@ class DeviceArray:
 
     def get(self, stream: "Stream | int | None" = None, out: np.ndarray | None = None) -> np.ndarray:
         """Copies the array into a new numpy array (or into out), after the work queued before
-        it on the stream and the array's last write on any stream.
+        it on the stream and the array's last write on any stream. A new array of 4 MiB or
+        more lies on host memory the package keeps for the next read of its size once the
+        array and its views are gone (see :func:`cubehip.free_host_cache`).
 
         Raises CarriedFailure when the work that last wrote the array failed.
         """
         if out is None and stream is None and self._base is None and self._h and self.device._h:
-            # The common read, kept lean: a small read is as much Python as it is copy.
-            out = np.empty(self.shape, self.dtype)
-            if self.nbytes:
+            # The common read, kept lean: a small read is as much Python as it is copy. A
+            # large one lands on cached memory (_hostcache.py says why); the read below
+            # writes all of it before the array is returned, or raises.
+            nbytes = self.nbytes
+            out = np.empty(self.shape, self.dtype) if nbytes < _CACHE_MIN else _new_array(self.shape, self.dtype, nbytes)
+            if nbytes:
                 st = _read(self._h, 0, 0, _addressof(_as_bytes(out)), self.nbytes)
                 if st:
                     check_carried(st, "cubehip_buffer_read")
             return out
         h = self._live()
         if out is None:
-            out = np.empty(self.shape, self.dtype)
+            out = _new_array(self.shape, self.dtype, self.nbytes)
         else:
             if not isinstance(out, np.ndarray):
                 raise TypeError(f"out must be a numpy array, not {type(out).__name__}")

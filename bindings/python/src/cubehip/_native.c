@@ -1444,9 +1444,16 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "cubehip._native",
 	"libcubehip's hot calls and DLPack support for the cubehip package (see _native.c).", -1, methods, NULL, NULL, NULL, NULL};
 
+/* _hostpool.c: the cache of host memory under the arrays that large reads return. */
+int cubehip_hostpool_add(PyObject* module);
+
 PyMODINIT_FUNC PyInit__native(void) {
 	PyObject* m = PyModule_Create(&module);
 	if (m == NULL) return NULL;
+	if (cubehip_hostpool_add(m) != 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
 	struct {
 		PyObject** name;
 		const char* text;
