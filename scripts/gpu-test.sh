@@ -78,7 +78,7 @@ find "$py_out/tests" -name __pycache__ -prune -exec rm -rf {} +
 cp bindings/python/benchmarks/bench.py bindings/python/benchmarks/kernels.py bindings/python/benchmarks/exchange.py bindings/python/benchmarks/cloop.c "$py_out/benchmarks/"
 mkdir -p "$py_out/benchmarks/include"
 cp include/cubehip.h "$py_out/benchmarks/include/"
-${CC:-cc} -O2 -shared -fPIC -Iinclude bindings/python/benchmarks/cloop.c -o "$py_out/benchmarks/libcloop.so"
+${CC:-cc} -O2 -shared -fPIC -pthread -Iinclude bindings/python/benchmarks/cloop.c -o "$py_out/benchmarks/libcloop.so"
 for m in pytest _pytest pluggy iniconfig packaging py.py attr attrs hypothesis sortedcontainers tomli exceptiongroup; do
   [ -e "/usr/lib/python3/dist-packages/$m" ] && cp -r "/usr/lib/python3/dist-packages/$m" "$py_out/site/"
 done
