@@ -95,6 +95,19 @@ func (r *ring) take(wait bool) *chunk {
 // put gives a chunk back; its event, when armed, says when the device is done with it.
 func (r *ring) put(c *chunk) { r.free <- c }
 
+// takeIdle is a chunk the device is done with, or nil: a chunk whose last copy may still
+// run goes back to the ring, since its taker would wait for that copy where it stands
+// (under the owner's lock, in a write's call). A query that fails says nothing either
+// way: the chunk goes back too, for a wait that reports the failure (ready).
+func (r *ring) takeIdle(p hipsys.Platform) *chunk {
+	c := r.take(false)
+	if c == nil || !c.armed || p.EventQuery(c.ev) == nil {
+		return c
+	}
+	r.put(c)
+	return nil
+}
+
 // ready waits for the device to finish with c's last copy. The wait is one of the
 // points that confirm the stream's writes (see confirmations): when it succeeds, the
 // writes on the chunk's stream before its event are confirmed.

@@ -28,6 +28,9 @@ type WriteFuture struct {
 	ops []pendingWrite
 	err error // the first failure of the ops, which its destination carries too
 	at  pieceCursor
+	// team copies the chunks' host side, from the call's first chunk to the end of Wait
+	// (nil for a write too small for one: copyParallel then).
+	team *copyTeam
 }
 
 // pendingWrite is one op's destination (with a reference of its own, kept until Wait),
@@ -123,8 +126,18 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 		}
 	}
 	f.at = newPieceCursor(ls, s.staging.chunk)
+	// Only chunks the device is done with, and their host copies on a copyTeam from the
+	// first: a write gives each chunk back to the ring as soon as its copy is queued, so
+	// taking whatever the ring held kept the call filling every chunk of the write, each
+	// after a wait for its last copy under the owner's lock and with a goroutine per part
+	// started afresh: the host copies ran at 30 GB/s, slower than the device's copies of
+	// the chunks, and 256 MiB went at 0.66-0.75 of the host's memcpy where reads, which
+	// keep their chunks, went at 0.97-1.09 (docs/benchmarks.md).
+	if f.at.more() {
+		f.team = newCopyTeam(f.left(), s.staging.chunk)
+	}
 	for f.at.more() {
-		c := s.staging.take(false)
+		c := s.staging.takeIdle(s.p)
 		if c == nil {
 			break
 		}
@@ -152,14 +165,11 @@ func (s *Server) checkWrite(d CopyDescriptor, l layout, n int) error {
 // Wait queues the copies the call left, each as soon as a staging chunk is free, and
 // returns the first op's failure. It takes the owner's lock to queue each chunk.
 //
-// When what is left is large, its host copies go through a copyTeam.
+// A large write's host copies go through the copyTeam its call started.
 func (f *WriteFuture) Wait() error {
 	s := f.s
-	var team *copyTeam
-	if f.at.more() {
-		team = newCopyTeam(f.left(), s.staging.chunk)
-		defer team.close()
-	}
+	team := f.team
+	defer team.close()
 	for f.at.more() {
 		c := s.staging.take(true)
 		if err := s.ready(c, false); err != nil {
@@ -202,7 +212,7 @@ func (f *WriteFuture) queueNext(c *chunk) {
 	}
 	part, p := f.at.peek()
 	w := &f.ops[part]
-	copyParallel(c.buf[:p.bytes()], w.data[p.host:p.host+p.bytes()])
+	f.team.copy(c.buf[:p.bytes()], w.data[p.host:p.host+p.bytes()])
 	f.queueFilled(c)
 }
 
