@@ -24,7 +24,8 @@
 // # Compiling
 //
 // The source is compiled as C++17 by $CXX (else c++; it may carry arguments, "ccache
-// g++") with -O3 -march=native -fPIC -shared and $CUBEHIP_CPU_CXXFLAGS, with
+// g++") with -O3 -march=native -mprefer-vector-width=512 (full-width vectors where the
+// host has AVX-512; compiler.go says why) -fPIC -shared and $CUBEHIP_CPU_CXXFLAGS, with
 // prelude/cubehip_prelude.h force-included (<hip/hip_runtime.h> maps to it too, so
 // sources compile with or without the include). Options: -D, -U, -I, -O*, -std=c++17 and
 // later, -ffast-math are honoured; GPU code-generation options (--offload-arch,
