@@ -95,12 +95,9 @@ func foreignStream(t *testing.T, p hipsys.Platform) (hipsys.Stream, hipsys.HostP
 // stream 0, is written by a long kernel on stream 3; after x.OrderBefore(theirs), a
 // copy the other library queues on its stream reads the kernel's value, though the
 // call returned while the kernel still ran. ExportStream, the same through the
-// Device's own export stream.
+// Device's own export stream. (On the cpu platform through foreignCPU.)
 func TestOrderBeforeForeignStream(t *testing.T) {
-	d, f := openDevice(t, server.Options{})
-	if d.Platform() == "cpu" {
-		t.Skip("the cpu platform has no streams of other libraries: TestOrderBeforeOnTheCPUPlatform")
-	}
+	d, f := openForeignDevice(t, server.Options{})
 	p := f.Unwrap()
 	busy, n, _ := busyStream(t, d)
 	theirs, host := foreignStream(t, p)
@@ -132,10 +129,7 @@ func TestOrderBeforeForeignStream(t *testing.T) {
 // drained) queues nothing on the other library's stream: there is nothing to wait for.
 // One written since, by work still running, is ordered (TestOrderBeforeForeignStream).
 func TestOrderBeforeOfFinishedWorkQueuesNothing(t *testing.T) {
-	d, f := openDevice(t, server.Options{})
-	if d.Platform() == "cpu" {
-		t.Skip("the cpu platform has no streams of other libraries")
-	}
+	d, f := openForeignDevice(t, server.Options{})
 	theirs, _ := foreignStream(t, f.Unwrap())
 	x := upload(t, d.Stream, 1, 2, 3, 4)
 	require.NoError(t, d.Sync())
@@ -150,10 +144,7 @@ func TestOrderBeforeOfFinishedWorkQueuesNothing(t *testing.T) {
 // a Read right after (a small read, on a stream the Device had just synchronized) sees
 // their bytes.
 func TestWaitForeignOrdersTheirWritesFirst(t *testing.T) {
-	d, f := openDevice(t, server.Options{})
-	if d.Platform() == "cpu" {
-		t.Skip("the cpu platform has no streams of other libraries")
-	}
+	d, f := openForeignDevice(t, server.Options{})
 	p := f.Unwrap()
 	theirs, _ := foreignStream(t, p)
 	y := upload(t, d.Stream, 1, 2, 3, 4)
