@@ -21,7 +21,7 @@ import (
 // streams and events that keep CUDA's rules.
 type foreignCPU struct{ hipsys.Platform }
 
-func (p foreignCPU) Unwrap() hipsys.Platform { return p.Platform }
+func (p foreignCPU) Unwrap() hipsys.Platform    { return p.Platform }
 func (p foreignCPU) OrdersForeignStreams() bool { return true }
 func (p foreignCPU) ForeignEventRecord(e hipsys.Event, s hipsys.Stream) error {
 	return p.Platform.EventRecord(e, s)
