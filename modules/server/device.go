@@ -112,9 +112,12 @@ type Device struct {
 
 	calls sync.WaitGroup // calls waiting outside the lock: Close waits for them
 	index int
-	desc  [1]compute.CopyDescriptor // a read's or write's one descriptor, and its shape
-	shape [1]int
-	op    [1]compute.WriteOp
+	// reclaim wakes the goroutine that starts the releases of imports another stream's
+	// work used last (reclaim.go); reclaimStop ends it at Close.
+	reclaim, reclaimStop chan struct{}
+	desc                 [1]compute.CopyDescriptor // a read's or write's one descriptor, and its shape
+	shape                [1]int
+	op                   [1]compute.WriteOp
 }
 
 // Open opens device opts.Index of opts.Platform; Close releases it.
@@ -166,6 +169,7 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 			return nil, err
 		}
 	}
+	d.startReclaimer()
 	return d, nil
 }
 
@@ -206,6 +210,9 @@ func (d *Device) Close() error {
 	// every call that will ever hold a staging chunk or a future of this server.
 	d.closed = true
 	d.mu.Unlock()
+	if d.reclaimStop != nil {
+		close(d.reclaimStop)
+	}
 	d.calls.Wait()
 
 	d.mu.Lock()

@@ -36,10 +36,11 @@ const ReleaseOnCaller ImportOption = 1
 // is no longer used: after Release, once no graph that recorded work on the buffer is
 // left (Graph.Destroy) and the stream's work queued until then is done. The release
 // starts at the call that drops the last use (Release, Graph.Destroy) or, where that
-// was work of another stream (whose release worker gives the buffer back shortly after
-// the work is done), at a Release, Flush, MemoryCleanup or Import made after that; Close
-// releases every import still held and returns after their releases have. When
-// Import fails, release is not called: the memory is still the caller's alone.
+// was work of another stream, once that stream's release worker has given the buffer
+// back after the work is done, with no further call needed (a goroutine of the Device's
+// takes its lock for it); Close releases every import still held and returns after
+// their releases have. When Import fails, release is not called: the memory is still
+// the caller's alone.
 //
 // Imported memory is not counted in MemoryUsage or MemoryReport: the pools neither
 // allocated it nor can free it.

@@ -267,3 +267,27 @@ func TestImportCarriesFailure(t *testing.T) {
 	require.NoError(t, b.Release())
 	waitCount(t, &c, 1)
 }
+
+// TestImportReleasedAfterAnotherStreamsWork: an import whose last use was a long launch
+// on another stream is released once that launch is done, with no further call on the
+// Device: the stream's release worker gives the buffer back, and the Device's reclaimer
+// starts the release (it used to wait for the caller's next Release, Flush,
+// MemoryCleanup or Import, so a program that made none kept the memory until Close).
+func TestImportReleasedAfterAnotherStreamsWork(t *testing.T) {
+	d, f := openDevice(t, server.Options{})
+	ptr := foreign(t, f, d, 16)
+	require.NoError(t, f.MemcpyHtoD(ptr, floatBytes(1, 1, 1, 1)))
+	var c counter
+	b, err := d.Import(ptr, 16, c.release)
+	require.NoError(t, err)
+	s1 := d.On(1)
+	busy, n, _ := busyStream(t, d)
+	require.NoError(t, busy.Call(devSpin, server.Dim3{X: 1, Y: 1, Z: 1}, b.Arg(), server.U64(n/4)))
+	require.NoError(t, s1.Launch(devInc, grid(1), server.Args{Buffers: []*server.Buffer{b}, Scalars: []server.Scalar{server.U32(1)}}))
+	require.NoError(t, b.Release())
+	assert.Zero(t, c.n.Load(), "released while stream 1's launch on it was still queued")
+	waitCount(t, &c, 1)
+	raw := make([]byte, 4)
+	require.NoError(t, f.MemcpyDtoH(raw, ptr))
+	assert.Equal(t, floatBytes(spun(n/4)+1), raw, "the release came before the work on the memory was done")
+}

@@ -136,6 +136,18 @@ func (m *MultiStream) Platform() hipsys.Platform { return m.p }
 // used; it is called on the goroutine that hit the failure.
 func (m *MultiStream) SetFailureHook(h func(stream ID, err error)) { m.onFailure = h }
 
+// SetReleaseHook sets h to run on the release worker each time it has released the
+// bindings a stream borrowed, once their work was done: a binding released there may have
+// been an imported buffer's last use, whose release the owner starts (ReclaimImports)
+// under its own lock, which the worker must not take. h must not block. nil removes it.
+func (m *MultiStream) SetReleaseHook(h func()) {
+	if h == nil {
+		m.rel.after.Store(nil)
+		return
+	}
+	m.rel.after.Store(&h)
+}
+
 // SetGPULayout sets the device pool layout of streams created from now on; streams that
 // exist keep theirs (memory is per stream).
 func (m *MultiStream) SetGPULayout(l memory.Layout) {

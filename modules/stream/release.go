@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 )
 
 // releaser is the release worker: it holds the bindings a stream borrowed from another
@@ -23,6 +24,9 @@ type releaser struct {
 	wg   sync.WaitGroup
 	mu   sync.RWMutex // send vs close
 	shut bool
+	// after, when set, is called once a batch's bindings are released (MultiStream's
+	// SetReleaseHook); loaded atomically, since the worker reads it while the owner sets it.
+	after atomic.Pointer[func()]
 }
 
 type releaseBatch struct {
@@ -63,6 +67,9 @@ func (r *releaser) settle(b releaseBatch) {
 	}
 	for i := range b.pins {
 		_ = b.pins[i].Release()
+	}
+	if f := r.after.Load(); f != nil && len(b.pins) > 0 {
+		(*f)()
 	}
 }
 

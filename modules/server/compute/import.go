@@ -37,21 +37,44 @@ func (s *Server) Import(ptr hipsys.DevicePtr, size uint64, release func(), id St
 	if err != nil {
 		return Handle{}, fmt.Errorf("server: import of %d bytes at %#x: %w", size, uint64(ptr), err)
 	}
-	s.imports++
+	s.imports.Add(1)
 	return Handle{Handle: h, Stream: id}, nil
 }
 
 // reclaimImports hands the imports nothing references any more to their releases (see
 // stream.Stream.ReclaimImports). The calls that drop references (Free, GraphDestroy) run
-// it, and so do Flush, MemoryCleanup and Import, for references a release worker gave
-// back in between. With no import held it costs one comparison: Free is on the
+// it, and so do Flush, MemoryCleanup and Import, and the owner's ReclaimImports when a
+// release worker gave references back (OnBorrowsReturned). With no import held it costs one comparison: Free is on the
 // allocation path's budget.
 func (s *Server) reclaimImports() { s.reclaim(nil) }
+
+// ReclaimImports starts the releases of imports nothing references any more: what
+// Flush does for them, alone. The owner calls it when OnBorrowsReturned says a release
+// worker gave references back.
+func (s *Server) ReclaimImports() { s.reclaimImports() }
+
+// OnBorrowsReturned sets f to run, on a release worker's goroutine, each time the worker
+// has given back references that a stream's work borrowed, once that work was done: one
+// may have been an imported buffer's last use, whose release would otherwise wait for
+// the owner's next Release, Flush, MemoryCleanup or Import. f must not block and must
+// not call the server; it tells the owner to call ReclaimImports.
+func (s *Server) OnBorrowsReturned(f func()) {
+	if f == nil {
+		s.streams.SetReleaseHook(nil)
+		return
+	}
+	// Most servers hold no import: their release workers then call nothing.
+	s.streams.SetReleaseHook(func() {
+		if s.imports.Load() > 0 {
+			f()
+		}
+	})
+}
 
 // reclaim is reclaimImports; onCaller, when not nil, takes the releases of imports made
 // with onCaller that are found unused (stream.Stream.ReclaimImports).
 func (s *Server) reclaim(onCaller *[]func()) {
-	if s.imports == 0 {
+	if s.imports.Load() == 0 {
 		return
 	}
 	for _, id := range s.streams.StreamIDs() {
@@ -63,7 +86,7 @@ func (s *Server) reclaim(onCaller *[]func()) {
 			// The direct read's test (read.go): known idle, else the driver's query.
 			return s.watch.knownIdle(st.Sys) || s.p.StreamQuery(st.Sys) == nil
 		}, onCaller)
-		s.imports -= n
+		s.imports.Add(-int64(n))
 		if err != nil {
 			s.log.Warn("server: reclaim imported memory", "stream", id, "err", err)
 		}

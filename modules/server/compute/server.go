@@ -81,7 +81,7 @@ type Server struct {
 	props   hipsys.DeviceProps
 	graphs  stream.Captures
 	owners  map[GraphID]StreamID // the stream each live graph was captured on
-	imports int                  // imports (Import) their streams have not reclaimed yet
+	imports atomic.Int64         // imports (Import) their streams have not reclaimed yet; changed under the owner's lock, read by release workers too
 	prof    *profiler
 	staging *ring   // the staging ring; its chunks are allocated on first use
 	slots   slots   // small reads' pinned slots (smallread.go), allocated on first use
