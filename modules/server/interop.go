@@ -69,6 +69,9 @@ func (b *Buffer) Device() *Device {
 //
 // The other direction, the other library's later writes to the memory, is the caller's
 // to order before the Device's next use of the buffer (WaitForeign, or a host wait).
+// Writes are what is ordered, not reads: work of another of the Device's streams that
+// still reads the buffer is the caller's to finish before the other library writes it,
+// as between the Device's own streams.
 func (b *Buffer) OrderBefore(foreign uint64) error {
 	if b == nil || b.d == nil {
 		return fmt.Errorf("order before: %w: not a buffer a Device allocated", ErrInvalidArgument)
