@@ -58,20 +58,19 @@ func (b *Buffer) Device() *Device {
 // CUDA array interface's export): foreign, a stream that library created (a CUstream on
 // nvidia, a hipStream_t on amd; 0 is the null stream, and on nvidia 1 and 2 are CUDA's
 // legacy and per-thread default streams), waits on the device for every write the
-// Device queued to the buffer so far, on whichever stream it was queued, and the call
-// returns at once. The other library's work queued on foreign after this call then
+// Device queued to the buffer so far, on whichever stream it was queued, and for the
+// work still queued on its other streams (any of it may read the buffer, which the other
+// library may then write), and the call returns at once. The other library's work queued on foreign after this call then
 // sees the buffer's bytes. A buffer whose last write failed returns that failure and
 // nothing is ordered. The caller vouches that foreign is a live stream of this device,
 // as it vouches for an address.
 //
 // On the cpu platform, whose memory is host memory read by host code, foreign must be 0
-// and the call waits on the host for the buffer's writes.
+// and the call waits on the host for the buffer's writes (work of other streams still
+// reading the buffer is the caller's to finish before host code writes it).
 //
 // The other direction, the other library's later writes to the memory, is the caller's
 // to order before the Device's next use of the buffer (WaitForeign, or a host wait).
-// Writes are what is ordered, not reads: work of another of the Device's streams that
-// still reads the buffer is the caller's to finish before the other library writes it,
-// as between the Device's own streams.
 func (b *Buffer) OrderBefore(foreign uint64) error {
 	if b == nil || b.d == nil {
 		return fmt.Errorf("order before: %w: not a buffer a Device allocated", ErrInvalidArgument)

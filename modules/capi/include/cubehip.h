@@ -610,11 +610,13 @@ cubehip_status cubehip_stream_native_handle(cubehip_device device, uint64_t stre
  * memory, read by host code).
  *
  * cubehip_buffer_order_before: native_stream waits, on the device, for every write this
- * device queued to the buffer so far, on whichever of its streams; the call returns at
- * once, and the other library's work queued on native_stream afterwards sees the
- * buffer's bytes. A buffer whose last write failed returns that failure and nothing is
- * ordered. On the cpu platform native_stream must be 0 and the call waits on the host,
- * as cubehip_buffer_sync does. The other library's later writes are the host's to order
+ * device queued to the buffer so far, on whichever of its streams, and for the work
+ * still queued on its other streams (which may read the buffer the other library may
+ * then write); the call returns at once, and the other library's work queued on
+ * native_stream afterwards sees the buffer's bytes. A buffer whose last write failed
+ * returns that failure and nothing is ordered. On the cpu platform native_stream must be
+ * 0 and the call waits on the host for the buffer's writes, as cubehip_buffer_sync does
+ * (work of other streams still reading the buffer is the host's to finish first). The other library's later writes are the host's to order
  * before the device's next use of the buffer (cubehip_stream_wait_native). */
 cubehip_status cubehip_buffer_order_before(cubehip_buffer buffer, uint64_t native_stream);
 

@@ -67,6 +67,14 @@ func (s *Server) foreignCalls(what string) (hipsys.ForeignStreams, error) {
 // not wait on the host. A buffer carrying a failure returns it, and nothing is ordered:
 // the other library must not read bytes nothing wrote. A later device fault of the
 // ordered work is the context's, seen by the other library's own calls too.
+//
+// The other library may write the memory, too, and the server orders writes across its
+// streams, not reads: a kernel of another of its streams still reading a buffer would
+// read their bytes. So every other stream of the server with work not known done is
+// ordered before foreign as well, as a library with one stream orders all its earlier
+// work before its consumer. (Between the server's own streams such a read is the
+// caller's to order; the other library's writes are not the server's to see.) A stream
+// recording a capture is left out: its work runs only when the graph is replayed.
 func (s *Server) OrderBefore(handles []Binding, id StreamID, foreign hipsys.Stream) error {
 	const what = "ordering for another library"
 	calls, err := s.foreignCalls(what)
@@ -86,14 +94,32 @@ func (s *Server) OrderBefore(handles []Binding, id StreamID, foreign hipsys.Stre
 	if st.Capture.IsRecording() {
 		return fmt.Errorf("%w: %s: stream %d records a capture, whose work runs only when the graph is replayed", stream.ErrGraphState, what, id)
 	}
-	// Nothing to order once the stream has completed everything queued on it, the
-	// waits Resolve just queued for the buffers' last writes on other streams included:
-	// the direct read's test (read.go), known idle (streamstate.go) or else the driver's
-	// own query, never a guess. An export of memory written long ago then costs no
-	// driver call at all, as a library exporting on the consumer's own stream does.
+	if err := s.orderBusyBefore(st, foreign, calls, what); err != nil {
+		return err
+	}
+	for _, other := range s.streams.StreamIDs() {
+		o := s.streams.TryStream(other)
+		if o == nil || o == st || o.Capture.IsRecording() {
+			continue
+		}
+		if err := s.orderBusyBefore(o, foreign, calls, what); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// orderBusyBefore makes foreign wait for what st has queued, unless st has completed
+// everything queued on it (on stream id, the waits Resolve just queued for the buffers'
+// last writes on other streams included): the direct read's test (read.go), known idle
+// (streamstate.go) or else the driver's own query, never a guess. An export of memory
+// written long ago then costs no driver call at all, as a library exporting on the
+// consumer's own stream does.
+func (s *Server) orderBusyBefore(st *stream.Stream, foreign hipsys.Stream, calls hipsys.ForeignStreams, what string) error {
 	if s.watch.knownIdle(st.Sys) || s.p.StreamQuery(st.Sys) == nil {
 		return nil
 	}
+	// One event serves every stream: a wait takes the record it sees when it is queued.
 	if err := s.watch.EventRecord(s.foreign.out, st.Sys); err != nil {
 		return s.explain(fmt.Errorf("%s: %w", what, err))
 	}
