@@ -56,6 +56,12 @@ func openDevice(t testing.TB, opts server.Options) (*server.Device, *faults.Plat
 	t.Helper()
 	p, err := hipsys.Open("auto")
 	require.NoError(t, err)
+	return openDeviceOn(t, p, opts)
+}
+
+// openDeviceOn is openDevice on platform p.
+func openDeviceOn(t testing.TB, p hipsys.Platform, opts server.Options) (*server.Device, *faults.Platform) {
+	t.Helper()
 	f := faults.Wrap(p)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

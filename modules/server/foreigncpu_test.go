@@ -1,10 +1,8 @@
 package server_test
 
 import (
-	"log/slog"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -42,15 +40,5 @@ func openForeignDevice(t testing.TB, opts server.Options) (*server.Device, *faul
 	if p.Name() == "cpu" {
 		p = foreignCPU{p}
 	}
-	f := faults.Wrap(p)
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	d, err := server.OpenPlatform(f, opts)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		f.Reset()
-		assert.NoError(t, d.Close())
-	})
-	return d, f
+	return openDeviceOn(t, p, opts)
 }
