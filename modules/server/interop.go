@@ -35,14 +35,13 @@ func (b *Buffer) DevicePointer() (hipsys.DevicePtr, error) {
 	if err := d.own(b, "device pointer"); err != nil {
 		return 0, err
 	}
-	res, err := d.srv.GetResource(b.b, b.stream)
+	// The buffer's own handle keeps the allocation until Release: no hold of the
+	// pointer's own, which would outlive this call with nothing left to give it back.
+	ptr, _, err := d.srv.ResourcePointer(b.b, b.stream)
 	if err != nil {
 		return 0, fmt.Errorf("device pointer of %v: %w", b, err)
 	}
-	// The buffer's own handle keeps the allocation until Release; the resource's extra
-	// hold would outlive this call with nothing left to give it back.
-	_ = res.Release()
-	return res.Ptr, nil
+	return ptr, nil
 }
 
 // Device is the device the buffer's memory lives on: its Platform and Index say which

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -83,6 +84,9 @@ type MultiStream struct {
 	imports   importReleases
 	mu        sync.Mutex // stream creation, the layout for later streams
 	closed    atomic.Bool
+	// created is the created streams' slots in ascending order, replaced whole under mu at
+	// each creation and at Close: StreamIDs reads it without scanning every slot.
+	created atomic.Pointer[[]ID]
 }
 
 // New returns a MultiStream over p with no stream created yet, and starts its release
@@ -189,6 +193,10 @@ func (m *MultiStream) Stream(id ID) (*Stream, error) {
 		return nil, err
 	}
 	m.slots[slot].Store(s)
+	ids := m.AppendStreamIDs(nil)
+	i, _ := slices.BinarySearch(ids, ID(slot))
+	ids = slices.Insert(ids, i, ID(slot))
+	m.created.Store(&ids)
 	return s, nil
 }
 
@@ -228,12 +236,13 @@ func (m *MultiStream) newStream(slot int) (*Stream, error) {
 
 // StreamIDs returns one id per created stream, the slot index: feeding it back maps to
 // the same stream.
-func (m *MultiStream) StreamIDs() []ID {
-	var ids []ID
-	for i := range m.slots {
-		if m.slots[i].Load() != nil {
-			ids = append(ids, ID(i))
-		}
+func (m *MultiStream) StreamIDs() []ID { return m.AppendStreamIDs(nil) }
+
+// AppendStreamIDs appends StreamIDs' ids to ids and returns the result: a caller on a
+// hot path (an export to another library walks every stream) reuses one slice.
+func (m *MultiStream) AppendStreamIDs(ids []ID) []ID {
+	if c := m.created.Load(); c != nil {
+		ids = append(ids, *c...)
 	}
 	return ids
 }
@@ -273,5 +282,6 @@ func (m *MultiStream) Close() error {
 		errs = append(errs, m.p.StreamDestroy(s.Sys))
 		m.slots[i].Store(nil)
 	}
+	m.created.Store(nil)
 	return errors.Join(errs...)
 }

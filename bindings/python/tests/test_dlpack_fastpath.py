@@ -352,3 +352,61 @@ def test_exports_and_deleters_on_many_threads(dev):
     assert _dlpack.export_count(a._exports) == 1
     del keep
     assert _dlpack.export_count(a._exports) == 0 and _dlpack.live_exports() == before
+
+
+# --- __dlpack_device__ and the export's address ----------------------------------------------
+
+
+def test_dlpack_device_is_the_extensions_method_and_answers_as_the_packages():
+    assert type(DeviceArray.__dlpack_device__).__name__ == "method_descriptor"
+    for platform in ("cpu", "nvidia", "amd"):
+        d = like(platform)
+        try:
+            for a in arrays(d):
+                assert DeviceArray.__dlpack_device__(a) == DeviceArray._dlpack_device_py(a), (platform, a)
+            a = d.zeros(3, np.float32)
+            a.release()
+            errors = []
+            for f in (DeviceArray.__dlpack_device__, DeviceArray._dlpack_device_py):
+                with pytest.raises(ValueError) as e:
+                    f(a)
+                errors.append(str(e.value))
+            assert errors[0] == errors[1]
+        finally:
+            d.close()
+
+
+def test_export_address_is_the_buffers_each_time(dev):
+    """The extension keeps an exported handle's address for the next export of the same memory:
+    each export, of the base and of its views, of arrays made after others were released, still
+    names the buffer's own address."""
+    for round_ in range(3):
+        arrs = [dev.array(np.full(16, round_ * 10 + i, dtype=np.float32)) for i in range(6)]
+        for a in arrs:
+            for x in (a, a.reshape(4, 4), a.view(np.int32), a):
+                assert contents(x.__dlpack__(stream=None if dev.platform != "nvidia" else 1))[0] == a.data_ptr()
+        for a in arrs[::2]:
+            a.release()
+
+
+def test_export_after_a_failure_refuses_though_the_address_is_known(dev):
+    """The address an earlier export kept does not stand in for the check: a buffer that now
+    carries a failure is not exported, and a released one is not either."""
+    from test_interop import BROKEN
+
+    k = cubehip.Kernel(BROKEN, "broken", block=1, device=dev, compile=False)
+    inp, out = dev.array(np.arange(4, dtype=np.int32)), dev.zeros(4, np.int32)
+    assert contents(out.__dlpack__())[0] == out.data_ptr()  # the address is kept now
+    try:
+        k(1, inp, out)
+    except cubehip.CompileError:
+        pass
+    for _ in range(2):
+        with pytest.raises(cubehip.CarriedFailure):
+            out.__dlpack__()
+    inp.__dlpack__()
+    v = inp.reshape(2, 2)
+    inp.release()
+    with pytest.raises(ValueError):
+        v.__dlpack__()
+    out.release()

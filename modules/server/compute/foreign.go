@@ -38,6 +38,7 @@ type foreign struct {
 	calls   hipsys.ForeignStreams // nil: the platform has none (the cpu platform)
 	out, in hipsys.Event          // see above; each reused by every exchange, one at a time
 	export  hipsys.Stream         // ExportStream's stream; 0 until asked for
+	ids     []StreamID            // OrderBefore's walk of the streams, reused (under the owner's lock)
 }
 
 // foreignCalls is the capability, checked once per call: a platform without it (the
@@ -97,7 +98,8 @@ func (s *Server) OrderBefore(handles []Binding, id StreamID, foreign hipsys.Stre
 	if err := s.orderBusyBefore(st, foreign, calls, what); err != nil {
 		return err
 	}
-	for _, other := range s.streams.StreamIDs() {
+	s.foreign.ids = s.streams.AppendStreamIDs(s.foreign.ids[:0])
+	for _, other := range s.foreign.ids {
 		o := s.streams.TryStream(other)
 		if o == nil || o == st || o.Capture.IsRecording() {
 			continue

@@ -64,18 +64,7 @@ func (r *Resource) Release() error { return r.Binding.Release() }
 // before), a command on stream id with the binding (so the stream waits for its last
 // writer), and the device address, which may materialize a dry run's lazy page.
 func (s *Server) GetResource(b Binding, id StreamID) (Resource, error) {
-	s.settleQueue()
-	if err := s.streams.EnsureWritten(b); err != nil {
-		return Resource{}, err
-	}
-	s.one[0] = b
-	r, err := s.streams.Resolve(id, s.one[:])
-	s.one[0] = Binding{}
-	if err != nil {
-		return Resource{}, err
-	}
-	defer r.Close()
-	ptr, size, err := s.streams.Resource(b)
+	ptr, size, err := s.ResourcePointer(b, id)
 	if err != nil {
 		return Resource{}, err
 	}
@@ -84,4 +73,23 @@ func (s *Server) GetResource(b Binding, id StreamID) (Resource, error) {
 		return Resource{}, err
 	}
 	return Resource{Ptr: ptr, Size: size, Binding: keep}, nil
+}
+
+// ResourcePointer is GetResource without the resource's own hold: the same check, the
+// same command on stream id, the address and size of the view. For a caller whose own
+// handle keeps the allocation for as long as the address is used (a Device's buffer
+// handing its pointer to another library), the hold would be one more clone to give back.
+func (s *Server) ResourcePointer(b Binding, id StreamID) (hipsys.DevicePtr, uint64, error) {
+	s.settleQueue()
+	if err := s.streams.EnsureWritten(b); err != nil {
+		return 0, 0, err
+	}
+	s.one[0] = b
+	r, err := s.streams.Resolve(id, s.one[:])
+	s.one[0] = Binding{}
+	if err != nil {
+		return 0, 0, err
+	}
+	defer r.Close()
+	return s.streams.Resource(b)
 }

@@ -329,6 +329,8 @@ class DeviceArray:
         self._live()
         return (_dlpack.DEVICE_TYPES[self.device.platform], self._dl_index())
 
+    _dlpack_device_py = __dlpack_device__
+
     def _dl_index(self) -> int:
         return 0 if self.device.platform == "cpu" else self.device.index
 
@@ -404,3 +406,4 @@ class DeviceArray:
 
 if _ffi.native is not None:
     DeviceArray.__dlpack__ = _ffi.native.dlpack_method(DeviceArray, DeviceArray._dlpack_py, _dlpack._refused, _dlpack.code_bits)
+    DeviceArray.__dlpack_device__ = _ffi.native.dlpack_device_method(DeviceArray, DeviceArray._dlpack_device_py)

@@ -608,6 +608,13 @@ typedef struct DLManagedTensorVersioned {
 typedef struct {
 	Py_ssize_t count; /* exports of the memory whose deleter has not run */
 	uint64_t pending; /* the buffer the array's release left to the last of them, or 0 */
+	/* The device address of buffer handle ptr_of (0: none yet), from the library at an
+	 * earlier export of this memory. A live buffer's address never changes, and a handle
+	 * names one buffer (a released one's id does not come back while the array holds it),
+	 * so a later export of the same handle reuses it, but only after a call that checked
+	 * the handle live (the ordering or the wait): an export that orders nothing asks the
+	 * library each time. */
+	uint64_t ptr_of, ptr;
 } lease_t;
 #define LEASE "cubehip._native.lease"
 
@@ -775,14 +782,29 @@ static PyObject* export_of(PyObject* owner, uint64_t buffer, uint64_t order, uin
 		*st = c_buffer_order_before(buffer, native);
 	}
 	if (*st != CUBEHIP_SUCCESS) return NULL;
+	PyObject* lease = lease_of(owner);
+	if (lease == NULL) return NULL;
+	lease_t* l = PyCapsule_GetPointer(lease, LEASE);
 	uint64_t ptr = 0;
-	if ((*st = c_buffer_device_pointer(buffer, &ptr)) != CUBEHIP_SUCCESS) return NULL;
+	if (order != 0 && l->ptr_of == buffer) {
+		ptr = l->ptr; /* the call above checked the handle live (lease_t's ptr_of) */
+	} else if ((*st = c_buffer_device_pointer(buffer, &ptr)) != CUBEHIP_SUCCESS) {
+		Py_DECREF(lease);
+		return NULL;
+	} else {
+		l->ptr_of = buffer;
+		l->ptr = ptr;
+	}
 
 	export_t* e = calloc(1, sizeof *e + (size_t)(nd > 0 ? nd : 1) * sizeof(int64_t));
-	if (e == NULL) return PyErr_NoMemory();
+	if (e == NULL) {
+		Py_DECREF(lease);
+		return PyErr_NoMemory();
+	}
 	for (Py_ssize_t i = 0; i < nd; i++) {
 		e->shape[i] = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
 		if (e->shape[i] == -1 && PyErr_Occurred()) {
+			Py_DECREF(lease);
 			free(e);
 			return NULL;
 		}
@@ -792,14 +814,13 @@ static PyObject* export_of(PyObject* owner, uint64_t buffer, uint64_t order, uin
 		{(uint8_t)code, (uint8_t)bits, 1}, e->shape, NULL, 0};
 	e->m.manager_ctx = e;
 	e->m.deleter = export_deleter;
-	PyObject* lease = lease_of(owner);
-	if (lease == NULL || live_add(e) < 0) {
-		Py_XDECREF(lease);
+	if (live_add(e) < 0) {
+		Py_DECREF(lease);
 		free(e);
 		return NULL;
 	}
 	e->lease_obj = lease; /* the reference lease_of gave */
-	e->lease = PyCapsule_GetPointer(lease, LEASE);
+	e->lease = l;
 	e->lease->count++;
 	Py_INCREF(owner);
 	e->owner = owner;
@@ -1061,6 +1082,74 @@ done:
 static PyMethodDef dlpack_def = {"__dlpack__", (PyCFunction)(void (*)(void))dlpack_call, METH_FASTCALL | METH_KEYWORDS,
 	"__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None): the array as a DLPack capsule, without a "
 	"copy (cubehip's native fast path of DeviceArray._dlpack_py, whose documentation says what it does)"};
+
+/* __dlpack_device__ as a method of the extension's: the array's (device type, index) from
+ * the same reads the package's method makes, without a Python frame. Anything unexpected (a
+ * released array, another type, a platform not named here) goes to the package's method
+ * (dl_device_slow), which raises or answers as it always has. */
+static PyObject* dl_device_slow; /* the package's __dlpack_device__ */
+
+static PyObject* dlpack_device_call(PyObject* self, PyObject* unused) {
+	(void)unused;
+	PyObject *device = NULL, *platform = NULL, *r = NULL;
+	uint64_t h, dh;
+	if (dl_device_slow == NULL || (PyObject*)Py_TYPE(self) != dl_array_type || !attr_handle(self, name_h, &h)) goto slow;
+	if ((device = PyObject_GetAttr(self, name_device)) == NULL) goto slow_clear;
+	if (!attr_handle(device, name_h, &dh)) goto slow;
+	if ((platform = PyObject_GetAttr(device, name_platform)) == NULL) goto slow_clear;
+	if (!PyUnicode_Check(platform)) goto slow;
+	long long type, id = 0;
+	if (PyUnicode_CompareWithASCIIString(platform, "cpu") == 0) {
+		type = 1;
+	} else {
+		int nvidia = PyUnicode_CompareWithASCIIString(platform, "nvidia") == 0;
+		if (!nvidia && PyUnicode_CompareWithASCIIString(platform, "amd") != 0) goto slow;
+		type = nvidia ? 2 : 10;
+		PyObject* index = PyObject_GetAttr(device, name_index);
+		if (index == NULL) goto slow_clear;
+		int ok = int_in(index, 0, INT32_MAX, &id);
+		Py_DECREF(index);
+		if (!ok) goto slow;
+	}
+	r = Py_BuildValue("(LL)", type, id);
+	goto done;
+slow_clear:
+	PyErr_Clear();
+slow:
+	r = dl_device_slow != NULL ? PyObject_CallFunctionObjArgs(dl_device_slow, self, NULL) : NULL;
+	if (r == NULL && !PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "cubehip._native: __dlpack_device__ is not bound");
+done:
+	Py_XDECREF(device);
+	Py_XDECREF(platform);
+	return r;
+}
+
+static PyMethodDef dlpack_device_def = {"__dlpack_device__", dlpack_device_call, METH_NOARGS,
+	"__dlpack_device__(): the DLPack device of the memory (cubehip's native fast path of "
+	"DeviceArray._dlpack_device_py, whose documentation says what it returns)"};
+
+/* dlpack_device_method(array_type, slow) -> a method descriptor of array_type for
+ * __dlpack_device__ (see above). */
+static PyObject* n_dlpack_device_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	if (nargs != 2) {
+		PyErr_Format(PyExc_TypeError, "dlpack_device_method takes 2 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	if (!PyType_Check(args[0]) || !PyCallable_Check(args[1])) {
+		PyErr_SetString(PyExc_TypeError, "dlpack_device_method: array_type must be a type, slow a callable");
+		return NULL;
+	}
+	if (dl_array_type != NULL && dl_array_type != args[0]) {
+		PyErr_SetString(PyExc_TypeError, "dlpack_device_method: array_type is not the type dlpack_method was given");
+		return NULL;
+	}
+	PyObject* old = dl_device_slow;
+	Py_INCREF(args[1]);
+	dl_device_slow = args[1];
+	Py_XDECREF(old);
+	return PyDescr_NewMethod((PyTypeObject*)args[0], &dlpack_device_def);
+}
 
 /* dlpack_method(array_type, slow, refused, code_bits) -> a method descriptor of array_type
  * for __dlpack__ (see above). */
@@ -1436,6 +1525,8 @@ static PyMethodDef methods[] = {
 	{"export_count", n_export_count, METH_O, "export_count(lease) -> the live exports of the lease's memory"},
 	{"dlpack_method", (PyCFunction)(void (*)(void))n_dlpack_method, METH_FASTCALL,
 		"dlpack_method(array_type, slow, refused, code_bits) -> DeviceArray.__dlpack__'s native method"},
+	{"dlpack_device_method", (PyCFunction)(void (*)(void))n_dlpack_device_method, METH_FASTCALL,
+		"dlpack_device_method(array_type, slow) -> DeviceArray.__dlpack_device__ without a Python frame"},
 	{"live_exports", n_live_exports, METH_NOARGS, "live_exports() -> exported tensors whose deleter has not run"},
 	{"exiting", n_exiting, METH_NOARGS, "exiting(): the interpreter shuts down; releases on other threads do nothing from now on"},
 	{NULL, NULL, 0, NULL},
