@@ -389,6 +389,7 @@ class DeviceArray:
         if self.device._h:
             _release(h)
 
+    # With the extension, __del__ is its method (array_del_method), the same steps in C.
     def __del__(self) -> None:
         # A closed device already took the buffer with it, and at interpreter exit the
         # module may be half torn down: neither is worth an exception nobody can catch.
@@ -403,7 +404,10 @@ class DeviceArray:
         except Exception:
             pass
 
+    _del_py = __del__
+
 
 if _ffi.native is not None:
     DeviceArray.__dlpack__ = _ffi.native.dlpack_method(DeviceArray, DeviceArray._dlpack_py, _dlpack._refused, _dlpack.code_bits)
     DeviceArray.__dlpack_device__ = _ffi.native.dlpack_device_method(DeviceArray, DeviceArray._dlpack_device_py)
+    DeviceArray.__del__ = _ffi.native.array_del_method(DeviceArray)

@@ -192,6 +192,12 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
                      DeviceArray, dev, _dtypes)
     if type(r) is DeviceArray:
         return r
+    return _finish(r, dev, sid)
+
+
+def _finish(r: Any, dev: "Device", sid: int) -> DeviceArray:
+    """from_dlpack's tail for what dlpack_take did not make into an array: a status to raise,
+    a refusal, an empty tensor, or a tensor whose dtype the package names first."""
     if type(r) is int:
         check(r, "cubehip_buffer_import")
     h, shape, typestr = r
@@ -212,6 +218,14 @@ def from_dlpack(x: Any, *, device: "Device | None" = None, stream: "Stream | int
 _new = DeviceArray.__new__
 _DEVICE_TYPES = _dlpack.DEVICE_TYPES
 _dlpack_take = _native.dlpack_take if _native is not None else None
+
+# With the extension, from_dlpack is its function (from_dlpack_function): the common call
+# (x a producer on the device, device a Device or None, stream None or an id, no copy asked
+# for) is made in C without a Python frame, with the same checks in the same order; every
+# other call is _from_dlpack_py's, which keeps this documentation and these errors.
+_from_dlpack_py = from_dlpack
+if _native is not None:
+    from_dlpack = _native.from_dlpack_function(_from_dlpack_py, _finish, get_device, Device, _legacy_producers, _dtypes)
 
 
 

@@ -1427,6 +1427,221 @@ static PyObject* n_dlpack_take(PyObject* self, PyObject* const* args, Py_ssize_t
 	return a;
 }
 
+/* ---- DeviceArray.__del__ as a method of the extension's -------------------------------------
+ *
+ * The package's __del__ (DeviceArray._del_py), made without a Python frame: an array that
+ * owns its memory (no base), still holds it (_h) on an open device (its _h) gives it back:
+ * an import to the library at once (never kept), any other to the device's KeptBuffers
+ * (device._kept.give(h, stream, nbytes or 1)). Like the package's, it raises nothing: a
+ * half torn-down interpreter or a closed device is nothing worth an exception nobody can
+ * catch. */
+static PyObject *name_kept, *name_give;
+
+static PyObject* array_del_call(PyObject* self, PyObject* unused) {
+	(void)unused;
+	PyObject *base = NULL, *dev = NULL, *imp = NULL, *kept = NULL;
+	uint64_t h, dh;
+	if ((base = PyObject_GetAttr(self, name_base)) == NULL || base != Py_None) goto out;
+	if (!attr_handle(self, name_h, &h)) goto out;
+	if ((dev = PyObject_GetAttr(self, name_device)) == NULL || !attr_handle(dev, name_h, &dh)) goto out;
+	if ((imp = PyObject_GetAttr(self, name_import)) == NULL) goto out;
+	/* No export is live: each holds this array. */
+	if (PyObject_SetAttr(self, name_h, zero) != 0) goto out;
+	if (imp == Py_True) {
+		if (c_buffer_release != NULL) {
+			status_t st;
+			Py_BEGIN_ALLOW_THREADS
+			st = c_buffer_release(h);
+			Py_END_ALLOW_THREADS
+			(void)st; /* as the package's: a failed release is nothing to raise from __del__ */
+		}
+	} else if ((kept = PyObject_GetAttr(dev, name_kept)) != NULL) {
+		PyObject *stream = PyObject_GetAttr(self, name_stream_attr), *nb = PyObject_GetAttr(self, name_nbytes), *ho = PyLong_FromUnsignedLongLong(h);
+		PyObject* n = nb;
+		if (nb != NULL && PyLong_Check(nb) && PyObject_Not(nb) == 1) n = PyLong_FromLong(1); /* nbytes or 1 */
+		else Py_XINCREF(n);
+		if (stream != NULL && n != NULL && ho != NULL) {
+			PyObject* r = PyObject_CallMethodObjArgs(kept, name_give, ho, stream, n, NULL);
+			Py_XDECREF(r);
+		}
+		Py_XDECREF(stream);
+		Py_XDECREF(nb);
+		Py_XDECREF(n);
+		Py_XDECREF(ho);
+	}
+out:
+	PyErr_Clear();
+	Py_XDECREF(base);
+	Py_XDECREF(dev);
+	Py_XDECREF(imp);
+	Py_XDECREF(kept);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef array_del_def = {"__del__", array_del_call, METH_NOARGS,
+	"__del__(): gives the array's memory back (cubehip's native fast path of DeviceArray._del_py)"};
+
+/* array_del_method(array_type) -> a method descriptor of array_type for __del__ (see above). */
+static PyObject* n_array_del_method(PyObject* self, PyObject* type) {
+	(void)self;
+	if (!PyType_Check(type)) {
+		PyErr_SetString(PyExc_TypeError, "array_del_method: array_type must be a type");
+		return NULL;
+	}
+	return PyDescr_NewMethod((PyTypeObject*)type, &array_del_def);
+}
+
+/* ---- from_dlpack as a function of the extension's ------------------------------------------
+ *
+ * cubehip.from_dlpack's common call, `from_dlpack(x)` or with device= a Device and stream=None
+ * or an int id, copy=None or False, made here without a Python frame: the same checks of the
+ * arguments and of x's DLPack device the package's function makes, then dlpack_take. Every
+ * other call (another argument's type, x a DeviceArray, x on another device, no __dlpack__,
+ * a closed device) goes to the package's function (fd_slow), which answers or raises as it
+ * always has; a result of dlpack_take that is not an array goes to fd_finish(r, dev, sid),
+ * the package's tail of the same function, which raises or finishes it. */
+static PyObject *fd_slow, *fd_finish, *fd_get_device, *fd_device_type, *fd_legacy, *fd_dtypes;
+static PyObject* name_dunder_dlpack_device; /* "__dlpack_device__", interned */
+
+static PyObject* from_dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+	(void)self;
+	PyObject *device = Py_None, *stream = Py_None, *dev = NULL, *platform = NULL, *dd = NULL, *r = NULL, *sid = NULL;
+	if (nargs != 1 || fd_slow == NULL || dl_array_type == NULL || c_launch == NULL) goto slow;
+	if (kwnames != NULL) {
+		Py_ssize_t nk = PyTuple_Size(kwnames);
+		for (Py_ssize_t i = 0; i < nk; i++) {
+			PyObject *k = PyTuple_GetItem(kwnames, i), *v = args[nargs + i];
+			if (name_is(k, name_device))
+				device = v;
+			else if (name_is(k, name_stream))
+				stream = v;
+			else if (name_is(k, name_copy)) {
+				if (v != Py_None && v != Py_False) goto slow;
+			} else
+				goto slow;
+		}
+	}
+	PyObject* x = args[0];
+	if ((PyObject*)Py_TYPE(x) == dl_array_type) goto slow;
+	if (stream == Py_None) {
+		sid = zero;
+		Py_INCREF(sid);
+	} else {
+		long long v;
+		if (!PyLong_CheckExact(stream) || !int_in(stream, 0, LLONG_MAX, &v)) goto slow;
+		sid = stream;
+		Py_INCREF(sid);
+	}
+	if (device == Py_None) {
+		if ((dev = PyObject_CallFunctionObjArgs(fd_get_device, NULL)) == NULL) goto done;
+	} else {
+		dev = device;
+		Py_INCREF(dev);
+	}
+	if ((PyObject*)Py_TYPE(dev) != fd_device_type) goto slow;
+	uint64_t dh;
+	if (!attr_handle(dev, name_h, &dh)) goto slow;
+	if ((platform = PyObject_GetAttr(dev, name_platform)) == NULL) goto slow_clear;
+	if (!PyUnicode_Check(platform)) goto slow;
+	long long want_type, want_id = -1, wait = -1, legacy = -1;
+	if (PyUnicode_CompareWithASCIIString(platform, "cpu") == 0) {
+		want_type = 1;
+	} else {
+		int nvidia = PyUnicode_CompareWithASCIIString(platform, "nvidia") == 0;
+		if (!nvidia && PyUnicode_CompareWithASCIIString(platform, "amd") != 0) goto slow;
+		want_type = nvidia ? 2 : 10;
+		legacy = wait = nvidia ? 1 : 0; /* _LEGACY: the legacy default stream's DLPack handle */
+		PyObject* index = PyObject_GetAttr(dev, name_index);
+		if (index == NULL) goto slow_clear;
+		int ok = int_in(index, 0, INT32_MAX, &want_id);
+		Py_DECREF(index);
+		if (!ok) goto slow;
+	}
+	/* x's DLPack device, as the package's function asks it, before x does any work for us. */
+	if ((dd = PyObject_CallMethodObjArgs(x, name_dunder_dlpack_device, NULL)) == NULL) goto slow_clear;
+	/* Ints or their subclasses (PyTorch's device type is an IntEnum), not bools. */
+	PyObject *gt = PyTuple_Check(dd) && PyTuple_Size(dd) == 2 ? PyTuple_GetItem(dd, 0) : NULL, *gi = gt ? PyTuple_GetItem(dd, 1) : NULL;
+	if (gt == NULL || !PyLong_Check(gt) || PyBool_Check(gt) || !PyLong_Check(gi) || PyBool_Check(gi)) goto slow;
+	int over = 0;
+	long long got_type = PyLong_AsLongLongAndOverflow(gt, &over), got_id = over ? 0 : PyLong_AsLongLongAndOverflow(gi, &over);
+	if (PyErr_Occurred()) goto slow_clear;
+	if (over || got_type != want_type || (want_id >= 0 && got_id != want_id)) goto slow;
+	if (!PyObject_HasAttr(x, name_dunder_dlpack)) goto slow;
+	{
+		PyObject* legacy_obj = legacy >= 0 ? PyLong_FromLongLong(legacy) : (Py_INCREF(Py_None), Py_None);
+		PyObject *wt = PyLong_FromLongLong(want_type), *wi = PyLong_FromLongLong(want_id), *dho = PyLong_FromUnsignedLongLong(dh),
+			 *wo = PyLong_FromLongLong(wait);
+		if (legacy_obj != NULL && wt != NULL && wi != NULL && dho != NULL && wo != NULL) {
+			PyObject* const targs[11] = {x, legacy_obj, fd_legacy, wt, wi, dho, sid, wo, dl_array_type, dev, fd_dtypes};
+			r = n_dlpack_take(NULL, targs, 11);
+		}
+		Py_XDECREF(legacy_obj);
+		Py_XDECREF(wt);
+		Py_XDECREF(wi);
+		Py_XDECREF(dho);
+		Py_XDECREF(wo);
+		if (r != NULL && (PyObject*)Py_TYPE(r) != dl_array_type) {
+			PyObject* f = PyObject_CallFunctionObjArgs(fd_finish, r, dev, sid, NULL);
+			Py_DECREF(r);
+			r = f;
+		}
+	}
+	goto done;
+slow_clear:
+	PyErr_Clear();
+slow:
+	r = fd_slow != NULL ? hand_on_self(fd_slow, NULL, args, nargs, kwnames) : NULL;
+done:
+	Py_XDECREF(sid);
+	Py_XDECREF(dev);
+	Py_XDECREF(platform);
+	Py_XDECREF(dd);
+	return r;
+}
+
+static PyMethodDef from_dlpack_def = {"from_dlpack", (PyCFunction)(void (*)(void))from_dlpack_call, METH_FASTCALL | METH_KEYWORDS, NULL};
+
+/* from_dlpack_function(slow, finish, get_device, device_type, legacy, dtypes) -> from_dlpack
+ * (see above), documented with slow's documentation. dlpack_method must have been called. */
+static PyObject* n_from_dlpack_function(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+	(void)self;
+	if (nargs != 6) {
+		PyErr_Format(PyExc_TypeError, "from_dlpack_function takes 6 arguments (%d given)", (int)nargs);
+		return NULL;
+	}
+	if (!PyCallable_Check(args[0]) || !PyCallable_Check(args[1]) || !PyCallable_Check(args[2]) || !PyType_Check(args[3]) ||
+	    !PySet_Check(args[4]) || !PyDict_Check(args[5]) || dl_array_type == NULL) {
+		PyErr_SetString(PyExc_TypeError,
+			"from_dlpack_function: slow, finish and get_device must be callables, device_type a type, legacy a set, "
+			"dtypes a dict, and dlpack_method called first");
+		return NULL;
+	}
+	if (from_dlpack_def.ml_doc == NULL) {
+		/* The package's documentation, after the signature line inspect reads. */
+		PyObject* doc = PyObject_GetAttrString(args[0], "__doc__");
+		const char* text = doc != NULL && PyUnicode_Check(doc) ? PyUnicode_AsUTF8AndSize(doc, NULL) : NULL;
+		if (text == NULL) PyErr_Clear();
+		const char* sig = "from_dlpack(x, /, *, device=None, stream=None, copy=None)\n--\n\n";
+		size_t n = strlen(sig) + (text != NULL ? strlen(text) : 0) + 1;
+		char* d = malloc(n); /* kept for the process's life, as the function is */
+		if (d == NULL) {
+			Py_XDECREF(doc);
+			return PyErr_NoMemory();
+		}
+		snprintf(d, n, "%s%s", sig, text != NULL ? text : "");
+		Py_XDECREF(doc);
+		from_dlpack_def.ml_doc = d;
+	}
+	PyObject** keep[] = {&fd_slow, &fd_finish, &fd_get_device, &fd_device_type, &fd_legacy, &fd_dtypes};
+	for (int i = 0; i < 6; i++) {
+		PyObject* old = *keep[i];
+		Py_INCREF(args[i]);
+		*keep[i] = args[i];
+		Py_XDECREF(old);
+	}
+	return PyCFunction_NewEx(&from_dlpack_def, NULL, NULL);
+}
+
 /* object_import(device, stream, ptr, nbytes, owner) -> the handle, or minus the status: memory
  * that owner keeps alive (a __cuda_array_interface__ producer), which the buffer holds a
  * reference to until the device no longer uses it. */
@@ -1525,6 +1740,9 @@ static PyMethodDef methods[] = {
 	{"export_count", n_export_count, METH_O, "export_count(lease) -> the live exports of the lease's memory"},
 	{"dlpack_method", (PyCFunction)(void (*)(void))n_dlpack_method, METH_FASTCALL,
 		"dlpack_method(array_type, slow, refused, code_bits) -> DeviceArray.__dlpack__'s native method"},
+	{"array_del_method", n_array_del_method, METH_O, "array_del_method(array_type) -> DeviceArray.__del__ without a Python frame"},
+	{"from_dlpack_function", (PyCFunction)(void (*)(void))n_from_dlpack_function, METH_FASTCALL,
+		"from_dlpack_function(slow, finish, get_device, device_type, legacy, dtypes) -> cubehip.from_dlpack without a Python frame"},
 	{"dlpack_device_method", (PyCFunction)(void (*)(void))n_dlpack_device_method, METH_FASTCALL,
 		"dlpack_device_method(array_type, slow) -> DeviceArray.__dlpack_device__ without a Python frame"},
 	{"live_exports", n_live_exports, METH_NOARGS, "live_exports() -> exported tensors whose deleter has not run"},
@@ -1553,6 +1771,7 @@ PyMODINIT_FUNC PyInit__native(void) {
 		{&name_dl_device, "dl_device"}, {&name_copy, "copy"}, {&name_base, "_base"}, {&name_device, "device"},
 		{&name_platform, "platform"}, {&name_index, "index"}, {&name_shape, "shape"}, {&name_dtype, "dtype"},
 		{&name_dunder_dlpack, "__dlpack__"}, {&name_import, "_import"}, {&name_stream_attr, "stream"}, {&name_nbytes, "nbytes"},
+		{&name_dunder_dlpack_device, "__dlpack_device__"}, {&name_kept, "_kept"}, {&name_give, "give"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if ((*names[i].name = PyUnicode_InternFromString(names[i].text)) == NULL) {
