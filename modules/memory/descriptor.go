@@ -1,6 +1,9 @@
 package memory
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // descriptor is the shared state of one handle family: CubeCL's Arc'd
 // {id, location} plus its two reference counts. The pool slice that holds the
@@ -14,6 +17,34 @@ type descriptor struct {
 	state  atomic.Int64 // refs | handles<<32 | pooledBit; see below
 	loc    Location
 	cursor uint64
+	// hint, when set, is told of each release that leaves only the pool's hold (the
+	// imported pool's, so that its reclaim looks at those allocations instead of every
+	// import): set by the pool that made the family, from any goroutine's give.
+	hint atomic.Pointer[freeHints]
+}
+
+// freeHints collects descriptors whose last user reference was given up, from any
+// goroutine, for the manager's goroutine to look at. A hint is only where to look: the
+// reader checks the allocation itself (still the pool's, and free), so a stale or
+// repeated one costs a check and nothing else.
+type freeHints struct {
+	mu   sync.Mutex
+	list []*descriptor
+}
+
+func (h *freeHints) push(d *descriptor) {
+	h.mu.Lock()
+	h.list = append(h.list, d)
+	h.mu.Unlock()
+}
+
+// take returns the hints so far, leaving none; buf is reused for the next ones.
+func (h *freeHints) take(buf []*descriptor) []*descriptor {
+	h.mu.Lock()
+	out := h.list
+	h.list = buf[:0]
+	h.mu.Unlock()
+	return out
 }
 
 // The two reference counts and the pool's hold share one word, so a handle
@@ -77,6 +108,11 @@ func (d *descriptor) give(id ID, delta int64) bool {
 			return false
 		}
 		if d.state.CompareAndSwap(v, v-delta) {
+			if refsOf(v-delta) == 1 {
+				if h := d.hint.Load(); h != nil {
+					h.push(d)
+				}
+			}
 			return true
 		}
 	}
@@ -118,6 +154,7 @@ func (r *recycler) get(state int64) *descriptor {
 	}
 	d.loc = Location{}
 	d.cursor = 0
+	d.hint.Store(nil)
 	// The id goes first: until the state is set it is 0, which no release
 	// accepts, and once it is set a stale copy of an old handle already
 	// fails the id check.

@@ -1,6 +1,9 @@
 package memory
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // ImportedPool is the pool index of imported memory in a [Location]: it
 // follows the highest dynamic pool index a layout can have.
@@ -19,6 +22,14 @@ type importedPool struct {
 	owners []any // per page: what the importer asked to get back, nil for a tombstone
 	bases  []uintptr
 	live   int
+	// holes are the tombstoned slots, refilled last-first: an import takes one without a
+	// scan of the pages.
+	holes []int
+	// freed: the imports whose last user reference went (descriptor.hint), the only
+	// ones ReclaimImports looks at; spare is the last batch's slice, reused.
+	freed freeHints
+	spare []*descriptor
+	found []int
 }
 
 func newImportedPool(pg pages) *importedPool {
@@ -40,15 +51,22 @@ func (m *Manager) Import(base uintptr, size uint64, owner any) (Handle, error) {
 	p := m.imported
 	d := m.rec.get(poolHold + oneHandle)
 	pg := page{storage: StorageHandle{Size: size}, slices: []slice{{foot: size}}}
-	pi, appended := p.slot(pg)
-	if appended {
+	var pi int
+	if n := len(p.holes); n > 0 {
+		pi = p.holes[n-1]
+		p.holes = p.holes[:n-1]
+		p.list[pi] = pg
+	} else {
+		p.list = append(p.list, pg)
 		p.owners = append(p.owners, nil)
 		p.bases = append(p.bases, 0)
+		pi = len(p.list) - 1
 	}
 	p.owners[pi], p.bases[pi] = owner, base
 	p.live++
 	p.peak = max(p.peak, p.live)
 	p.bind(pi, 0, size, d)
+	d.hint.Store(&p.freed)
 	id := ID(d.id.Load())
 	return Handle{d: d, id: id, size: size, tok: newToken(m.leak, id, size, "handle")}, nil
 }
@@ -57,19 +75,40 @@ func (m *Manager) Import(base uintptr, size uint64, owner any) (Handle, error) {
 // refers to any more and appends their owners to out, in slot order. The
 // caller decides when the memory is truly unused (the work queued on it
 // done) before handing it back.
+//
+// Only the imports whose last user reference was given up since the last call are
+// looked at (each release that leaves the pool's hold alone hints at its allocation),
+// so the call costs what was released, not what is imported; each is checked as a scan
+// would check it: a live import of this pool that nothing but the pool refers to.
 func (m *Manager) ReclaimImports(out []any) []any {
 	p := m.imported
 	if p.live == 0 {
 		return out
 	}
-	for i := range p.list {
-		pg := &p.list[i]
-		if pg.dead || !pg.slices[0].desc.free() {
+	hinted := p.freed.take(p.spare)
+	found := p.found[:0]
+	for _, d := range hinted {
+		loc := d.loc
+		if loc.Pool != ImportedPool || int(loc.Page) >= len(p.list) {
 			continue
 		}
-		out = append(out, p.owners[i])
-		p.kill(i)
+		pg := &p.list[loc.Page]
+		if pg.dead || pg.slices[0].desc != d || !d.free() {
+			continue // taken again since, reclaimed already, or another family now
+		}
+		found = append(found, int(loc.Page))
 	}
+	clear(hinted)
+	p.spare = hinted
+	slices.Sort(found)
+	for i, pi := range found {
+		if i > 0 && pi == found[i-1] {
+			continue // hinted twice
+		}
+		out = append(out, p.owners[pi])
+		p.kill(pi)
+	}
+	p.found = found
 	return out
 }
 
@@ -98,6 +137,7 @@ func (p *importedPool) kill(i int) {
 	*pg = page{dead: true}
 	p.owners[i], p.bases[i] = nil, 0
 	p.live--
+	p.holes = append(p.holes, i)
 }
 
 // resource resolves a range of slot pi: the imported base plus the offsets.

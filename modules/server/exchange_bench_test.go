@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/faults"
 	"github.com/cubehip/cubehip/modules/server"
 )
 
@@ -58,4 +59,58 @@ func BenchmarkExchange(b *testing.B) {
 	}
 	released.Wait()
 	b.ReportMetric(float64(time.Since(t0).Microseconds())/n, "us-import-oncaller")
+}
+
+// BenchmarkExportOrdered is the export of BenchmarkExchange alone, in b.Loop (for a CPU
+// profile of the Device's side): OrderBefore on the other library's stream, then the
+// device pointer, of a buffer whose writes are done. On the cpu platform it runs through
+// foreignCPU, whose streams stand for another library's.
+func BenchmarkExportOrdered(b *testing.B) {
+	d := benchDevice(b)
+	var p hipsys.Platform
+	if d.Platform() == "cpu" {
+		var f *faults.Platform
+		d, f = openForeignDevice(b, server.Options{})
+		p = f.Unwrap()
+	} else {
+		var err error
+		p, err = hipsys.Open(d.Platform())
+		require.NoError(b, err)
+	}
+	theirs, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+	require.NoError(b, err)
+	defer func() { _ = p.StreamDestroy(theirs) }()
+	x := alloc(b, d.Stream, 1024)
+	require.NoError(b, d.Sync())
+	for b.Loop() {
+		if err := x.OrderBefore(uint64(theirs)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := x.DevicePointer(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkImportReleased is BenchmarkExchange's import with the release on the caller
+// alone, in b.Loop: Import of the other library's allocation, Release, the callback.
+func BenchmarkImportReleased(b *testing.B) {
+	d := benchDevice(b)
+	p, err := hipsys.Open(d.Platform())
+	require.NoError(b, err)
+	mem, err := p.Malloc(1024)
+	require.NoError(b, err)
+	defer p.Free(mem)
+	imp := d.On(1)
+	released := 0
+	for b.Loop() {
+		buf, err := imp.Import(mem, 1024, func() { released++ }, server.ReleaseOnCaller)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := buf.Release(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	require.NoError(b, d.Sync())
 }

@@ -102,7 +102,7 @@ typedef CUresult (*cu_host_device_ptr_fn)(CUdeviceptr*, void*, unsigned);
 typedef CUresult (*cu_write_value32_fn)(CUstream, CUdeviceptr, uint32_t, unsigned);
 typedef CUresult (*cu_ctx_enable_peer_fn)(CUcontext, unsigned);
 typedef CUresult (*cu_memcpy_peer_async_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
-typedef CUresult (*cu_pointer_attr_fn)(void*, int, CUdeviceptr);
+typedef CUresult (*cu_pointer_attrs_fn)(unsigned, int*, void**, CUdeviceptr);
 
 // The resolved entry points, filled once by Open before any call (platform.go's
 // driverSymbols names each one's library symbol). funcGetParamInfo is optional (CUDA
@@ -159,7 +159,7 @@ struct cubehip_cu {
 	cu_can_access_peer_fn deviceCanAccessPeer;
 	cu_ctx_enable_peer_fn ctxEnablePeerAccess;
 	cu_memcpy_peer_async_fn memcpyPeerAsync;
-	cu_pointer_attr_fn pointerGetAttribute;
+	cu_pointer_attrs_fn pointerGetAttributes;
 	// Optional: without both, no launch is flagged and every wait is cuStreamSynchronize
 	// (streamflag.go).
 	cu_host_device_ptr_fn memHostGetDevicePointer;

@@ -171,7 +171,7 @@ func driverSymbols() []dl.Entry {
 		entry(&f.graphLaunch, "cuGraphLaunch"),
 		entry(&f.graphExecDestroy, "cuGraphExecDestroy"),
 		entry(&f.graphDestroy, "cuGraphDestroy"),
-		entry(&f.pointerGetAttribute, "cuPointerGetAttribute"),
+		entry(&f.pointerGetAttributes, "cuPointerGetAttributes"),
 	}
 }
 

@@ -84,17 +84,18 @@ CUresult cu_mem_info(size_t* free, size_t* total) {
 // Memory.
 
 // cu_pointer_info asks the driver what p is: its memory type, the ordinal of the device
-// it belongs to, and the allocation holding it (its start and size).
+// it belongs to, and the allocation holding it (its start and size), in one call (the
+// import's range check; four cuPointerGetAttribute calls cost four lookups). For an
+// address no CUDA allocation holds, cuPointerGetAttributes succeeds with a memory type
+// of 0: that is CUDA_ERROR_INVALID_VALUE here, as cuPointerGetAttribute answers it.
 CUresult cu_pointer_info(CUdeviceptr p, unsigned* type, int* ordinal, CUdeviceptr* start, size_t* size) {
-	enum { MEMORY_TYPE = 2, DEVICE_ORDINAL = 9, RANGE_START_ADDR = 11, RANGE_SIZE = 12 };
+	int attrs[4] = {2 /* MEMORY_TYPE */, 9 /* DEVICE_ORDINAL */, 11 /* RANGE_START_ADDR */, 12 /* RANGE_SIZE */};
+	void* data[4] = {type, ordinal, start, size};
 	ENSURE();
-	CUresult r = cubehip_cu.pointerGetAttribute(type, MEMORY_TYPE, p);
+	*type = 0;
+	CUresult r = cubehip_cu.pointerGetAttributes(4, attrs, data, p);
 	if (r) return r;
-	r = cubehip_cu.pointerGetAttribute(ordinal, DEVICE_ORDINAL, p);
-	if (r) return r;
-	r = cubehip_cu.pointerGetAttribute(start, RANGE_START_ADDR, p);
-	if (r) return r;
-	return cubehip_cu.pointerGetAttribute(size, RANGE_SIZE, p);
+	return *type == 0 ? 1 /* CUDA_ERROR_INVALID_VALUE */ : 0;
 }
 
 CUresult cu_mem_alloc(CUdeviceptr* p, size_t n) {
