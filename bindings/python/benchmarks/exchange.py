@@ -110,8 +110,27 @@ def main() -> int:
     dev.sync()
     print(f"  import cubehip ÷ cupy {med['import, whole: cubehip.from_dlpack(t)'] / med['import, whole: cupy.from_dlpack(t)']:.3f}; "
           f"export cubehip ÷ cupy {med['export, whole: torch.from_dlpack(cubehip array)'] / med['export, whole: torch.from_dlpack(cupy array)']:.3f}")
+    for what, mine_fn, theirs_fn in (("import", ch_import_whole, cp_import_whole), ("export", ch_export_whole, cp_export_whole)):
+        r = paired(mine_fn, theirs_fn, opt)
+        q = statistics.quantiles(r, n=4)
+        print(f"  {what} cubehip ÷ cupy, paired blocks: median {statistics.median(r):.3f} (quartiles {q[0]:.3f}-{q[2]:.3f}, {len(r)} blocks)")
     dev.close()
     return 0
+
+
+def paired(mine, theirs, opt, blocks: int = 40) -> list[float]:
+    """Ratios of mine's time to theirs over blocks of --n/10 calls each, in the order mine,
+    theirs, theirs, mine, so that each ratio compares the two within a fraction of a second
+    (the machine's own speed drifts more than that between rounds)."""
+    k = max(opt.n // 10, 50)
+    out = []
+    for _ in range(blocks):
+        a1 = per_call(mine, k)
+        b1 = per_call(theirs, k)
+        b2 = per_call(theirs, k)
+        a2 = per_call(mine, k)
+        out.append((a1 + a2) / (b1 + b2))
+    return out
 
 
 def measure(cases, opt, versions: str, sync=None) -> dict[str, float]:
