@@ -30,6 +30,10 @@ func (b Binding) Offsets() (start, end uint64) { return b.off.start, b.off.end }
 // SizeInUse is Size minus both offsets.
 func (b Binding) SizeInUse() uint64 { return b.size - b.off.start - b.off.end }
 
+// Imported reports whether the allocation is memory the manager did not allocate
+// (Manager.Import): another library's, given back through ReclaimImports.
+func (b Binding) Imported() bool { return b.d != nil && b.d.hint.Load() != nil }
+
 // Valid reports whether b still holds its reference.
 func (b Binding) Valid() bool { return b.d.live(b.id) }
 

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -39,6 +40,33 @@ func BenchmarkDeviceLaunch(b *testing.B) {
 	}
 	require.NoError(b, d.Sync())
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/launch")
+}
+
+// BenchmarkDeviceLaunchBorrowed is a launch on stream 1 of a buffer made on stream 0,
+// against the same launch on stream 0: each such launch lends the buffer to stream 1,
+// which holds it until a fence after its work (one fence per stream.pinBatch launches).
+func BenchmarkDeviceLaunchBorrowed(b *testing.B) {
+	for _, on := range []server.StreamID{0, 1} {
+		b.Run(fmt.Sprintf("stream%d", on), func(b *testing.B) {
+			d := benchDevice(b)
+			s := d.On(on)
+			x := alloc(b, d.On(0), 256)
+			one := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+			args := server.Args{Buffers: []*server.Buffer{x}, Scalars: []server.Scalar{server.U32(4)}}
+			require.NoError(b, s.Launch(devInc, one, args))
+			require.NoError(b, d.Sync())
+			for i := 0; b.Loop(); i++ {
+				if err := s.Launch(devInc, one, args); err != nil {
+					b.Fatal(err)
+				}
+				if i%syncEvery == syncEvery-1 {
+					_ = s.Sync()
+				}
+			}
+			require.NoError(b, s.Sync())
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/launch")
+		})
+	}
 }
 
 func BenchmarkHipsysLaunch(b *testing.B) {

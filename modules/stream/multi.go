@@ -265,7 +265,17 @@ func (m *MultiStream) Close() error {
 	var errs []error
 	for i := range m.slots {
 		if s := m.slots[i].Load(); s != nil {
-			errs = append(errs, m.p.StreamSynchronize(s.Sys))
+			serr := m.p.StreamSynchronize(s.Sys)
+			errs = append(errs, serr)
+			if d := s.deferred; d != nil {
+				if serr == nil {
+					// Every command's work is done: what waited for a fence is free to go.
+					for i := range d.pins {
+						_ = d.pins[i].Release()
+					}
+				}
+				s.deferred = nil
+			}
 			// The queue's fences are on a finished stream: this returns at once.
 			errs = append(errs, s.Drops.Flush(m.p, s.Sys), s.Drops.Flush(m.p, s.Sys))
 		}

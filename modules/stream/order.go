@@ -266,10 +266,12 @@ func (s *Stream) need(slot int, cursor uint64) {
 }
 
 // Close ends the command: its work is enqueued, so other streams may now order after
-// it, and the buffers it borrowed from other streams go to the release worker with a
-// fence after the work (or, while recording, to the capture, since the recorded work
-// runs only at replay). Closing twice is harmless. It never waits on the host, except
-// when no fence can be recorded: then it synchronizes the stream before releasing.
+// it, and the buffers it borrowed from other streams wait for a fence after the work
+// (or, while recording, go to the capture, since the recorded work runs only at
+// replay). The fence is recorded once for the borrowings of pinBatch commands
+// (FencePins), or at once when one of them is another library's memory, whose owner
+// waits for it. Closing twice is harmless. It never waits on the host, except when no
+// fence can be recorded: then it synchronizes the stream before releasing.
 func (r Resolved) Close() error {
 	s := r.s
 	if s == nil {
@@ -279,13 +281,54 @@ func (r Resolved) Close() error {
 	if len(s.pins) == 0 {
 		return nil
 	}
-	pins := append([]Binding(nil), s.pins...)
-	clear(s.pins)
-	s.pins = s.pins[:0]
 	if s.Capture.IsRecording() {
+		pins := append([]Binding(nil), s.pins...)
+		clear(s.pins)
+		s.pins = s.pins[:0]
 		s.Capture.pin(pins)
 		return nil
 	}
+	now := false
+	for i := range s.pins {
+		now = now || s.pins[i].Imported()
+	}
+	if s.deferred == nil {
+		s.deferred = new(deferredPins)
+	}
+	d := s.deferred
+	d.pins = append(d.pins, s.pins...)
+	clear(s.pins)
+	s.pins = s.pins[:0]
+	if d.cmds++; d.cmds < pinBatch && !now {
+		return nil
+	}
+	return s.FencePins()
+}
+
+// pinBatch is how many commands' borrowings share one fence. A fence per command was
+// an event created, recorded and host-waited per launch of a buffer of another stream:
+// on an H200 such a launch cost 19 µs of its caller instead of 4, and a 13 µs stencil
+// ran 47% slower on the device (the events between kernels, the release worker's
+// queue filling). Holding a borrowing longer is always safe: the owning pool reuses the
+// memory later, never sooner.
+const pinBatch = 32
+
+// FencePins records one fence on the stream, after the work of every closed command
+// whose borrowed bindings wait for one, and hands those bindings to the release worker,
+// which releases them once the fence completes. Nothing to do with none waiting or while
+// the stream records a capture (a fence there would be a node of the graph: they wait
+// for the next FencePins after it). The server calls it where its caller waits for the
+// stream or flushes it, so that a program's borrowings end with its work. It never waits
+// on the host, except when no fence can be recorded: then it synchronizes the stream
+// before releasing.
+func (s *Stream) FencePins() error {
+	d := s.deferred
+	if d == nil || len(d.pins) == 0 || s.Capture.IsRecording() {
+		return nil
+	}
+	pins := append([]Binding(nil), d.pins...)
+	clear(d.pins)
+	d.pins, d.cmds = d.pins[:0], 0
 	f, err := NewFence(s.m.p, s.Sys)
 	if err != nil {
 		if serr := s.m.p.StreamSynchronize(s.Sys); serr != nil {

@@ -3,10 +3,12 @@ package stream_test
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cubehip/cubehip/modules/memory"
 	"github.com/cubehip/cubehip/modules/stream"
 )
 
@@ -170,6 +172,7 @@ func TestCrossStreamPinHeldWhileConsumerRuns(t *testing.T) {
 	r, err := m.Resolve(b, []stream.Binding{x})
 	require.NoError(t, err)
 	require.NoError(t, r.Close())
+	require.NoError(t, r.Stream().FencePins()) // the fence, now rather than pinBatch commands on
 	require.NoError(t, x.Release())
 	require.NoError(t, h.Release())
 	require.NoError(t, m.Close())
@@ -199,4 +202,54 @@ func TestOrderWriteWithoutResolve(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, waits+1, p.Calls(waitCall))
 	assert.Equal(t, bytes.Repeat([]byte{0x77}, n), got)
+}
+
+// TestCrossStreamPinsShareOneFence: the borrowings of pinBatch commands wait for one
+// fence, recorded when the last of them closes; until then the owning pool keeps the
+// memory (later, never sooner). FencePins gives the fence at once, as a Sync does.
+func TestCrossStreamPinsShareOneFence(t *testing.T) {
+	p := openCPU(t)
+	m := newMulti(t, p)
+	const a, b stream.ID = 10, 11
+	sa, err := m.Stream(a)
+	require.NoError(t, err)
+	borrow := func() (memory.Handle, stream.Binding) {
+		h, err := sa.GPU.Reserve(64)
+		require.NoError(t, err)
+		mb, err := h.Binding()
+		require.NoError(t, err)
+		return h, stream.Binding{Binding: mb, Stream: a}
+	}
+	use := func(x stream.Binding, times int) *stream.Stream {
+		var s *stream.Stream
+		for range times {
+			r, err := m.Resolve(b, []stream.Binding{x})
+			require.NoError(t, err)
+			require.NoError(t, r.Close())
+			s = r.Stream()
+		}
+		return s
+	}
+	allocs := func() uint64 { return sa.GPU.Usage().NumberAllocs }
+
+	h, x := borrow()
+	use(x, 31)
+	require.NoError(t, x.Release())
+	require.NoError(t, h.Release())
+	time.Sleep(20 * time.Millisecond)
+	require.Equal(t, uint64(1), allocs(), "31 commands' borrowings wait for a fence")
+	h2, x2 := borrow()
+	use(x2, 1) // the 32nd command: one fence for all
+	require.NoError(t, x2.Release())
+	require.NoError(t, h2.Release())
+	require.Eventually(t, func() bool { return allocs() == 0 }, 5*time.Second, time.Millisecond,
+		"after the fence both allocations go back")
+
+	h3, x3 := borrow()
+	s := use(x3, 1)
+	require.NoError(t, x3.Release())
+	require.NoError(t, h3.Release())
+	require.NoError(t, s.FencePins())
+	require.Eventually(t, func() bool { return allocs() == 0 }, 5*time.Second, time.Millisecond, "FencePins gives the fence at once")
+	require.NoError(t, s.FencePins(), "nothing left to fence")
 }

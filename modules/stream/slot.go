@@ -37,11 +37,18 @@ type Stream struct {
 	lastSynced    []uint64 // per slot: the origin's done cursor this stream last waited for
 	waits         []int    // scratch: slots to wait on in one resolve
 	pins          []Binding
+	// deferred holds the bindings that closed commands borrowed from other streams and
+	// that wait for a fence still to be recorded (Resolved.Close, pinBatch); behind a
+	// pointer, which also fills the struct to 256 bytes, a size class whose objects start
+	// on a cache line (TestStreamLayout).
+	deferred *deferredPins
+}
 
-	// Pads the struct to 256 bytes, a size class whose objects start on a cache line:
-	// at its natural 216 the allocator's 224-byte class puts every other Stream 32
-	// bytes into a line, and the fields above across two (TestStreamLayout).
-	_ [8]byte
+// deferredPins are a stream's borrowings waiting for a fence, and how many commands
+// they came from.
+type deferredPins struct {
+	pins []Binding
+	cmds int
 }
 
 // Slot is the stream's index in its MultiStream; ID(Slot()) maps back to it.

@@ -9,6 +9,11 @@ comes from:
   cupy            CuPy's code, CuPy's memory, a non-blocking CuPy stream
   cupy@cubehip    CuPy's code and stream on cubehip's memory (placement)
   cubehip-code    cubehip's code object loaded by CuPy, on CuPy's memory (code)
+  cubehip@events  cubehip's launches on its stream 1 of arrays made on stream 1, timed by
+                  CuPy's events on that stream (the timing: Profile's window against
+                  CUDA events)
+  cross-stream    the same with the arrays of the "cubehip" column, made on stream 0:
+                  each launch lends them to stream 1 (what that costs the device)
 
 A replayed graph of GRAPH_KERNELS stencil steps + a sync is timed on the host for both.
 It prints one line per kernel with the medians (µs per kernel) and cubehip ÷ CuPy, then
@@ -26,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+import warnings
 
 import numpy as np
 
@@ -171,11 +177,30 @@ def main() -> int:
                     hk(grid, block, hargs)
             return p.elapsed * 1e6 / LAUNCHES
 
+        # Stream 1's handle out: that stream is shared from now on (its waits the
+        # driver's own), which is why the "cubehip" column keeps stream 0.
+        with warnings.catch_warnings():  # ExternalStream: deprecated in CuPy 14, still the way for a raw handle
+            warnings.simplefilter("ignore", DeprecationWarning)
+            xs = cp.cuda.ExternalStream(cubehip._ffi.fast_stream_native_handle(dev._live(), 1))
+
+        hargs1 = [dev.array(a, stream=1) if isinstance(a, np.ndarray) else a for a in host]
+
+        def cubehip_events(args):
+            def run():
+                ev0.record(xs)
+                for _ in range(LAUNCHES):
+                    hk(grid, block, args, stream=1)
+                ev1.record(xs)
+                ev1.synchronize()
+                return cp.cuda.get_elapsed_time(ev0, ev1) * 1e3 / LAUNCHES
+            return run
+
         def cupy_side(kernel, args):
             return cupy_side_for(cp, stream, ev0, ev1, kernel, grid, block, args)
 
         variants = {"cubehip": cubehip_side, "cupy": cupy_side(ck, cargs),
-                    "cupy@cubehip": cupy_side(ck, on_ours), "cubehip-code": cupy_side(theirs, cargs)}
+                    "cupy@cubehip": cupy_side(ck, on_ours), "cubehip-code": cupy_side(theirs, cargs),
+                    "cubehip@events": cubehip_events(hargs1), "cross-stream": cubehip_events(hargs)}
         times: dict[str, list[float]] = {v: [] for v in variants}
         for v in variants.values():  # warm-up: clocks up, caches filled
             v()

@@ -99,6 +99,13 @@ func (s *Server) MemoryCleanup(id StreamID) error {
 		return err
 	}
 	defer r.Close()
+	// Every stream's borrowings still waiting for a fence get it: some may be of this
+	// stream's memory, which the cleanup then finds given back once that work is done.
+	for _, other := range s.streams.StreamIDs() {
+		if o := s.streams.TryStream(other); o != nil {
+			_ = o.FencePins()
+		}
+	}
 	err = r.Stream().Cleanup()
 	s.reclaimImports()
 	return err

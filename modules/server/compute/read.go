@@ -460,6 +460,9 @@ func (s *Server) Sync(handles []Binding, id StreamID) SyncFuture {
 	if err != nil {
 		return SyncFuture{err: err}
 	}
-	defer r.Close()
+	_ = r.Close()
+	// The borrowings still waiting for a fence (stream.pinBatch) get it now, before the
+	// wait: a program that waits for its work sees the memory it borrowed given back.
+	_ = r.Stream().FencePins()
 	return SyncFuture{s: s, id: id, sys: r.Stream().Sys}
 }

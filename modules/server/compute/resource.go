@@ -41,6 +41,7 @@ func (s *Server) Flush(id StreamID) error {
 		return nil
 	}
 	defer r.Close()
+	_ = r.Stream().FencePins() // see Sync
 	if err := r.Stream().Flush(); err != nil {
 		s.log.Warn("server: flush: drop queue", "stream", id, "err", err)
 	}
