@@ -166,3 +166,31 @@ func TestWaitForeignOrdersTheirWritesFirst(t *testing.T) {
 	}
 	assert.Equal(t, want, got, "the read is ordered after their write")
 }
+
+// Once a stream's native handle is out, a launch is on the stream when Launch returns:
+// a copy queued on the handle right after it reads what the kernel wrote. The copy here
+// goes through the platform the Device uses, whose calls settle its launch queue first,
+// so on nvidia this holds with or without the queue: the race with a library that calls
+// the driver itself is the Python suite's test with CuPy
+// (test_shared_stream_launch_is_on_the_stream_when_the_call_returns). (On the cpu
+// platform through foreignCPU.)
+func TestSharedStreamLaunchIsOnTheStreamWhenLaunchReturns(t *testing.T) {
+	d, f := openForeignDevice(t, server.Options{})
+	p := f.Unwrap()
+	s := d.On(2)
+	native, err := s.NativeHandle()
+	require.NoError(t, err)
+	_, host := foreignStream(t, p)
+	out := alloc(t, s, 4)
+	ptr, err := out.DevicePointer()
+	require.NoError(t, err)
+	require.NoError(t, d.Compile(devSpin))
+	for i := range 300 {
+		require.NoError(t, s.Write(out, make([]byte, 4)))
+		n := uint64(100 + i)
+		require.NoError(t, s.Call(devSpin, server.Dim3{X: 1, Y: 1, Z: 1}, out.Arg(), server.U64(n)))
+		require.NoError(t, p.MemcpyDtoHAsync(host, ptr, 4, hipsys.Stream(native)))
+		require.NoError(t, p.StreamSynchronize(hipsys.Stream(native)))
+		require.Equal(t, spun(n), hostFloat(host), "round %d: the other library's copy ran before the launch", i)
+	}
+}

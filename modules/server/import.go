@@ -89,8 +89,10 @@ func (s Stream) Import(ptr hipsys.DevicePtr, size uint64, release func(), opts .
 // idle, that a completion flag covers its work), and every wait on it is the driver's
 // own. So a Read is ordered after everything queued on the stream before the Read,
 // by the Device or by the other library (an event wait the other library queued there
-// included), and a Sync waits for all of it. Work the other library queues on the
-// handle after the Device's call is the other library's to order.
+// included), and a Sync waits for all of it. The Device's launches on a shared stream
+// reach the driver before Launch returns (not through the launch queue), so what the
+// other library queues on the handle afterwards runs after them; any other wait for
+// that work is the other library's to make.
 func (s Stream) NativeHandle() (uint64, error) {
 	d := s.d
 	if err := d.enter(); err != nil {

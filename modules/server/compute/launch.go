@@ -294,7 +294,12 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 	if args.HasInfo || len(args.Info) > 0 {
 		a.Ptr(info)
 	}
-	if quick && s.queue != nil {
+	// A shared stream's launches are issued before Launch returns: another library
+	// queues on its native handle without the server seeing it, and what it queues after
+	// the call must run after the launch (a queued launch would reach the driver later).
+	// NativeStream settled the queue when it shared the stream, so nothing of this
+	// stream is left in the queue to be overtaken.
+	if quick && s.queue != nil && !s.watch.state(st.Sys).shared.Load() {
 		err = s.launchQueued(ck, k, grid, st.Sys, a, args.Buffers, id)
 	} else {
 		err = s.p.ModuleLaunchKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)
