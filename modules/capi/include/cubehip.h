@@ -596,9 +596,12 @@ cubehip_status cubehip_buffer_import_flags(cubehip_device device, uint64_t strea
  * on or make wait. It is what a DLPack producer (CuPy, PyTorch) takes as the stream
  * argument of __dlpack__, ordering its pending work on a tensor before the stream's later
  * work. On the cpu platform it is the platform's number for the stream, meaningless
- * outside cubehip. Valid until cubehip_device_close; the host must not destroy it. Work
- * the other library queues on it is its own to wait for: cubehip_device_sync waits for
- * the device's work, which may end before work queued after the device's last call. */
+ * outside cubehip. Valid until cubehip_device_close; the host must not destroy it. Once
+ * the handle is out, the device's launches on the stream reach the driver before
+ * cubehip_launch returns, so work the other library queues on the handle afterwards runs
+ * after them. Work the other library queues on it is its own to wait for:
+ * cubehip_device_sync waits for the device's work, which may end before work queued
+ * after the device's last call. */
 cubehip_status cubehip_stream_native_handle(cubehip_device device, uint64_t stream, uint64_t* handle);
 
 /* Exchange with another library without a host wait (DLPack's and the CUDA array
