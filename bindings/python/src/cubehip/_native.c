@@ -979,8 +979,42 @@ static int attr_handle(PyObject* o, PyObject* name, uint64_t* out) {
 	return ok;
 }
 
+/* The DLPack device of a cubehip Device: 1 with *type (1 kDLCPU, 2 kDLCUDA, 10 kDLROCM),
+ * *id (the device's index, 0 on the cpu device) and *nvidia set, as the package's
+ * DEVICE_TYPES and _dl_index say; 0, with no exception left set, for anything the
+ * package's code is to handle (a platform not named here, an index that is no int). */
+static int dl_device_of(PyObject* device, long long* type, long long* id, int* nvidia) {
+	PyObject* platform = PyObject_GetAttr(device, name_platform);
+	if (platform == NULL) {
+		PyErr_Clear();
+		return 0;
+	}
+	int ok = 0;
+	*id = 0;
+	*nvidia = 0;
+	if (!PyUnicode_Check(platform)) goto out;
+	if (PyUnicode_CompareWithASCIIString(platform, "cpu") == 0) {
+		*type = 1;
+		ok = 1;
+		goto out;
+	}
+	*nvidia = PyUnicode_CompareWithASCIIString(platform, "nvidia") == 0;
+	if (!*nvidia && PyUnicode_CompareWithASCIIString(platform, "amd") != 0) goto out;
+	*type = *nvidia ? 2 : 10;
+	PyObject* index = PyObject_GetAttr(device, name_index);
+	if (index == NULL) {
+		PyErr_Clear();
+		goto out;
+	}
+	ok = int_in(index, 0, INT32_MAX, id);
+	Py_DECREF(index);
+out:
+	Py_DECREF(platform);
+	return ok;
+}
+
 static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-	PyObject *stream = Py_None, *dl_device = Py_None, *base = NULL, *device = NULL, *platform = NULL, *shape = NULL, *dtype = NULL,
+	PyObject *stream = Py_None, *dl_device = Py_None, *base = NULL, *device = NULL, *shape = NULL, *dtype = NULL,
 		 *r = NULL;
 	if (nargs != 0 || dl_slow == NULL || (PyObject*)Py_TYPE(self) != dl_array_type || c_launch == NULL) goto slow;
 	if (kwnames != NULL) {
@@ -1005,11 +1039,12 @@ static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t n
 	if (base != Py_None && ((PyObject*)Py_TYPE(base) != dl_array_type || !attr_handle(base, name_h, &bh))) goto slow;
 	if ((device = PyObject_GetAttr(self, name_device)) == NULL) goto slow_clear;
 	if (!attr_handle(device, name_h, &dh)) goto slow;
-	if ((platform = PyObject_GetAttr(device, name_platform)) == NULL) goto slow_clear;
-	if (!PyUnicode_Check(platform)) goto slow;
+	long long type, id;
+	int nvidia;
+	if (!dl_device_of(device, &type, &id, &nvidia)) goto slow;
 	/* order_for's table (_dlpack.py); what it refuses, the package's method refuses. */
 	uint64_t order, native = 0;
-	long device_type, device_id = 0;
+	long device_type = (long)type, device_id = (long)id;
 	long long s = 0;
 	if (stream != Py_None && !int_in(stream, -1, LLONG_MAX, &s)) {
 		uint64_t u;
@@ -1019,21 +1054,10 @@ static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t n
 	} else if (stream != Py_None) {
 		native = (uint64_t)s;
 	}
-	if (PyUnicode_CompareWithASCIIString(platform, "cpu") == 0) {
+	if (type == 1) {
 		if (stream != Py_None) goto slow;
-		device_type = 1;
 		order = 1;
 	} else {
-		int nvidia = PyUnicode_CompareWithASCIIString(platform, "nvidia") == 0;
-		if (!nvidia && PyUnicode_CompareWithASCIIString(platform, "amd") != 0) goto slow;
-		device_type = nvidia ? 2 : 10;
-		PyObject* index = PyObject_GetAttr(device, name_index);
-		if (index == NULL) goto slow_clear;
-		long long id;
-		int ok = int_in(index, 0, INT32_MAX, &id);
-		Py_DECREF(index);
-		if (!ok) goto slow;
-		device_id = (long)id;
 		if (stream == Py_None) {
 			order = 2;
 			native = nvidia ? 1 : 0;
@@ -1073,7 +1097,6 @@ slow:
 done:
 	Py_XDECREF(base);
 	Py_XDECREF(device);
-	Py_XDECREF(platform);
 	Py_XDECREF(shape);
 	Py_XDECREF(dtype);
 	return r;
@@ -1091,26 +1114,14 @@ static PyObject* dl_device_slow; /* the package's __dlpack_device__ */
 
 static PyObject* dlpack_device_call(PyObject* self, PyObject* unused) {
 	(void)unused;
-	PyObject *device = NULL, *platform = NULL, *r = NULL;
+	PyObject *device = NULL, *r = NULL;
 	uint64_t h, dh;
 	if (dl_device_slow == NULL || (PyObject*)Py_TYPE(self) != dl_array_type || !attr_handle(self, name_h, &h)) goto slow;
 	if ((device = PyObject_GetAttr(self, name_device)) == NULL) goto slow_clear;
 	if (!attr_handle(device, name_h, &dh)) goto slow;
-	if ((platform = PyObject_GetAttr(device, name_platform)) == NULL) goto slow_clear;
-	if (!PyUnicode_Check(platform)) goto slow;
-	long long type, id = 0;
-	if (PyUnicode_CompareWithASCIIString(platform, "cpu") == 0) {
-		type = 1;
-	} else {
-		int nvidia = PyUnicode_CompareWithASCIIString(platform, "nvidia") == 0;
-		if (!nvidia && PyUnicode_CompareWithASCIIString(platform, "amd") != 0) goto slow;
-		type = nvidia ? 2 : 10;
-		PyObject* index = PyObject_GetAttr(device, name_index);
-		if (index == NULL) goto slow_clear;
-		int ok = int_in(index, 0, INT32_MAX, &id);
-		Py_DECREF(index);
-		if (!ok) goto slow;
-	}
+	long long type, id;
+	int nvidia;
+	if (!dl_device_of(device, &type, &id, &nvidia)) goto slow;
 	r = Py_BuildValue("(LL)", type, id);
 	goto done;
 slow_clear:
@@ -1120,7 +1131,6 @@ slow:
 	if (r == NULL && !PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "cubehip._native: __dlpack_device__ is not bound");
 done:
 	Py_XDECREF(device);
-	Py_XDECREF(platform);
 	return r;
 }
 
@@ -1505,7 +1515,7 @@ static PyObject* name_dunder_dlpack_device; /* "__dlpack_device__", interned */
 
 static PyObject* from_dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
 	(void)self;
-	PyObject *device = Py_None, *stream = Py_None, *dev = NULL, *platform = NULL, *dd = NULL, *r = NULL, *sid = NULL;
+	PyObject *device = Py_None, *stream = Py_None, *dev = NULL, *dd = NULL, *r = NULL, *sid = NULL;
 	if (nargs != 1 || fd_slow == NULL || dl_array_type == NULL || c_launch == NULL) goto slow;
 	if (kwnames != NULL) {
 		Py_ssize_t nk = PyTuple_Size(kwnames);
@@ -1541,22 +1551,13 @@ static PyObject* from_dlpack_call(PyObject* self, PyObject* const* args, Py_ssiz
 	if ((PyObject*)Py_TYPE(dev) != fd_device_type) goto slow;
 	uint64_t dh;
 	if (!attr_handle(dev, name_h, &dh)) goto slow;
-	if ((platform = PyObject_GetAttr(dev, name_platform)) == NULL) goto slow_clear;
-	if (!PyUnicode_Check(platform)) goto slow;
-	long long want_type, want_id = -1, wait = -1, legacy = -1;
-	if (PyUnicode_CompareWithASCIIString(platform, "cpu") == 0) {
-		want_type = 1;
-	} else {
-		int nvidia = PyUnicode_CompareWithASCIIString(platform, "nvidia") == 0;
-		if (!nvidia && PyUnicode_CompareWithASCIIString(platform, "amd") != 0) goto slow;
-		want_type = nvidia ? 2 : 10;
+	long long want_type, want_id, wait = -1, legacy = -1;
+	int nvidia;
+	if (!dl_device_of(dev, &want_type, &want_id, &nvidia)) goto slow;
+	if (want_type == 1)
+		want_id = -1; /* any: kDLCPU memory is the cpu device's */
+	else
 		legacy = wait = nvidia ? 1 : 0; /* _LEGACY: the legacy default stream's DLPack handle */
-		PyObject* index = PyObject_GetAttr(dev, name_index);
-		if (index == NULL) goto slow_clear;
-		int ok = int_in(index, 0, INT32_MAX, &want_id);
-		Py_DECREF(index);
-		if (!ok) goto slow;
-	}
 	/* x's DLPack device, as the package's function asks it, before x does any work for us. */
 	if ((dd = PyObject_CallMethodObjArgs(x, name_dunder_dlpack_device, NULL)) == NULL) goto slow_clear;
 	/* Ints or their subclasses (PyTorch's device type is an IntEnum), not bools. */
@@ -1594,7 +1595,6 @@ slow:
 done:
 	Py_XDECREF(sid);
 	Py_XDECREF(dev);
-	Py_XDECREF(platform);
 	Py_XDECREF(dd);
 	return r;
 }
