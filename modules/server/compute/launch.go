@@ -299,7 +299,8 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 	// the call must run after the launch (a queued launch would reach the driver later).
 	// NativeStream settled the queue when it shared the stream, so nothing of this
 	// stream is left in the queue to be overtaken.
-	if quick && s.queue != nil && !s.watch.state(st.Sys).shared.Load() {
+	ss := s.watch.state(st.Sys)
+	if quick && s.queue != nil && !ss.shared.Load() {
 		err = s.launchQueued(ck, k, grid, st.Sys, a, args.Buffers, id)
 	} else {
 		err = s.p.ModuleLaunchKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)
@@ -310,7 +311,7 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 	if err != nil {
 		return s.explain(launchError(k, err))
 	}
-	s.launched(k, args.Buffers, s.watch.state(st.Sys))
+	s.launched(k, args.Buffers, ss)
 	if ferr := st.FlushDropsIfDue(false); ferr != nil {
 		s.log.Warn("server: drop-queue flush after launch failed", "err", ferr)
 	}
