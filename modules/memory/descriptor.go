@@ -17,9 +17,10 @@ type descriptor struct {
 	state  atomic.Int64 // refs | handles<<32 | pooledBit; see below
 	loc    Location
 	cursor uint64
-	// hint, when set, is told of each release that leaves only the pool's hold (the
-	// imported pool's, so that its reclaim looks at those allocations instead of every
-	// import): set by the pool that made the family, from any goroutine's give.
+	// hint, when set, is told of each release that leaves only the pool's hold, from any
+	// goroutine's give: the imported pool sets it on its families (only that pool does, so
+	// Binding.Imported reads it), so that its reclaim looks at those allocations instead
+	// of every import.
 	hint atomic.Pointer[freeHints]
 }
 
