@@ -368,3 +368,23 @@ func TestModelRegress_OrderingBeforeTheBlameKeepsItsBytes(t *testing.T) {
 		{Kind: "read", S: 1, B: 3},
 	})
 }
+
+// A replay runs on the stream its graph was captured on, not on the id the op names.
+// Here the graph (b1 from b2) replays on device stream 0 while b1's last write was on
+// stream 1, after a trap there: the replay orders stream 0 after stream 1's failed
+// work, which passes the fault on, and stream 0's Sync reports the trap. The model took
+// the op's id (device stream 1) for the replay's stream and called that error a bug.
+func TestModelRegress_ReplayInheritsTheFaultOfItsOwnStream(t *testing.T) {
+	modelRegress(t, modelOpts{MaxStreams: 2, BigStaging: true}, 3, []modelOp{
+		{Kind: "alloc", S: 0, Size: 4, Seed: 1},
+		{Kind: "alloc", S: 0, Size: 4, Seed: 2},
+		{Kind: "alloc", S: 0, Size: 4, Seed: 3},
+		{Kind: "capture", S: 0, B: 1, X: 2, Seed: 7},
+		{Kind: "alloc", S: 0, Size: 17<<20 + 4, Seed: 4},
+		{Kind: "launch", S: 1, B: 0, K: kTrap},
+		{Kind: "launch", S: 1, B: 1, K: kSetC, Seed: 9},
+		{Kind: "writeAt", S: 1, B: 1, Off: 106632, Len: 116794, Seed: 5},
+		{Kind: "replay", S: 3, G: 0},
+		{Kind: "sync", S: 0},
+	})
+}

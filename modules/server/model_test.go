@@ -610,6 +610,11 @@ func (m *model) apply(op modelOp) {
 	m.stats.add(func(s *modelStats) { s.ops++ })
 	s := m.d.On(server.StreamID(op.S))
 	d := m.dev(op.S)
+	if op.Kind == "replay" {
+		// A graph replays on the stream it was captured on, whatever id the op drew: the
+		// orderings it makes and the faults it inherits are that device stream's.
+		d = wd
+	}
 	m.tick++
 	m.failFaulted() // any call may wait past a pending fault (rule 9)
 	m.ordered(op, d)
