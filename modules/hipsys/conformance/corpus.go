@@ -64,9 +64,12 @@ func RunCorpus(t *testing.T, p hipsys.Platform, captureStdout func(func()) strin
 	require.NoError(t, err)
 	c := &corpusRun{s: s, capture: captureStdout}
 	kernels := Corpus()
-	require.Len(t, kernels, len(corpusChecks), "every corpus kernel has a check and every check a kernel")
+	require.Len(t, kernels, len(corpusChecks)+len(deviceLibraryChecks), "every corpus kernel has a check and every check a kernel")
 	for _, k := range kernels {
 		check, ok := corpusChecks[k.Name]
+		if !ok {
+			check, ok = deviceLibraryChecks[k.Name]
+		}
 		require.True(t, ok, "corpus kernel %s has no check", k.Name)
 		t.Run(k.Name, func(t *testing.T) {
 			m, err := p.ModuleLoadData(s.compile(t, k.Source, k.Name+".hip", nil, CorpusOptions))

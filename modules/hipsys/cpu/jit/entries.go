@@ -138,7 +138,7 @@ func scanSource(src string, live map[int]bool) *program {
 			p.warps = true
 		case t.text == "HIP_DYNAMIC_SHARED" || t.text == "cubehip_dyn_shared":
 			p.dynShared = true
-		case t.text == "extern" && i+1 < len(toks) && toks[i+1].text == "__shared__" && alive(t):
+		case t.text == "extern" && i+1 < len(toks) && toks[i+1].text != `"C"` && alive(t):
 			if d, ok := sharedDecl(toks, i, inFunction()); ok {
 				p.shared = append(p.shared, d)
 				p.dynShared = true
@@ -587,24 +587,35 @@ func qualify(stack []scope, name string) string {
 	return "::" + strings.Join(append(parts, name), "::")
 }
 
-// sharedDecl parses `extern __shared__ <type> name[];` starting at toks[at]. Alignment
-// attributes are dropped from the type: the buffer is 64-byte aligned already.
+// sharedDecl parses `extern __shared__ <type> name[];` starting at toks[at], with
+// __shared__ anywhere among the specifiers (`extern float __shared__ s[];`, the order
+// NVIDIA's samples write it in, is the same declaration); an extern that is not a
+// dynamic shared array is no match. Alignment attributes are dropped from the type: the
+// buffer is 64-byte aligned already.
 func sharedDecl(toks []token, at int, block bool) (shared, bool) {
-	end := at
+	end, isShared := at, false
 	for end < len(toks) && toks[end].text != ";" {
+		switch toks[end].text {
+		case "__shared__":
+			isShared = true
+		case "{", "}", "=":
+			return shared{}, false
+		}
 		end++
 	}
 	// ... name [ ] ;
-	if end >= len(toks) || end-at < 6 || toks[end-1].text != "]" || toks[end-2].text != "[" || toks[end-3].kind != 'i' {
+	if !isShared || end >= len(toks) || end-at < 6 || toks[end-1].text != "]" || toks[end-2].text != "[" || toks[end-3].kind != 'i' {
 		return shared{}, false
 	}
 	var typ []string
-	for i := at + 2; i < end-3; {
+	for i := at + 1; i < end-3; {
 		if attributes[toks[i].text] && i+1 < len(toks) && toks[i+1].text == "(" {
 			i = skipParens(toks, i+1)
 			continue
 		}
-		typ = append(typ, toks[i].text)
+		if toks[i].text != "__shared__" {
+			typ = append(typ, toks[i].text)
+		}
 		i++
 	}
 	if len(typ) == 0 {

@@ -51,6 +51,18 @@ func TestRewriteSharedKeepsLines(t *testing.T) {
 	assert.Contains(t, p.tail(), "CUBEHIP_DYN_SHARED_STORAGE")
 }
 
+// The type may come before __shared__ (`extern float __shared__ s[];`): the same
+// declaration, rewritten the same way; other extern declarations are left alone.
+func TestRewriteSharedTypeFirst(t *testing.T) {
+	src := "extern unsigned int __shared__ top[];\nextern int counter;\n" +
+		"extern \"C\" __global__ void k() {\n  extern __align__(16) float __shared__ local[];\n  local[0] = top[0];\n}\n"
+	p := scan(src)
+	assert.True(t, p.dynShared)
+	assert.Contains(t, p.rewritten, "static thread_local unsigned int* const top = reinterpret_cast<unsigned int*>(cubehip_dyn_shared);")
+	assert.Contains(t, p.rewritten, "extern int counter;")
+	assert.Contains(t, p.rewritten, "  float* const local = reinterpret_cast<float*>(cubehip_dyn_shared);")
+}
+
 func TestCompilerFlags(t *testing.T) {
 	opt, flags := compilerFlags([]string{"-O2", "--offload-arch=gfx90a", "-fgpu-rdc", "--gpu-architecture=sm_90",
 		"-DA=1", "-D", "B", "-UC", "-std=c++20", "--std=c++14", "-ffast-math", "-I/abs/inc"})
