@@ -27,6 +27,17 @@ var preambleHeaders = []string{
 	"hip/hip_texture_types.h", "hip/driver_types.h", "hip/surface_types.h", "hip/texture_types.h",
 }
 
+// libcHeaders are the C library headers (and their C++ forms) kernels include, which
+// hiprtc before 6.1 cannot compile: it searches the system's include directory but not
+// the compiler's own (<stdio.h> stops at <stddef.h>), and what it finds there is the host's
+// (int64_t as long, against the preamble's long long). Each is cubehip's stand-in
+// (rtcinclude/), built on what the preamble already declares for the device.
+var libcHeaders = []string{
+	"assert.h", "cassert", "float.h", "cfloat", "limits.h", "climits", "math.h", "cmath",
+	"stddef.h", "cstddef", "stdint.h", "cstdint", "stdio.h", "cstdio", "stdlib.h", "cstdlib",
+	"string.h", "cstring", "new", "type_traits",
+}
+
 func embedded(name string) string {
 	b, err := rtcInclude.ReadFile("rtcinclude/" + name)
 	if err != nil {
@@ -51,9 +62,9 @@ func (l *library) rtcProgram(source string, user []hipsys.Header) (string, []hip
 			ours[n] = "#pragma once\n#include \"cubehip_hiprtc.h\"\n"
 		}
 		ours["hip/hip_cooperative_groups.h"] = embedded("hip_cooperative_groups.h")
-		ours["type_traits"] = embedded("type_traits")
-		ours["stdint.h"] = embedded("stdint.h")
-		ours["cstdint"] = embedded("cstdint")
+		for _, n := range libcHeaders {
+			ours[n] = embedded(n)
+		}
 	}
 	headers := append([]hipsys.Header{}, user...)
 	taken := map[string]bool{}

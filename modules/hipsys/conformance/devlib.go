@@ -1,7 +1,10 @@
 package conformance
 
 import (
+	"math"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/stretchr/testify/require"
 
@@ -47,5 +50,53 @@ var deviceLibraryChecks = map[string]func(t *testing.T, c *corpusRun){
 				require.Equal(t, u[b*m+(k+1)%m], gotU[b*m+k], "block %d thread %d", b, k)
 			}
 		}
+	},
+	"c_headers": func(t *testing.T, c *corpusRun) {
+		const n = 40
+		in := make([]float32, n)
+		for i := range in {
+			in[i] = float32(i) * 0.75
+		}
+		f, d, l := c.s.zeros(t, 4*(8+n)), c.s.zeros(t, 8*(8+n)), c.s.zeros(t, 8*14)
+		var args hipsys.KernelArgs
+		args.Ptr(up(t, c, in)).Ptr(f).Ptr(d).Ptr(l).I32(n).I32(0)
+		c.launch(t, "c_library", d1(1), d1(64), &args)
+		gf, gd, gl := down[float32](t, c, f, 8+n), down[float64](t, c, d, 8+n), down[int64](t, c, l, 14)
+		inf := float32(math.Inf(1))
+		assert.Equal(t, []float32{math.MaxFloat32, math.Float32frombits(0x00800000), 0x1p-23, inf, inf}, gf[:5], "FLT_MAX, FLT_MIN, FLT_EPSILON, HUGE_VALF, INFINITY")
+		assert.Equal(t, []float64{math.MaxFloat64, math.Float64frombits(0x0010000000000000), 0x1p-52, math.Pi, math.Sqrt2}, gd[:5], "DBL_MAX, DBL_MIN, DBL_EPSILON, M_PI, M_SQRT2")
+		assert.Equal(t, []int64{math.MaxInt32, math.MinInt32, math.MaxUint32, 8, math.MaxInt64, math.MinInt16, math.MinInt8,
+			math.MaxUint16, math.MinInt64, 24 + 53, 8, 24, 1 + 2 + 4, 7}, gl, "integer limits, offsetof, sizes, classification, strlen+memcmp")
+		for i := range n {
+			x := in[i]
+			s := float32(math.Sqrt(float64(x)))
+			want := s + s + x + max(x, 2) + float32(i)
+			assert.InEpsilon(t, want, gf[8+i], 1e-6, "float math of element %d", i)
+			assert.Equal(t, math.Floor(float64(x)*math.Pi)+math.Ldexp(1, i%8), gd[8+i], "double math of element %d", i)
+		}
+	},
+	"placement_new": func(t *testing.T, c *corpusRun) {
+		const blocks, block = 5, 64
+		in := make([]float32, blocks*block)
+		for i := range in {
+			in[i] = float32(i%9) - 3
+		}
+		sums, counts := c.s.zeros(t, 4*blocks), c.s.zeros(t, 4*blocks)
+		var args hipsys.KernelArgs
+		args.Ptr(up(t, c, in)).Ptr(sums).Ptr(counts)
+		c.launch(t, "block_sums", d1(blocks), d1(block), &args)
+		gs, gc := down[float32](t, c, sums, blocks), down[int32](t, c, counts, blocks)
+		for b := range blocks {
+			want := float32(100)
+			for k := range block {
+				want += in[b*block+k]
+			}
+			assert.Equal(t, want, gs[b], "block %d: the constructor's 100 plus the block's values", b)
+			assert.Equal(t, int32(block+1), gc[b], "block %d: count", b)
+		}
+		raw := c.s.zeros(t, 4*8)
+		args.Reset().Ptr(raw)
+		c.launch(t, "cells_in_place", d1(1), d1(32), &args)
+		assert.Equal(t, []int32{7, -7, 7, -7, 7, 42, 7, -7}, down[int32](t, c, raw, 8), "four Cells constructed in place")
 	},
 }
