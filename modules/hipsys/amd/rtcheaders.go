@@ -62,6 +62,7 @@ func (l *library) rtcProgram(source string, user []hipsys.Header) (string, []hip
 			ours[n] = "#pragma once\n#include \"cubehip_hiprtc.h\"\n"
 		}
 		ours["hip/hip_cooperative_groups.h"] = embedded("hip_cooperative_groups.h")
+		ours["hip/hip_bf16.h"] = embedded("hip_bf16.h")
 		for _, n := range libcHeaders {
 			ours[n] = embedded(n)
 		}

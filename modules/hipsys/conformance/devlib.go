@@ -99,4 +99,62 @@ var deviceLibraryChecks = map[string]func(t *testing.T, c *corpusRun){
 		c.launch(t, "cells_in_place", d1(1), d1(32), &args)
 		assert.Equal(t, []int32{7, -7, 7, -7, 7, 42, 7, -7}, down[int32](t, c, raw, 8), "four Cells constructed in place")
 	},
+	"bf16_pairs": func(t *testing.T, c *corpusRun) {
+		nan := float32(math.NaN())
+		// Pairs whose rounding is known (ties go to the even neighbour) and pairs to compare
+		// them with: both lanes differ, one lane equal, a NaN in one lane, both equal.
+		a := []float32{1 + 0x1p-8, 1 + 3*0x1p-8, -1.5, 3.1415927, 65504, 0x1p-130, 1e30, -0.0, 2, 7}
+		b := []float32{1, 1 + 3*0x1p-8, -1.5, 2.5, nan, 5, 1e30, 1, 3, 8}
+		const n = 5 // pairs: (a[2k], a[2k+1]) against (b[2k], b[2k+1])
+		bits, ne := c.s.zeros(t, 2*2*n), c.s.zeros(t, 4*n)
+		var args hipsys.KernelArgs
+		args.Ptr(up(t, c, a)).Ptr(up(t, c, b)).Ptr(bits).Ptr(ne).I32(n)
+		c.launch(t, "bf16_round_compare", d1(1), d1(32), &args)
+		gotBits, gotNe := down[uint16](t, c, bits, 2*n), down[int32](t, c, ne, n)
+		for k, f := range a {
+			assert.Equal(t, bf16Bits(f), gotBits[k], "__float22bfloat162_rn lane of %v", f)
+		}
+		for k := range n {
+			x0, x1 := bf16Value(bf16Bits(a[2*k])), bf16Value(bf16Bits(a[2*k+1]))
+			y0, y1 := bf16Value(bf16Bits(b[2*k])), bf16Value(bf16Bits(b[2*k+1]))
+			// Ordered not-equal, lane by lane: false for a NaN.
+			want := int32(0)
+			if (x0 < y0 || x0 > y0) && (x1 < y1 || x1 > y1) {
+				want = 1
+			}
+			assert.Equal(t, want, gotNe[k], "__hbne2 of pair %d", k)
+		}
+		assert.Equal(t, []int32{0, 0, 0, 0, 1}, gotNe, "__hbne2: only the last pair differs in both lanes")
+
+		const m = 120
+		in := make([]float32, 2*m)
+		var lo, hi, low float32
+		for i := range m {
+			in[2*i], in[2*i+1] = float32(i%2), float32(i%3) // every partial sum an integer under 256: exact
+			lo, hi = lo+in[2*i], hi+in[2*i+1]
+		}
+		low = lo
+		sums := c.s.zeros(t, 8)
+		args.Reset().Ptr(up(t, c, in)).Ptr(sums).Ptr(sums + 4).I32(m)
+		c.launch(t, "bf16_accumulate", d1((m+63)/64), d1(64), &args)
+		got := down[uint16](t, c, sums, 4)
+		assert.Equal(t, []uint16{bf16Bits(lo), bf16Bits(hi), 0, bf16Bits(low)}, got, "atomicAdd on a pair, and on the high half of a word")
+	},
 }
+
+// bf16Bits rounds f to bfloat16 (the top 16 bits of a float32) to nearest, ties to even;
+// a NaN stays a quiet NaN.
+func bf16Bits(f float32) uint16 {
+	u := math.Float32bits(f)
+	if u&0x7fffffff > 0x7f800000 {
+		return uint16(u>>16) | 0x40
+	}
+	lower := u & 0xffff
+	r := u >> 16
+	if lower > 0x8000 || lower == 0x8000 && r&1 == 1 {
+		r++
+	}
+	return uint16(r)
+}
+
+func bf16Value(b uint16) float32 { return math.Float32frombits(uint32(b) << 16) }

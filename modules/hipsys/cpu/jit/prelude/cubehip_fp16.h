@@ -153,7 +153,8 @@ inline __half __hfma_sat(__half a, __half b, __half c) { return __half(cubehip_s
 inline __half __hneg(__half a) { return -a; }
 inline __half __habs(__half a) { __half r = a; r.__x &= 0x7fff; return r; }
 inline bool __heq(__half a, __half b) { return a == b; }
-inline bool __hne(__half a, __half b) { return a != b; }
+/* Ordered, as every comparison here but the u-suffixed ones: false when a side is NaN. */
+inline bool __hne(__half a, __half b) { return a < b || a > b; }
 inline bool __hlt(__half a, __half b) { return a < b; }
 inline bool __hle(__half a, __half b) { return a <= b; }
 inline bool __hgt(__half a, __half b) { return a > b; }
