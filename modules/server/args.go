@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
@@ -452,6 +453,16 @@ func (s Stream) launch(k *Kernel, grid compute.CubeCount, count *Buffer, vals []
 }
 
 func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, vals []any, args *callArgs) error {
+	if k.sig == nil && !d.srv.Loaded(k.k) {
+		// The entry's declaration was not found in the source: a misspelled entry, or a
+		// source that does not compile, is far likelier than a kernel declared through a
+		// macro, and judging the arguments against no declaration would blame them. The
+		// compiler says which (the first launch compiles anyway); a kernel it loads
+		// goes on to be checked against the parameters the platform lists.
+		if _, err := d.params(k); err != nil && errors.Is(err, ErrCompilation) {
+			return d.srv.FailLaunch(k.k, nil, id, err) // no argument was sorted: no buffer fails
+		}
+	}
 	list := args.list
 	if vals != nil {
 		var err error
@@ -476,11 +487,11 @@ func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, vals []a
 		return ioError(k, len(d.bufs))
 	}
 	if perr != nil && !d.srv.Loaded(k.k) {
-		// A kernel that did not compile is launched all the same: the launch leaves its
-		// outputs carrying the compile error, as every failure of the work itself. The
-		// error is the one just returned: compiling again to learn it would double the
-		// cost of a failed compile (g++ on the cpu device takes a tenth of a second).
-		// A kernel that writes no buffer has nothing to carry it: the error is returned.
+		// A kernel that did not compile: the launch leaves its outputs carrying the
+		// compile error, as every failure of the work itself, and returns it, so that
+		// the first launch reports a mistake in the source. The error is the one just
+		// returned: compiling again to learn it would double the cost of a failed
+		// compile (g++ on the cpu device takes a tenth of a second).
 		return d.srv.FailLaunch(k.k, d.bufs, id, perr)
 	}
 	// Parameters the platform failed to list leave the launch unchecked.

@@ -20,12 +20,12 @@ func TestFailedCompileRunsOncePerLaunch(t *testing.T) {
 	out := alloc(t, d.Stream, 64)
 	for i := range 2 {
 		before := f.Calls("hiprtcCompileProgram")
-		require.NoError(t, d.Launch(broken, grid(1), server.Args{Buffers: []*server.Buffer{out}}))
+		require.ErrorIs(t, d.Launch(broken, grid(1), server.Args{Buffers: []*server.Buffer{out}}), server.ErrCompilation)
 		assert.Equal(t, before+1, f.Calls("hiprtcCompileProgram"), "launch %d compiles once", i)
 		assert.ErrorIs(t, d.Check(out), server.ErrCompilation)
 	}
 	before := f.Calls("hiprtcCompileProgram")
-	require.NoError(t, d.Call(broken, grid(1), out.Arg()))
+	require.ErrorIs(t, d.Call(broken, grid(1), out.Arg()), server.ErrCompilation)
 	assert.Equal(t, before+1, f.Calls("hiprtcCompileProgram"), "a call compiles once")
 	_, err := d.Read(out)
 	assert.ErrorIs(t, err, server.ErrCompilation)

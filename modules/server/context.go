@@ -57,10 +57,18 @@ func (s Stream) SyncContext(ctx context.Context, bufs ...*Buffer) error {
 		return err
 	}
 	f := d.srv.Sync(bs, s.id)
-	uncarried := d.srv.TakeUncarried(s.id)
+	before := d.srv.TakeFailure(s.id)
 	clear(bs)
 	d.unlockToWait()
-	return d.await(ctx, func() error { return syncResult(s.id, f.Wait(), uncarried) })
+	return d.await(ctx, func() error {
+		err := syncResult(d.srv, s.id, f.Wait(), before)
+		if err != nil && ctx.Err() != nil {
+			// The caller may have gone with ctx.Err(): the failures this Sync took are
+			// put back for the next one, which may report them twice, never not at all.
+			d.srv.KeepFailure(s.id, before)
+		}
+		return err
+	})
 }
 
 // ReadIntoContext is ReadInto that returns ctx.Err() when ctx is done first. dst is

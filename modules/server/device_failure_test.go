@@ -95,13 +95,16 @@ func TestDeviceCompileError(t *testing.T) {
 	require.True(t, errors.As(err, &ce))
 	assert.Equal(t, "dev_broken", ce.Entry)
 
-	// Launched anyway: the output carries the compile error, the call does not.
+	// Launched anyway: the call returns the compile error, the output carries it, and
+	// the stream's next Sync reports it, once.
 	out := alloc(t, d.Stream, 64)
-	require.NoError(t, d.Launch(broken, grid(1), server.Args{Buffers: []*server.Buffer{out}}))
+	require.ErrorIs(t, d.Launch(broken, grid(1), server.Args{Buffers: []*server.Buffer{out}}), server.ErrCompilation)
 	_, err = d.Read(out)
 	assert.ErrorIs(t, err, server.ErrCompilation)
 	assert.ErrorIs(t, d.Check(out), server.ErrCompilation)
-	assert.ErrorIs(t, d.Sync(out), server.ErrCompilation)
+	assert.ErrorIs(t, d.Sync(), server.ErrCompilation)
+	assert.NoError(t, d.Sync())
+	assert.ErrorIs(t, d.Sync(out), server.ErrCompilation, "the output still carries it")
 }
 
 // TestDeviceInjectedFailure is the failure model through the Device: a launch the
@@ -158,6 +161,7 @@ func TestDeviceCopyFailures(t *testing.T) {
 	assert.NoError(t, err, "a read failure is the read's alone")
 
 	// A small read of an idle stream is one blocking copy.
+	require.ErrorIs(t, d.Sync(), hipsys.ErrorInvalidValue, "the failed write was the stream's work: its Sync reports it")
 	require.NoError(t, d.Sync())
 	before := f.Calls("hipMemcpyDtoH")
 	require.True(t, f.FailNth("hipMemcpyDtoH", 1, hipsys.ErrorInvalidValue))

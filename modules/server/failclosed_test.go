@@ -230,6 +230,7 @@ func TestLaterFailuresNameTheFaultedWork(t *testing.T) {
 	assert.Regexp(t, `^compute: work queued on stream 0 failed on the device \(the last kernel launched there: dev_scale\)`, err.Error(),
 		"the refused launch's failure names the faulted work first")
 
+	require.ErrorIs(t, d.Sync(), hipsys.ErrorLaunchFailure, "the refused launch is reported by the stream's Sync")
 	require.NoError(t, d.Sync())
 	f.FailNext("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure)
 	_ = d.Launch(devScale, grid(4), server.Args{Buffers: []*server.Buffer{x, z}, Scalars: []server.Scalar{server.F32(2), server.U32(4)}})

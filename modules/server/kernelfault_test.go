@@ -38,7 +38,8 @@ func TestKernelFaultLandsOnItsOutputs(t *testing.T) {
 	assert.ErrorIs(t, d.Check(out), hipsys.ErrorIllegalAddress)
 	assert.Equal(t, []float32{1, 2, 3, 4}, readFloats(t, d.Stream, in), "its input is untouched")
 	assert.Equal(t, []float32{5, 6, 7, 8}, readFloats(t, d.Stream, kept), "so is a buffer it does not write")
-	require.NoError(t, d.Sync(), "the fault is reported once, where it belongs")
+	require.ErrorIs(t, d.Sync(), hipsys.ErrorIllegalAddress, "the stream's Sync reports its failed work, though a read reported it first")
+	require.NoError(t, d.Sync(), "once: the cpu device runs on after a fault")
 
 	require.NoError(t, run(d, in, out, 0))
 	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, out), "the same Device runs on")

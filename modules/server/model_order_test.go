@@ -133,6 +133,9 @@ func (m *model) failOrdered(f int) {
 			}
 		}
 	}
+	for d := range from {
+		m.unsynced[d] = true // a stream the fault reaches may have its work failed
+	}
 	for _, b := range m.bufs {
 		for d, t := range b.pending {
 			if at, suspect := from[d]; suspect && (d == f || t > at) {

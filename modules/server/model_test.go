@@ -91,6 +91,10 @@ import (
 //     Not failed, and so checked: a write queued on D before D's first ordering after
 //     F's unconfirmed work, and a stream ordered only after work a Sync of F confirmed
 //     (that work did not fail).
+// 10. A Sync reports the failures of the work on its device stream since its last
+//     Sync: it may return an error where any work there may have failed since (an
+//     output left errOK or mustErr, an injection consumed anywhere, a stream failed
+//     by a fault), and must where a launch there was refused by the driver.
 
 const modelSource = `#include <hip/hip_runtime.h>
 extern "C" __global__ void model_addc(const unsigned* x, unsigned* y, unsigned c, unsigned n) {
@@ -286,12 +290,16 @@ type model struct {
 	bufs   []*mbuf
 	graphs []*mgraph
 	// faults[D]: device faults queued on device stream D and not known reported.
-	faults  []int
-	order   modelOrder             // which device streams may be ordered after which (model_order_test.go)
-	tick    int                    // the current op's number, for the times of orderings and writes
-	scratch map[int]*server.Buffer // the spin kernel's output, per id
-	spinN   uint64
-	ops     []string
+	faults []int
+	// unsynced[D]: since D's last Sync some work on D may have failed, so that Sync may
+	// report it (rule 10); mustSync[D]: some certainly did (a launch the driver refused),
+	// so that Sync must.
+	unsynced, mustSync []bool
+	order              modelOrder             // which device streams may be ordered after which (model_order_test.go)
+	tick               int                    // the current op's number, for the times of orderings and writes
+	scratch            map[int]*server.Buffer // the spin kernel's output, per id
+	spinN              uint64
+	ops                []string
 
 	// The outside library's stream, events and slow scratch, made on first use.
 	outside    hipsys.Stream
@@ -347,6 +355,7 @@ func newModel(t modelTB, p hipsys.Platform, dev deviceFaulter, o modelOpts, stat
 		t.Fatalf("open: %v", err)
 	}
 	m := &model{t: t, o: o, d: d, f: f, trap: tr, raw: p, faults: make([]int, o.MaxStreams),
+		unsynced: make([]bool, o.MaxStreams), mustSync: make([]bool, o.MaxStreams),
 		scratch: map[int]*server.Buffer{}, spinN: 20000, stats: stats}
 	for _, k := range []*server.Kernel{modelAddC, modelSetC, modelTrap, modelSpin} {
 		if err := d.Compile(k); err != nil {
@@ -411,6 +420,7 @@ func (m *model) mayCarry(b *mbuf) bool {
 // failStream: a failed wait on device stream d leaves its unconfirmed writes carrying
 // the failure.
 func (m *model) failStream(d int) {
+	m.unsynced[d] = true
 	for _, b := range m.bufs {
 		if _, ok := b.pending[d]; ok {
 			b.errOK = true
@@ -457,6 +467,9 @@ func (m *model) wrote(b *mbuf, d int, alts [][]byte, errOK, mustErr bool) {
 		errOK = true
 	}
 	b.alts, b.errOK, b.mustErr = alts, errOK || m.faults[d] > 0, mustErr
+	if b.errOK || b.mustErr {
+		m.unsynced[d] = true // the work that wrote it may have failed: d's Sync may say so
+	}
 	b.trapDev = -1
 	if b.pending == nil {
 		b.pending, b.wroteOn = map[int]int{}, map[int]bool{}
@@ -552,6 +565,11 @@ func (m *model) disarm(a *armed) {
 		m.stats.add(func(s *modelStats) { s.injected++ })
 		if isWaitCall(a.name) {
 			m.failAllStreams()
+		}
+		// An injected failure may fail work on any stream (a cross-stream wait, a
+		// staging chunk's): any Sync may report it.
+		for d := range m.unsynced {
+			m.unsynced[d] = true
 		}
 	}
 }
@@ -687,6 +705,9 @@ func (m *model) apply(op modelOp) {
 			m.fail("launch on %d returned %v (nothing injected)", op.S, err)
 		}
 		m.afterLaunch(op.K, x, y, op.Seed, d, err, a, trapped)
+		if a.hitCall("hipModuleLaunchKernel") {
+			m.mustSync[d] = true // the driver refused the launch: d's next Sync reports it
+		}
 	case "sync":
 		a := m.arm(op)
 		err := s.Sync()
@@ -911,6 +932,11 @@ func (m *model) afterLaunch(kind int, x, y *mbuf, c uint32, d int, err error, a 
 
 func (m *model) afterSync(d int, err error, a *armed) {
 	m.t.Helper()
+	may, must := m.unsynced[d], m.mustSync[d]
+	m.unsynced[d], m.mustSync[d] = false, false
+	if err == nil && must {
+		m.fail("sync of device stream %d returned nil after a launch there failed since its last sync", d)
+	}
 	if err == nil || !a.hit() {
 		for _, b := range m.bufs {
 			delete(b.readers, d) // the stream was waited for
@@ -927,8 +953,8 @@ func (m *model) afterSync(d int, err error, a *armed) {
 		m.faults[d] = 0
 		return
 	}
-	if !a.hit() && m.faults[d] == 0 {
-		m.fail("sync of device stream %d: %v (nothing injected, no fault pending there)", d, err)
+	if !a.hit() && m.faults[d] == 0 && !may {
+		m.fail("sync of device stream %d: %v (nothing injected, no fault pending there, no work there failed since its last sync)", d, err)
 	}
 	// The server fails the unconfirmed writes of the streams ordered after d's work
 	// too (compute/confirm.go, failOrdered); the model does not track which streams

@@ -42,9 +42,16 @@ func (s Stream) Device() *Device { return s.d }
 // on the stream before it, the other library's included. Work that another goroutine queues on the same stream while Sync is starting its wait
 // may be waited for too, and a fault of that work returned. A Sync of a stream
 // recording a capture is refused (ErrCaptureState) and the capture goes on: the
-// recorded work runs only when the graph is replayed. The compile error of a launch on
-// the stream since its last Sync that no buffer could carry (a kernel that writes no
-// buffer: see Call) is returned too, once.
+// recorded work runs only when the graph is replayed.
+//
+// Sync reports the failures of the work queued on the stream's device stream since its
+// last Sync, as a CUDA stream's synchronization does: the first of them, once, whether
+// or not the call that queued it returned it (a launch that did not compile, one the
+// driver refused or whose input carried a failure, a failed write) and whether or not
+// a read has reported it since (a kernel that faulted on the device). A device fault
+// that leaves the device refusing work (a GPU's) is returned by every Sync, the
+// driver's wait reporting it each time. The buffers keep carrying every failure: a
+// Sync reports, it clears nothing.
 func (s Stream) Sync(bufs ...*Buffer) error {
 	d := s.d
 	if err := d.enter(); err != nil {
@@ -56,22 +63,29 @@ func (s Stream) Sync(bufs ...*Buffer) error {
 		return err
 	}
 	f := d.srv.Sync(bs, s.id)
-	uncarried := d.srv.TakeUncarried(s.id)
+	before := d.srv.TakeFailure(s.id)
 	clear(bs)
 	d.unlockToWait()
 	defer d.exit()
-	return syncResult(s.id, f.Wait(), uncarried)
+	return syncResult(d.srv, s.id, f.Wait(), before)
 }
 
-// syncResult is a Sync's error: the wait's, else the compile error of a launch on the
-// stream since its last Sync that no buffer could carry (compute.Server.TakeUncarried),
-// which its Call returned too but a caller that only syncs would otherwise never see.
-func syncResult(id StreamID, wait, uncarried error) error {
+// syncResult is a Sync's error: the wait's, and the failure of the work queued on the
+// stream since its last Sync taken before the wait (before), which the call that queued
+// it may have returned, or a read reported, but a caller that only syncs would
+// otherwise never see. A failure noted while the wait ran is taken too: the wait's own
+// (reported here as the wait's error, not twice) or that of work another goroutine
+// queued meanwhile, which the wait covered.
+func syncResult(srv *compute.Server, id StreamID, wait, before error) error {
+	during := srv.TakeFailure(id)
 	if wait != nil {
-		return fmt.Errorf("sync of stream %d: %w", id, errors.Join(wait, uncarried))
+		return fmt.Errorf("sync of stream %d: %w", id, errors.Join(wait, before))
 	}
-	if uncarried != nil {
-		return fmt.Errorf("sync of stream %d: a launch since the last sync: %w", id, uncarried)
+	if before == nil {
+		before = during
+	}
+	if before != nil {
+		return fmt.Errorf("sync of stream %d: work queued since the last sync failed: %w", id, before)
 	}
 	return nil
 }

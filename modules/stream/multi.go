@@ -169,6 +169,11 @@ func (m *MultiStream) GPULayout() (memory.Layout, memory.DeviceProps) {
 
 func (m *MultiStream) slotOf(id ID) int { return int(uint64(id) % m.max) }
 
+// DeviceStream is the index of the device stream id runs on, from 0 to the MultiStream's
+// max streams: ids with the same index share one device stream, its order and its
+// failures. It creates nothing.
+func (m *MultiStream) DeviceStream(id ID) int { return m.slotOf(id) }
+
 // TryStream returns id's stream if it was created, nil otherwise; it creates nothing.
 func (m *MultiStream) TryStream(id ID) *Stream { return m.slots[m.slotOf(id)].Load() }
 

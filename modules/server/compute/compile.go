@@ -83,45 +83,19 @@ func (s *Server) Loaded(k *Kernel) bool {
 // FailLaunch is a launch of k refused before it was queued, with the error its caller
 // already holds (Params or Compile failed for k): the buffers k writes carry err, as
 // Launch leaves them when k fails to compile, without compiling k again to learn what
-// the caller knows. buffers must match k's IO, as Launch's do.
-//
-// Where k writes none of buffers (a kernel with no output, one that only prints),
-// nothing could carry err and a caller that only reads and syncs would never see it:
-// FailLaunch then returns err, for the caller to return, and keeps it for the stream's
-// next TakeUncarried. Otherwise it returns nil.
+// the caller knows, and the stream's next Sync reports it (TakeFailure), also where k
+// writes none of buffers (a kernel with no output, one that only prints), which nothing
+// else could carry. buffers must match k's IO, as Launch's do, or be empty (a launch
+// whose arguments could not be sorted: it fails no buffer). FailLaunch returns err, for
+// the caller to return: the first launch of a kernel that does not compile reports it.
 func (s *Server) FailLaunch(k *Kernel, buffers []Binding, id StreamID, err error) error {
 	if k == nil || err == nil {
-		return nil
+		return err
 	}
 	_, written := s.splitIO(k, buffers)
-	carried := len(written) > 0
+	// FailedWriting runs the failure hook even for an empty list: the Sync's record.
 	s.streams.FailedWriting(id, written, err)
 	s.clearIO()
-	if carried {
-		return nil
-	}
-	if s.kernels.uncarried == nil {
-		s.kernels.uncarried = make(map[StreamID]error)
-	}
-	if s.kernels.uncarried[id] == nil {
-		// The first since the stream's last sync: the later ones were returned by their
-		// own launches, and the first is the one the rest may follow from.
-		s.kernels.uncarried[id] = err
-	}
-	return err
-}
-
-// TakeUncarried returns, and forgets, the error of the first launch on stream id since
-// the last TakeUncarried that failed before it was queued with no buffer to carry the
-// failure (a kernel that writes no buffer and did not compile: FailLaunch). That launch
-// returned it too; a sync of the stream reports it again, for the caller who launches
-// and syncs without looking at each launch's error. The Device's Sync of the stream
-// returns it; a layer that syncs with Server.Sync itself calls this at its sync.
-func (s *Server) TakeUncarried(id StreamID) error {
-	err := s.kernels.uncarried[id]
-	if err != nil {
-		delete(s.kernels.uncarried, id)
-	}
 	return err
 }
 
@@ -204,10 +178,6 @@ type kernelCache struct {
 	log  *slog.Logger
 
 	observe func(KernelLoad) // ObserveLoads' observer, nil when none
-
-	// uncarried holds, per stream, the first failed launch's error that no buffer
-	// carries since the stream's last sync (FailLaunch, TakeUncarried); nil until one.
-	uncarried map[StreamID]error
 }
 
 func newKernelCache(p hipsys.Platform, props hipsys.DeviceProps, dir string, log *slog.Logger) *kernelCache {
@@ -323,7 +293,6 @@ func (c *kernelCache) compilerName() string {
 // caller waited for its streams).
 func (c *kernelCache) close() {
 	c.lastK, c.lastCK = nil, nil
-	c.uncarried = nil
 	for id, ck := range c.m {
 		_ = c.p.ModuleUnload(ck.module)
 		delete(c.m, id)
@@ -342,7 +311,7 @@ func (c *kernelCache) loadCode(k *Kernel, code []byte) (*compiled, error) {
 			// The source compiled but has no such kernel: the user's mistake, reported as
 			// a compile error (a linker's "undefined symbol"), not as a failure to load.
 			return nil, &CompileError{Entry: k.Entry, Compiler: c.compilerName(), Source: k.Source, Err: err,
-				Log: fmt.Sprintf("the source has no kernel named %q: an entry point is an extern \"C\" __global__ function of that name", k.Entry)}
+				Log: missingEntryLog(k.Entry, k.Source)}
 		}
 		return nil, fmt.Errorf("server: kernel %q: entry point: %w", k.Entry, err)
 	}

@@ -63,7 +63,7 @@ func newLoggedServer(t *testing.T, dir string) (*compute.Server, *faults.Platfor
 func unique(src string) string { return fmt.Sprintf("// %d\n%s", time.Now().UnixNano(), src) }
 
 // A kernel with no output (one that only prints, or only reads) has no buffer to carry
-// its compile error: Launch returns it, and the stream's next TakeUncarried (the
+// its compile error: Launch returns it, and the stream's next TakeFailure (the
 // Device's Sync) reports it once more, then forgets it.
 func TestCompileErrorWithNoOutputIsReturned(t *testing.T) {
 	srv, _, _ := newLoggedServer(t, "-")
@@ -73,8 +73,8 @@ extern "C" __global__ void printer() { printf("%d\n", threadIdx.x) not C++ }`), 
 	var ce *compute.CompileError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "printer", ce.Entry)
-	assert.ErrorIs(t, srv.TakeUncarried(0), compute.ErrCompilation)
-	assert.NoError(t, srv.TakeUncarried(0), "reported once")
+	assert.ErrorIs(t, srv.TakeFailure(0), compute.ErrCompilation)
+	assert.NoError(t, srv.TakeFailure(0), "reported once")
 	assert.NoError(t, srv.Sync(nil, 0).Wait())
 
 	// A kernel that only reads its buffers writes none that could carry the error.
@@ -88,23 +88,25 @@ extern "C" __global__ void printer() { printf("%d\n", threadIdx.x) not C++ }`), 
 	defer ib.Release()
 	err = srv.Launch(reader, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{ib}}, 1, compute.Execute)
 	assert.ErrorIs(t, err, compute.ErrCompilation)
-	assert.NoError(t, srv.TakeUncarried(0), "stream 0 did not launch it")
-	assert.ErrorIs(t, srv.TakeUncarried(1), compute.ErrCompilation)
+	assert.NoError(t, srv.TakeFailure(0), "stream 0 did not launch it")
+	assert.ErrorIs(t, srv.TakeFailure(1), compute.ErrCompilation)
 	_, err = srv.Read([]compute.CopyDescriptor{compute.Linear(ib, 4)}, 1).Wait()
 	assert.NoError(t, err, "an input is never failed by the launch")
 }
 
-// A kernel with an output keeps the contract it had: the output carries the compile
-// error, the launch returns nil and nothing is left for the stream's sync.
-func TestCompileErrorWithAnOutputIsCarried(t *testing.T) {
+// A kernel with an output: the first launch returns the compile error, the output
+// carries it, and the stream's next sync reports it once.
+func TestCompileErrorWithAnOutputIsReturnedAndCarried(t *testing.T) {
 	e := newColdEnv(t)
 	broken := compute.NewKernel(unique(`extern "C" __global__ void broken(float* out) { not C++ }`), "broken",
 		hipsys.Dim3{X: 1, Y: 1, Z: 1}, []compute.Access{compute.Write})
 	out := e.empty(0, 1)
-	require.NoError(t, e.srv.Launch(broken, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{out}}, 0, compute.Execute))
-	_, err := e.read(0, out, 1)
+	err := e.srv.Launch(broken, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{out}}, 0, compute.Execute)
+	assert.ErrorIs(t, err, compute.ErrCompilation, "the first launch reports the mistake")
+	_, err = e.read(0, out, 1)
 	assert.ErrorIs(t, err, compute.ErrCompilation)
-	assert.NoError(t, e.srv.TakeUncarried(0))
+	assert.ErrorIs(t, e.srv.TakeFailure(0), compute.ErrCompilation)
+	assert.NoError(t, e.srv.TakeFailure(0), "reported once")
 }
 
 // An entry point the source does not define is the user's mistake, not the cache's: a
@@ -124,7 +126,7 @@ func TestMissingEntryIsACompileError(t *testing.T) {
 		}
 		assert.Zero(t, logs.warnings(), "server %d: a missing entry is no cache problem:\n%s", i, logs)
 		assert.Equal(t, want, f.Calls("hiprtcCompileProgram"), "server %d: the code on disk is what a compile would give", i)
-		assert.ErrorIs(t, srv.TakeUncarried(0), compute.ErrCompilation)
+		assert.ErrorIs(t, srv.TakeFailure(0), compute.ErrCompilation)
 	}
 
 	// Through Compile too, where it names the entry the same way.

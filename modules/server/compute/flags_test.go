@@ -267,6 +267,19 @@ func TestFlagsAFailedWait(t *testing.T) {
 	assert.Zero(t, violations)
 	_, err = e.srv.Read([]compute.CopyDescriptor{compute.Linear(out, 4)}, 0).Wait()
 	require.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "the launch's output carries the failure")
+
+	// A device that keeps failing its waits (a GPU after a fault): every Sync reports it,
+	// each the driver's wait, never a flag that work after the fault may never write.
+	e.f.Fail("hipStreamSynchronize", hipsys.ErrorLaunchFailure)
+	for i := range 3 {
+		require.NoError(t, e.srv.Launch(spin, compute.Static(1, 1, 1), spinArgs(out, 7), 0, compute.Execute))
+		assert.ErrorIs(t, e.srv.Sync(nil, 0).Wait(), hipsys.ErrorLaunchFailure, "sync %d", i)
+	}
+	e.f.Reset()
+	_, after, _ := fl.counts()
+	assert.Equal(t, waits, after, "no wait was a flag's while the device reported its fault")
+	require.NoError(t, e.srv.Launch(spin, compute.Static(1, 1, 1), spinArgs(out, 7), 0, compute.Execute))
+	require.NoError(t, e.srv.Sync(nil, 0).Wait(), "the device works again")
 }
 
 // Goroutines launching and syncing at once, as the Device has them (calls under the

@@ -24,8 +24,10 @@ type launchScratch struct {
 //  1. Compile k if this server never loaded it (memoized: a later launch pays a map
 //     lookup). A compile failure leaves k's declared outputs carrying it, never the
 //     buffers it only reads (failing those would refuse every later launch sharing
-//     them, an autotune sweep above all); a dry run fails nothing and only invalidates
-//     the open profiles. There is no negative cache.
+//     them, an autotune sweep above all), and is returned: differs from CubeCL, whose
+//     launch returns nothing, so that the first call that can report a mistake in the
+//     source does. A dry run fails nothing and only invalidates the open profiles.
+//     There is no negative cache.
 //  2. A dry run stops here, before anything touches a buffer: resolving resources,
 //     uploading info or reading a dynamic count would materialize memory the run exists
 //     to leave unmapped.
@@ -44,12 +46,13 @@ type launchScratch struct {
 //     buffer on stream id, no capture: stream.Quick), the launch skips it and advances
 //     them itself, with the same outcome on success, failure and panic.
 //
-// Launch returns an error only for a malformed call, which enqueues nothing: an unknown
+// Launch returns an error for a malformed call, which enqueues nothing: an unknown
 // LaunchMode (no buffer touched), a nil kernel, a buffer list that does not match the kernel's IO, or arguments that do not
 // fit the kernel's parameters where the platform lists them (the outputs, and any buffer
-// the IO does not cover, then carry that error). Every failure of the work
-// itself is carried by the outputs, as in CubeCL, but a compile error of a kernel that
-// writes no buffer, which Launch returns and keeps for the stream's sync (FailLaunch).
+// the IO does not cover, then carry that error); and for a kernel that did not compile.
+// Every other failure of the work itself is carried by the outputs, as in CubeCL, and
+// every failure, returned or not, is reported once more by the stream's next Sync
+// (TakeFailure).
 //
 // In steady state (kernel loaded, static count, info cached, all buffers on id's own
 // stream) it allocates nothing.
@@ -142,8 +145,8 @@ func (s *Server) unfitLaunch(k *Kernel, buffers []Binding, id StreamID, mode Lau
 }
 
 // loadForLaunch compiles or loads k on its first launch; nil when that failed, the
-// failure then carried by k's outputs, or returned where k has none (FailLaunch), or,
-// for a dry run, invalidating the profiles.
+// failure then carried by k's outputs and returned (FailLaunch), or, for a dry run,
+// invalidating the profiles.
 //
 //go:noinline
 func (s *Server) loadForLaunch(k *Kernel, buffers []Binding, id StreamID, mode LaunchMode) (*compiled, error) {

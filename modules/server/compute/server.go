@@ -91,6 +91,7 @@ type Server struct {
 
 	stagesSmallReads bool // the platform's hipsys.SmallReadStager says so
 	points           confirmations
+	failed           syncFailures                // unsynced.go: per device stream, the first failure since its last Sync
 	fault            atomic.Pointer[deviceFault] // errors.go: the fault a failed wait reported, until a wait succeeds
 	owner            sync.Locker                 // Config.Owner, or a lock nobody else takes
 	one              [1]Binding                  // a one-buffer write set, reused by every write
@@ -143,7 +144,10 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 	}
 	// CubeCL's on_failure: a failure inside a profiling window invalidates it, which
 	// keeps a failing autotune candidate from timing near zero and winning the tune.
-	ms.SetFailureHook(func(_ stream.ID, err error) { s.prof.failure(err) })
+	ms.SetFailureHook(func(id stream.ID, err error) {
+		s.prof.failure(err)
+		s.failed.note(ms.DeviceStream(id), err) // a Sync of the stream reports it (unsynced.go)
+	})
 	watch.syncFailed = s.streamWaitFailed
 	watch.waited = s.orderedAfter
 	if lq, ok := hipsys.As[hipsys.LaunchQueuer](p); ok && c.LaunchQueue {
