@@ -140,6 +140,121 @@ var deviceLibraryChecks = map[string]func(t *testing.T, c *corpusRun){
 		got := down[uint16](t, c, sums, 4)
 		assert.Equal(t, []uint16{bf16Bits(lo), bf16Bits(hi), 0, bf16Bits(low)}, got, "atomicAdd on a pair, and on the high half of a word")
 	},
+	"block_votes": func(t *testing.T, c *corpusRun) {
+		const blocks, block, rounds = 4, 96, 3
+		in := make([]int32, blocks*block)
+		for i := range in {
+			in[i] = int32(i*37%60) + 1 // 1..60
+		}
+		in[1*block+5] = 50 // block 1: some thread equals 50 (round 0's "any")
+		in[2*block+7] = 52 // block 2: round 2's
+		for k := range block {
+			in[3*block+k] = 60 // block 3: every value above every round's bound
+		}
+		out := c.s.zeros(t, 4*3*blocks*block)
+		var args hipsys.KernelArgs
+		args.Ptr(up(t, c, in)).Ptr(out).I32(rounds)
+		c.launch(t, "block_votes", d1(blocks), d1(block), &args)
+		got := down[int32](t, c, out, 3*blocks*block)
+		for b := range blocks {
+			var counts, alls, anys int32
+			for r := range int32(rounds) {
+				var count, all, anyv int32 = 0, 1, 0
+				for k := range block {
+					v := in[b*block+k]
+					if v%(r+2) == 0 {
+						count++
+					}
+					if v <= r {
+						all = 0
+					}
+					if v == 50+r {
+						anyv = 1
+					}
+				}
+				counts, alls, anys = counts*1000+count, alls*2+all, anys*2+anyv
+			}
+			for k := range block {
+				i := b*block + k
+				require.Equal(t, []int32{counts, alls, anys}, got[3*i:3*i+3], "block %d thread %d: count, and, or over %d rounds", b, k, rounds)
+			}
+		}
+	},
+	"cg_coalesced": func(t *testing.T, c *corpusRun) {
+		W := c.s.props.WarpSize
+		const n = 300 // the last warp is partial
+		g := lcg(9)
+		in := make([]int32, n)
+		for i := range in {
+			in[i] = int32(g.next()%21) - 10
+		}
+		out, counter, shapes := c.s.zeros(t, 4*n), c.s.zeros(t, 4), c.s.zeros(t, 4*n)
+		var args hipsys.KernelArgs
+		args.Ptr(up(t, c, in)).Ptr(out).Ptr(counter).Ptr(shapes).I32(n)
+		c.launch(t, "compact_positive_cg", d1((n+127)/128), d1(128), &args)
+		count := down[int32](t, c, counter, 1)[0]
+		gotShapes := down[int32](t, c, shapes, n)
+		var kept []int32
+		for w := 0; w*W < n; w++ {
+			lo, hi := w*W, min((w+1)*W, n)
+			size := int32(0)
+			for _, v := range in[lo:hi] {
+				if v > 0 {
+					size++
+				}
+			}
+			rank := int32(0)
+			for i := lo; i < hi; i++ {
+				if in[i] > 0 {
+					// rank among the warp's kept lanes, their number; one group of one.
+					require.Equal(t, rank+100*size+100000, gotShapes[i], "lane %d of warp %d", i-lo, w)
+					rank++
+					kept = append(kept, in[i])
+				}
+			}
+		}
+		require.Equal(t, int32(len(kept)), count, "slots reserved")
+		got := down[int32](t, c, out, len(kept))
+		assert.ElementsMatch(t, kept, got, "every positive value in a slot of its own")
+
+		const blocks, block = 3, 64
+		vals := make([]int32, blocks*block)
+		for i := range vals {
+			vals[i] = int32(g.next() % 50)
+		}
+		for k := range 32 {
+			vals[block+k] = 2 * int32(k) // block 1's first tile: all even, one side
+		}
+		sums, shapes2 := c.s.zeros(t, 4*blocks*block), c.s.zeros(t, 4*blocks*block)
+		args.Reset().Ptr(up(t, c, vals)).Ptr(sums).Ptr(shapes2)
+		c.launch(t, "partition_sums", d1(blocks), d1(block), &args)
+		gotSums, gotShapes2 := down[int32](t, c, sums, blocks*block), down[int32](t, c, shapes2, blocks*block)
+		for tile := 0; tile < blocks*block/32; tile++ {
+			var sum [2]int32
+			var size [2]int32
+			for _, v := range vals[tile*32 : tile*32+32] {
+				sum[v&1] += v
+				size[v&1]++
+			}
+			split := size[0] > 0 && size[1] > 0
+			var rank [2]int32
+			for k := range 32 {
+				i := tile*32 + k
+				side := vals[i] & 1 // 0: the even side, whose predicate holds
+				wantShape := rank[side] + 100*size[side] + 100000
+				if split {
+					wantShape = rank[side] + 100*size[side] + 10000*(1-side) + 200000
+				}
+				require.Equal(t, wantShape, gotShapes2[i], "tile %d lane %d: rank, size, meta rank and size", tile, k)
+				wantSum := int32(-1)
+				if rank[side] == 0 {
+					wantSum = sum[side]
+				}
+				require.Equal(t, wantSum, gotSums[i], "tile %d lane %d: its side's sum at rank 0", tile, k)
+				rank[side]++
+			}
+		}
+	},
 }
 
 // bf16Bits rounds f to bfloat16 (the top 16 bits of a float32) to nearest, ties to even;

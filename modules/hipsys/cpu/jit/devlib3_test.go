@@ -45,3 +45,59 @@ extern "C" __global__ void ne(const float* a, const float* b, int* out) {
 		assert.Equal(t, []int32{ordered, unordered, ordered, unordered}, out.s[4*i:4*i+4], "%v != %v", as[i], bs[i])
 	}
 }
+
+// __syncthreads_count, _and and _or, repeated so that each vote's slot is reused, both
+// where the module's fibers switch at barriers only and where they also wait at warp
+// collectives (a kernel of the module calls __syncwarp).
+func TestSyncthreadsVotes(t *testing.T) {
+	const votes = `#include <hip/hip_runtime.h>
+extern "C" __global__ void votes(const int* in, int* out) {
+	const int v = in[blockIdx.x * blockDim.x + threadIdx.x];
+	int acc = 0;
+	for (int r = 0; r < 4; r++) {
+		acc = acc * 1000 + __syncthreads_count(v > r);
+		acc = acc * 2 + (__syncthreads_and(v > r) != 0);
+		acc = acc * 2 + (__syncthreads_or(v == r) != 0);
+	}
+	out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+`
+	for name, src := range map[string]string{
+		"barriers":           votes,
+		"barriers and warps": votes + "extern \"C\" __global__ void other(int* p) { __syncwarp(); p[threadIdx.x] = 0; }\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			const blocks, block = 3, 100
+			in, out := alloc[int32](t, blocks*block), alloc[int32](t, blocks*block)
+			for i := range in.s {
+				in.s[i] = int32(i % 7)
+				if i/block == 2 {
+					in.s[i] = 9
+				}
+			}
+			var args hipsys.KernelArgs
+			args.Ptr(in.dev()).Ptr(out.dev())
+			launch(t, function(t, load(t, src), "votes"), dim(blocks, 1, 1), dim(block, 1, 1), 0, &args)
+			for b := range blocks {
+				want := int32(0)
+				for r := range int32(4) {
+					count, all, anyv := int32(0), int32(1), int32(0)
+					for _, v := range in.s[b*block : (b+1)*block] {
+						if v > r {
+							count++
+						} else {
+							all = 0
+						}
+						if v == r {
+							anyv = 1
+						}
+					}
+					want = ((want*1000+count)*2+all)*2 + anyv
+				}
+				for k := range block {
+					assert.Equal(t, want, out.s[b*block+k], "block %d thread %d", b, k)
+				}
+			}
+		})
+	}
+}

@@ -373,7 +373,7 @@ var warpNames = map[string]bool{
 	"__reduce_and_sync": true, "__reduce_or_sync": true, "__reduce_xor_sync": true,
 	"__match_any_sync": true, "__match_all_sync": true,
 	"cooperative_groups": true, "tiled_partition": true, "thread_block_tile": true, "this_thread_block": true,
-	"this_grid": true, "grid_group": true,
+	"this_grid": true, "grid_group": true, "coalesced_threads": true, "coalesced_group": true, "binary_partition": true,
 }
 
 // directiveWords are the identifiers on the source's preprocessor lines (with their

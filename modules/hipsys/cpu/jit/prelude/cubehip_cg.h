@@ -1,6 +1,7 @@
 /* cubehip_cg.h: cooperative groups (<hip/hip_cooperative_groups.h>) on the host: the
- * thread block, and tiles of it (tiled_partition) whose collectives are the warp
- * functions restricted to the tile's lanes. A module that names cooperative_groups runs
+ * thread block, tiles of it (tiled_partition) whose collectives are the warp functions
+ * restricted to the tile's lanes, and groups of any lanes of a warp (coalesced_threads,
+ * binary_partition). A module that names cooperative_groups runs
  * its threads as warps (cubehip_warp.h), so every member here works. The grid group
  * gives a thread its place in the launch, but its sync() does not compile: the blocks of
  * a launch do not all run at once here, so a grid-wide barrier would never be reached by
@@ -108,6 +109,84 @@ public:
 };
 
 template <unsigned N, class Parent> inline thread_block_tile<N> tiled_partition(const Parent&) { return thread_block_tile<N>(); }
+
+/* A group of some lanes of one warp, named by a mask of them: the lanes that reached
+ * coalesced_threads() together, or one side of a binary_partition. Ranks count the
+ * group's lanes from the lowest; shuffles and votes address them by rank. */
+class coalesced_group : public thread_group {
+	uint64_t mask_;
+	unsigned meta_rank_, meta_size_;
+	/* The warp lane of the group's rank r (r < size()). */
+	unsigned lane_of(unsigned r) const {
+		uint64_t m = mask_;
+		for (unsigned k = 0; k < r; k++) m &= m - 1;
+		return unsigned(__builtin_ctzll(m));
+	}
+
+public:
+	explicit coalesced_group(uint64_t mask, unsigned meta_rank = 0, unsigned meta_size = 1)
+	    : thread_group(unsigned(__builtin_popcountll(mask))), mask_(mask), meta_rank_(meta_rank), meta_size_(meta_size) {}
+	unsigned size() const { return size_; }
+	unsigned num_threads() const { return size_; }
+	unsigned thread_rank() const { return unsigned(__builtin_popcountll(mask_ & ((1ull << __lane_id()) - 1))); }
+	/* The group's place among those its parent was split into: binary_partition makes 2
+	 * (rank 1 the lanes whose predicate held) unless every lane went one way; the lanes
+	 * of coalesced_threads() are 1 group, rank 0. */
+	unsigned meta_group_rank() const { return meta_rank_; }
+	unsigned meta_group_size() const { return meta_size_; }
+	uint64_t cubehip_mask() const { return mask_; }
+	void sync() const { __syncwarp(); }
+	template <class T> T shfl(T v, unsigned src_rank) const { return __shfl(v, int(lane_of(src_rank % size_))); }
+	template <class T> T shfl_down(T v, unsigned d) const {
+		const unsigned r = thread_rank() + d;
+		const T u = __shfl(v, int(r < size_ ? lane_of(r) : __lane_id()));
+		return r < size_ ? u : v;
+	}
+	template <class T> T shfl_up(T v, unsigned d) const {
+		const unsigned r = thread_rank();
+		const T u = __shfl(v, int(r >= d ? lane_of(r - d) : __lane_id()));
+		return r >= d ? u : v;
+	}
+	/* Bit k of a ballot is the group's rank k. */
+	unsigned long long ballot(int pred) const {
+		const uint64_t b = __ballot(pred) & mask_;
+		uint64_t r = 0;
+		unsigned k = 0;
+		for (uint64_t m = mask_; m != 0; m &= m - 1, k++)
+			if (b & (m & -m)) r |= 1ull << k;
+		return r;
+	}
+	bool any(int pred) const { return (__ballot(pred) & mask_) != 0; }
+	bool all(int pred) const { return (__ballot(pred) & mask_) == mask_; }
+};
+
+/* The lanes of the caller's warp that reach this call together. The fibers group the
+ * lanes waiting at any warp function into one collective, so each lane posts its call's
+ * site (file and line) and the group is the lanes that posted the same: lanes that took
+ * another branch to another call are not in it. */
+inline coalesced_group coalesced_threads(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {
+	const uint64_t site = (uint64_t(uintptr_t(file)) << 20 ^ line) | 1;
+	return coalesced_group(cubehip::collective(site, [site](uint64_t mask, const uint64_t* val, unsigned) {
+		uint64_t r = 0;
+		for (unsigned l = 0; l < CUBEHIP_WARP_SIZE; l++)
+			if (((mask >> l) & 1) && val[l] == site) r |= 1ull << l;
+		return r;
+	}));
+}
+
+/* Splits a warp-sized or smaller group by a predicate: the caller's side. */
+namespace detail {
+inline coalesced_group binary_split(uint64_t parent, bool pred) {
+	const uint64_t set = __ballot(pred) & parent;
+	if (set == parent || set == 0) return coalesced_group(parent, 0, 1);
+	return coalesced_group(pred ? set : parent & ~set, pred ? 1 : 0, 2);
+}
+} // namespace detail
+inline coalesced_group binary_partition(const coalesced_group& g, bool pred) { return detail::binary_split(g.cubehip_mask(), pred); }
+template <unsigned N> inline coalesced_group binary_partition(const thread_block_tile<N>& g, bool pred) {
+	const uint64_t m = N == 64 ? ~0ull : ((1ull << N) - 1);
+	return detail::binary_split((m << (__lane_id() & ~(N - 1))) & __activemask(), pred);
+}
 /* The run-time form: a group of n threads (a power of two up to warpSize, or the block). */
 class tiled_group : public thread_group {
 public:

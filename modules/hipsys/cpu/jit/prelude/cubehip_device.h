@@ -8,6 +8,9 @@ namespace cubehip {
 struct fibers; /* cubehip_entry.h */
 
 CUBEHIP_HIDDEN void barrier();
+/* A barrier that also counts the threads reaching it with pred set: the count (op 0),
+ * whether all of them had it (1) or any (2). */
+CUBEHIP_HIDDEN int barrier_vote(int pred, int op);
 }
 
 /* Yields this thread's fiber to the block's scheduler, which resumes it once every other
@@ -15,6 +18,11 @@ CUBEHIP_HIDDEN void barrier();
  * plain loop (its source never names __syncthreads) there is no scheduler and this is a
  * no-op; that only happens when the call is hidden in a header outside the program. */
 inline void __syncthreads() { cubehip::barrier(); }
+/* __syncthreads that also evaluates pred for every thread of the block: how many had it
+ * non-zero, whether all did, whether any did. Threads that have returned take no part. */
+inline int __syncthreads_count(int pred) { return cubehip::barrier_vote(pred, 0); }
+inline int __syncthreads_and(int pred) { return cubehip::barrier_vote(pred, 1); }
+inline int __syncthreads_or(int pred) { return cubehip::barrier_vote(pred, 2); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }

@@ -87,6 +87,12 @@ enum : unsigned char { fiber_run = 0, fiber_at_barrier = 1, fiber_at_warp = 2, f
 struct fibers {
 	void* sched;
 	unsigned cur, n;
+	/* __syncthreads_count & co.: barrier generation epoch counts into votes[epoch & 1]
+	 * (threads with the predicate) and arrivals[epoch & 1]; when a generation completes
+	 * the next one's slots are cleared, which every thread has read by then (it read them
+	 * before reaching the barrier that just completed). */
+	unsigned epoch;
+	unsigned votes[2], arrivals[2];
 	void (*body)(void*);
 	void* args;
 	block_ctx* ctx;
@@ -116,6 +122,16 @@ inline void resume_next(fibers* f, void** save) {
 			return;
 		}
 	cubehip_swap(save, f->sched);
+}
+
+/* A barrier generation completed: the next one counts from zero. */
+inline void next_epoch(fibers* f) {
+	f->epoch++;
+	f->votes[f->epoch & 1] = f->arrivals[f->epoch & 1] = 0;
+}
+inline void start_epochs(fibers* f) {
+	f->epoch = 0;
+	f->votes[0] = f->votes[1] = f->arrivals[0] = f->arrivals[1] = 0;
 }
 
 #if !CUBEHIP_WARPS
@@ -157,6 +173,7 @@ inline void release_barrier(fibers* f) {
 	for (unsigned u = 0; u < f->n; u++)
 		if (f->state[u] == fiber_at_barrier) f->state[u] = fiber_run;
 	f->at_bar = 0;
+	next_epoch(f);
 	for (unsigned w = 0; w * CUBEHIP_WARP_SIZE < f->n; w++) f->warps[w].at_bar = 0;
 }
 /* Completes what the last change of warp w's lanes made complete. */
@@ -205,6 +222,17 @@ inline unsigned lane_id() {
 	return f ? f->cur % CUBEHIP_WARP_SIZE : 0;
 }
 #endif
+
+CUBEHIP_HIDDEN int barrier_vote(int pred, int op) {
+	fibers* f = *current_slot();
+	if (f == nullptr) return pred != 0; /* no scheduler (a call the jit did not see): the thread is the block */
+	const unsigned slot = f->epoch & 1;
+	f->votes[slot] += pred != 0;
+	f->arrivals[slot]++;
+	barrier();
+	const unsigned votes = f->votes[slot], arrivals = f->arrivals[slot];
+	return op == 0 ? int(votes) : op == 1 ? votes == arrivals : votes != 0;
+}
 
 /* Where fiber t's stack starts below the top of its 64 KiB slot. Slots are 64 KiB apart,
  * so unstaggered tops would all fall in the same cache sets and a 256-thread block would
@@ -268,6 +296,7 @@ template <class... A> struct entry<void (*)(A...)> {
 	static void run_warps(fibers& st) {
 		st.live = st.n;
 		st.at_bar = 0;
+		start_epochs(&st);
 		for (unsigned t = 0; t < st.n; t++) st.state[t] = fiber_run;
 		for (unsigned w = 0; w * CUBEHIP_WARP_SIZE < st.n; w++) {
 			warp_state& ws = st.warps[w];
@@ -324,10 +353,13 @@ template <class... A> struct entry<void (*)(A...)> {
 			continue;
 #endif
 			/* Each round starts at the first live fiber, which hands on to the next
-			 * (resume_next) until the last comes back here. */
+			 * (resume_next) until the last comes back here; a round is one barrier
+			 * generation. */
+			start_epochs(&st);
 			for (unsigned first = 0;;) {
 				while (first < n && st.done[first]) first++;
 				if (first == n) break;
+				next_epoch(&st);
 				st.cur = first;
 				ctx->tid = st.idx[first];
 				if (CUBEHIP_TLS_BUILTINS) ::threadIdx = st.idx[first];
