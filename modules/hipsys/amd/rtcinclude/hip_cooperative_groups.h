@@ -1,6 +1,7 @@
 /* hip/hip_cooperative_groups.h for hiprtc before ROCm 6.1, whose own header needs the
- * parts of hip_runtime.h hiprtc leaves out: the thread block and its tiles, built on the
- * warp functions every ROCm has. */
+ * parts of hip_runtime.h hiprtc leaves out: the thread block, its tiles and groups of any
+ * lanes of a wavefront (coalesced_threads, binary_partition), built on the warp functions
+ * every ROCm has. */
 #pragma once
 #include "cubehip_hiprtc.h"
 
@@ -47,6 +48,68 @@ public:
 	}
 };
 template <unsigned N, class Parent> __device__ inline thread_block_tile<N> tiled_partition(const Parent&) { return thread_block_tile<N>(); }
+
+/* A group of some lanes of one wavefront, named by a mask of them: the lanes active at
+ * coalesced_threads(), or one side of a binary_partition. Ranks count the group's lanes
+ * from the lowest; shuffles and votes address them by rank. */
+class coalesced_group {
+	unsigned long long mask_;
+	unsigned meta_rank_, meta_size_;
+	__device__ unsigned lane_of(unsigned r) const {
+		unsigned long long m = mask_;
+		for (unsigned k = 0; k < r; k++) m &= m - 1;
+		return (unsigned)__builtin_ctzll(m);
+	}
+
+public:
+	__device__ explicit coalesced_group(unsigned long long mask, unsigned meta_rank = 0, unsigned meta_size = 1)
+	    : mask_(mask), meta_rank_(meta_rank), meta_size_(meta_size) {}
+	__device__ unsigned size() const { return (unsigned)__builtin_popcountll(mask_); }
+	__device__ unsigned num_threads() const { return size(); }
+	__device__ unsigned thread_rank() const { return (unsigned)__builtin_popcountll(mask_ & ((1ull << __lane_id()) - 1)); }
+	/* binary_partition's two sides are ranks 0 (predicate false) and 1 of 2, unless every
+	 * lane went one way (1 group, as coalesced_threads() always is). */
+	__device__ unsigned meta_group_rank() const { return meta_rank_; }
+	__device__ unsigned meta_group_size() const { return meta_size_; }
+	__device__ unsigned long long cubehip_mask() const { return mask_; }
+	__device__ void sync() const { __builtin_amdgcn_wave_barrier(); }
+	template <class T> __device__ T shfl(T v, unsigned src_rank) const { return __shfl(v, (int)lane_of(src_rank % size())); }
+	template <class T> __device__ T shfl_down(T v, unsigned d) const {
+		const unsigned r = thread_rank() + d;
+		const T u = __shfl(v, (int)(r < size() ? lane_of(r) : __lane_id()));
+		return r < size() ? u : v;
+	}
+	template <class T> __device__ T shfl_up(T v, unsigned d) const {
+		const unsigned r = thread_rank();
+		const T u = __shfl(v, (int)(r >= d ? lane_of(r - d) : __lane_id()));
+		return r >= d ? u : v;
+	}
+	/* Bit k of a ballot is the group's rank k. */
+	__device__ unsigned long long ballot(int pred) const {
+		const unsigned long long b = __ballot(pred) & mask_;
+		unsigned long long r = 0;
+		unsigned k = 0;
+		for (unsigned long long m = mask_; m != 0; m &= m - 1, k++)
+			if (b & (m & (~m + 1))) r |= 1ull << k;
+		return r;
+	}
+	__device__ bool any(int pred) const { return (__ballot(pred) & mask_) != 0; }
+	__device__ bool all(int pred) const { return (__ballot(pred) & mask_) == mask_; }
+};
+/* The lanes active here: a wavefront runs the lanes that took a branch together. */
+__device__ inline coalesced_group coalesced_threads() { return coalesced_group(__ballot(1)); }
+namespace detail {
+__device__ inline coalesced_group binary_split(unsigned long long parent, bool pred) {
+	const unsigned long long set = __ballot(pred) & parent;
+	if (set == parent || set == 0) return coalesced_group(parent, 0, 1);
+	return coalesced_group(pred ? set : parent & ~set, pred ? 1 : 0, 2);
+}
+} // namespace detail
+__device__ inline coalesced_group binary_partition(const coalesced_group& g, bool pred) { return detail::binary_split(g.cubehip_mask(), pred); }
+template <unsigned N> __device__ inline coalesced_group binary_partition(const thread_block_tile<N>& g, bool pred) {
+	const unsigned long long m = N == 64 ? ~0ull : ((1ull << N) - 1);
+	return detail::binary_split((m << (__lane_id() & ~(N - 1))) & __ballot(1), pred);
+}
 template <class Group> __device__ inline void sync(const Group& g) { g.sync(); }
 
 template <class T> struct plus { __device__ T operator()(T a, T b) const { return a + b; } };
