@@ -4,6 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import cubehip
+
 
 DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
           np.float16, np.float32, np.float64, np.complex64, np.complex128, np.bool_]
@@ -68,6 +70,15 @@ def test_empty_zeros_alloc(dev):
         dev.empty("abc")
 
 
+def test_the_default_dtype_is_numpys(dev):
+    """float64, as numpy.zeros and cupy.zeros give: a script moved from either keeps its
+    arrays' dtype."""
+    assert dev.zeros(3).dtype == np.zeros(3).dtype == np.float64
+    assert dev.empty((2, 2)).dtype == np.empty((2, 2)).dtype
+    assert cubehip.DeviceArray(dev, 2).dtype == np.float64
+    np.testing.assert_array_equal(dev.zeros(4).get(), np.zeros(4))
+
+
 def test_zero_size_and_zero_dim(dev):
     z = dev.empty((0, 5), np.float32)
     assert z.get().shape == (0, 5)
@@ -108,8 +119,18 @@ def test_views_share_memory(dev):
     assert u.dtype == np.uint32
     with pytest.raises(ValueError):
         d.reshape(5)
-    with pytest.raises(ValueError):
-        d.view(np.int64)
+    # Another itemsize, as numpy's view: the last dimension counts the new dtype's items.
+    host = np.arange(12, dtype=np.int32)
+    for dt, shape in ((np.int64, (6,)), (np.uint8, (48,)), (np.float32, (12,))):
+        v = d.view(dt)
+        assert (v.shape, v.dtype, v.nbytes) == (shape, np.dtype(dt), 48)
+        np.testing.assert_array_equal(v.get(), host.view(dt))
+    np.testing.assert_array_equal(r.view(np.uint16).get(), host.reshape(3, 4).view(np.uint16))
+    assert r.view(np.int64).shape == (3, 2)
+    with pytest.raises(ValueError, match="whole number"):
+        d.view(np.uint8).reshape(16, 3).view(np.int32)  # 3 bytes a row
+    with pytest.raises(ValueError, match="0-d"):
+        dev.empty((), np.int32).view(np.int64)
     with pytest.raises(ValueError, match="view"):
         r.release()
     d.release()

@@ -219,7 +219,8 @@ def test_a_refused_launch_goes_to_slow_with_the_same_arguments(dev):
         seen.append((a, kw))
 
     a = dev.zeros(4, np.float32)
-    launch = _ffi.native.kernel_launcher(0x0300_0000_DEAD_BEEF, bytes([_ffi.ARG_BUFFER, _ffi.ARG_I32]), cubehip.DeviceArray, slow, NP_INTS, NP_FLOATS)
+    launch = _ffi.native.kernel_launcher(0x0300_0000_DEAD_BEEF, bytes([_ffi.ARG_BUFFER, _ffi.ARG_I32]), cubehip.DeviceArray, slow, NP_INTS, NP_FLOATS,
+                                         (None, None))
     launch((2, 1), a, 7, stream=3)  # a made-up kernel: the library refuses it, slow decides
     assert seen == [(((2, 1), a, 7), {"stream": 3})]
     launch(1, a)  # a wrong count never reaches the library
@@ -228,15 +229,26 @@ def test_a_refused_launch_goes_to_slow_with_the_same_arguments(dev):
 
 def test_the_makers_check_their_arguments():
     with pytest.raises(TypeError):
-        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray, print, NP_INTS)
+        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray, print, NP_INTS, NP_FLOATS)
     with pytest.raises(TypeError):
-        _ffi.native.kernel_launcher(1, "not bytes", cubehip.DeviceArray, print, NP_INTS, NP_FLOATS)
+        _ffi.native.kernel_launcher(1, "not bytes", cubehip.DeviceArray, print, NP_INTS, NP_FLOATS, (None,))
     with pytest.raises(TypeError, match="tuples"):
-        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray, print, list(NP_INTS), NP_FLOATS)
+        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray, print, list(NP_INTS), NP_FLOATS, (None,))
     with pytest.raises(TypeError, match="kind"):
-        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_BYTES]), cubehip.DeviceArray, print, NP_INTS, NP_FLOATS)
+        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_BYTES]), cubehip.DeviceArray, print, NP_INTS, NP_FLOATS, (None,))
     with pytest.raises(TypeError, match="at most"):
-        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_I32]) * 65, cubehip.DeviceArray, print, NP_INTS, NP_FLOATS)
+        _ffi.native.kernel_launcher(1, bytes([_ffi.ARG_I32]) * 65, cubehip.DeviceArray, print, NP_INTS, NP_FLOATS, (None,) * 65)
+    f32 = (np.dtype(np.float32),)
+    with pytest.raises(TypeError, match="an entry per parameter"):
+        _ffi.native.kernel_launcher(1, b"\x01\x07", cubehip.DeviceArray, print, NP_INTS, NP_FLOATS, (f32,))
+    with pytest.raises(TypeError, match="an entry per parameter"):
+        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray, print, NP_INTS, NP_FLOATS, [f32])
+    with pytest.raises(TypeError, match=r"dtypes\[1\]"):  # a scalar has no element type
+        _ffi.native.kernel_launcher(1, b"\x01\x07", cubehip.DeviceArray, print, NP_INTS, NP_FLOATS, (f32, f32))
+    with pytest.raises(TypeError, match=r"dtypes\[0\]"):
+        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray, print, NP_INTS, NP_FLOATS, (f32 * 5,))
+    with pytest.raises(TypeError, match=r"dtypes\[0\]"):
+        _ffi.native.kernel_launcher(1, b"\x01", cubehip.DeviceArray, print, NP_INTS, NP_FLOATS, ((),))
     with pytest.raises(OverflowError):
         _ffi.native.device_syncer(-1, print, print)
     with pytest.raises(TypeError):
@@ -356,7 +368,7 @@ def test_numpy_scalars_take_the_built_in_path(dev, scalars):
         slow_calls.append(a)
 
     kinds = bytes(_ffi.ARG_BUFFER if p.kind == "buffer" else _kernel._KIND_CODE[p.kind] for p in scalars.params)
-    launch = _ffi.native.kernel_launcher(scalars._h, kinds, cubehip.DeviceArray, slow, NP_INTS, NP_FLOATS)
+    launch = _ffi.native.kernel_launcher(scalars._h, kinds, cubehip.DeviceArray, slow, NP_INTS, NP_FLOATS, (None,) * len(kinds))
     out, fout = dev.zeros(8, np.int64), dev.zeros(2, np.float64)
     typed = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64)
     launch((1,), *(t(v) for t, v in zip(typed, VALUES)), out, fout)

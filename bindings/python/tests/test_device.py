@@ -12,6 +12,15 @@ def test_library_found_and_versioned():
     assert cubehip.library_version()[0] == 0
 
 
+def test_dir_is_the_public_api():
+    """dir(cubehip) lists what the package offers: __all__ (and __version__), never a name
+    that leaked from its imports (`from __future__ import annotations` leaves annotations)."""
+    assert dir(cubehip) == sorted([*cubehip.__all__, "__version__"])
+    public = {n for n in vars(cubehip) if not n.startswith("_")}
+    assert public == set(cubehip.__all__)
+    assert all(hasattr(cubehip, n) for n in cubehip.__all__)
+
+
 def test_devices_have_properties():
     ds = cubehip.devices("cpu")
     assert len(ds) == cubehip.device_count("cpu") == 1

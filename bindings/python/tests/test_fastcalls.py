@@ -79,7 +79,7 @@ def test_read_and_launch_through_them(dev, saxpy):
 
 def test_a_destroyed_kernel_launch_raises(dev):
     k = cubehip.Kernel('extern "C" __global__ void nothing(float* p) {}', "nothing", device=dev)
-    a = dev.empty(4)
+    a = dev.empty(4, np.float32)
     k(1, a)
     k.destroy()
     with pytest.raises((cubehip.InvalidHandle, ValueError), match="destroyed|invalid"):

@@ -12,8 +12,8 @@ A thin layer over libcubehip's C ABI (ctypes), with numpy as its one dependency:
         print(y.get())
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: it would leave the name annotations among
+# the package's attributes, where dir(cubehip) and tab completion would offer it.
 from . import _ffi
 from ._array import DeviceArray
 from ._device import (
@@ -89,3 +89,9 @@ __all__ = [
     "set_host_cache_limit",
     "status_name",
 ]
+
+
+def __dir__() -> list[str]:
+    # The public API only: the package's own modules (_ffi, _kernel, ...) are attributes of it
+    # once imported, and are not the package's to offer.
+    return sorted([*__all__, "__version__"])

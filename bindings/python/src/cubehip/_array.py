@@ -89,7 +89,7 @@ class DeviceArray:
 
     __slots__ = ("device", "shape", "dtype", "nbytes", "stream", "_h", "_base", "_exports", "_import", "__weakref__")
 
-    def __init__(self, device: "Device", shape: Any, dtype: Any = np.float32, stream: "Stream | int | None" = None) -> None:
+    def __init__(self, device: "Device", shape: Any, dtype: Any = np.float64, stream: "Stream | int | None" = None) -> None:
         self._h = 0
         self._base: DeviceArray | None = None
         self._exports = 0  # the lease that counts this memory's exports, from the first on (_dlpack.leave)
@@ -175,12 +175,27 @@ class DeviceArray:
         return view
 
     def view(self, dtype: Any) -> "DeviceArray":
-        """A view of the same bytes as another dtype of the same itemsize."""
+        """A view of the same bytes as another dtype, as numpy's ``view``: of another
+        itemsize, the last dimension is their count in the new dtype
+        (``d.view(np.uint8)`` of a float32 array of shape (n,) has shape (4 * n,)).
+
+        This is how an array's bytes go to a kernel's pointer of another element type as
+        they are: a launch refuses a float64 array for a ``float*``, and takes
+        ``a.view(np.float32)``."""
         dt = check_dtype(dtype)
-        if dt.itemsize != self.dtype.itemsize:
-            raise ValueError(f"view as {dt} needs itemsize {self.dtype.itemsize}, it has {dt.itemsize}")
+        shape = self.shape
+        old = self.dtype.itemsize
+        if dt.itemsize != old:
+            if not shape:
+                raise ValueError(f"a 0-d array of {self.dtype} cannot be viewed as {dt}: the itemsizes differ")
+            nbytes = shape[-1] * old
+            if nbytes % dt.itemsize:
+                raise ValueError(
+                    f"the last dimension of the array ({shape[-1]} x {old} bytes) is not a whole number of {dt} ({dt.itemsize} bytes)"
+                )
+            shape = shape[:-1] + (nbytes // dt.itemsize,)
         v = self.reshape(self.shape)
-        v.dtype = dt
+        v.shape, v.dtype = shape, dt
         return v
 
     # --- copies --------------------------------------------------------------------------

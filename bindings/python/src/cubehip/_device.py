@@ -332,8 +332,9 @@ class Device:
 
     # --- arrays --------------------------------------------------------------------------
 
-    def empty(self, shape: Any, dtype: Any = np.float32, stream: "Stream | int | None" = None) -> DeviceArray:
-        """A device array of the shape and dtype, its contents undefined until written."""
+    def empty(self, shape: Any, dtype: Any = np.float64, stream: "Stream | int | None" = None) -> DeviceArray:
+        """A device array of the shape and dtype (float64 by default, as numpy's and CuPy's
+        empty), its contents undefined until written."""
         self._live()
         return DeviceArray(self, shape, dtype, stream)
 
@@ -358,7 +359,9 @@ class Device:
 
     asarray = array
 
-    def zeros(self, shape: Any, dtype: Any = np.float32, stream: "Stream | int | None" = None) -> DeviceArray:
+    def zeros(self, shape: Any, dtype: Any = np.float64, stream: "Stream | int | None" = None) -> DeviceArray:
+        """A device array of the shape and dtype (float64 by default, as numpy's and CuPy's
+        zeros), filled with zeros."""
         return self.array(np.zeros(normalize(shape), dtype), stream=stream)
 
     # --- kernels -------------------------------------------------------------------------

@@ -28,13 +28,15 @@ _launch = _ffi.fast_launch
 _C_TYPES: dict[str, str] = {}
 for _kind, _names in {
     "i8": ["char", "signed char", "int8_t"],
-    "u8": ["unsigned char", "uint8_t", "bool"],
-    "i16": ["short", "short int", "signed short", "int16_t"],
-    "u16": ["unsigned short", "unsigned short int", "uint16_t"],
+    "u8": ["unsigned char", "uint8_t", "uchar", "bool"],
+    "i16": ["short", "short int", "signed short", "signed short int", "int16_t"],
+    "u16": ["unsigned short", "unsigned short int", "uint16_t", "ushort"],
     "i32": ["int", "signed", "signed int", "int32_t"],
     "u32": ["unsigned", "unsigned int", "uint32_t", "uint"],
-    "i64": ["long", "long int", "long long", "long long int", "int64_t", "ssize_t", "ptrdiff_t", "intptr_t"],
-    "u64": ["unsigned long", "unsigned long int", "unsigned long long", "unsigned long long int", "uint64_t", "size_t", "uintptr_t"],
+    "i64": ["long", "long int", "long long", "long long int", "signed long", "signed long long", "int64_t", "ssize_t",
+            "ptrdiff_t", "intptr_t"],
+    "u64": ["unsigned long", "unsigned long int", "unsigned long long", "unsigned long long int", "uint64_t", "size_t",
+            "uintptr_t", "ulong", "ullong"],
     "f32": ["float"],
     "f64": ["double"],
 }.items():
@@ -69,17 +71,109 @@ _NUMPY_FLOATS = (np.float32, np.float64)
 
 _QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "__global__", "register"}
 
+# What a pointer parameter's elements are, for the check of the array given there: their
+# class ("i" an integer, "f" floating point, "bf16" bfloat16), their width in bytes, and
+# whether a complex array of that float fits (a pair of floats: float2, hipFloatComplex).
+# Signed and unsigned of one width are one class, as the Go side's rule has it (an int*
+# takes a uint32 array, as C++ lets it alias one). A byte type (char, int8_t, bool), void,
+# a struct, a typedef or a template parameter is not here: its pointer takes any array.
+_ELEMS: dict[str, tuple[str, int, bool]] = {}
+for _n, _kind in _C_TYPES.items():
+    if _kind[1:] != "8":
+        _ELEMS[_n] = ("f" if _kind[0] == "f" else "i", int(_kind[1:]) // 8, False)
+for _n in ("half", "__half", "_Float16", "__fp16", "half2", "__half2"):
+    _ELEMS[_n] = ("f", 2, False)
+for _n in ("__hip_bfloat16", "hip_bfloat16", "__nv_bfloat16", "__bf16", "__hip_bfloat162", "__nv_bfloat162"):
+    _ELEMS[_n] = ("bf16", 2, False)
+for _base, (_cls, _width) in {
+    "short": ("i", 2), "ushort": ("i", 2), "int": ("i", 4), "uint": ("i", 4), "long": ("i", 8), "ulong": ("i", 8),
+    "longlong": ("i", 8), "ulonglong": ("i", 8), "float": ("f", 4), "double": ("f", 8),
+}.items():  # fmt: skip
+    for _lanes in (1, 2, 3, 4):
+        # An even number of float lanes is a row of complex numbers too (CuPy's callers pass
+        # complex64 arrays to float2* parameters).
+        _ELEMS[f"{_base}{_lanes}"] = (_cls, _width, _cls == "f" and _lanes % 2 == 0)
+for _n in ("hipFloatComplex", "hipComplex", "cuFloatComplex", "cuComplex"):
+    _ELEMS[_n] = ("f", 4, True)
+for _n in ("hipDoubleComplex", "cuDoubleComplex"):
+    _ELEMS[_n] = ("f", 8, True)
+_POINTERS = ("i", 8, False)  # a pointer to pointers: an array of addresses
+
+# The dtypes numpy hands out as one object each, which the extension's launch compares a
+# DeviceArray's dtype with by identity; any other dtype object goes to Kernel.__call__,
+# which judges it by _elem_takes.
+_COMMON_DTYPES = tuple(
+    {id(d): d for d in map(np.dtype, (
+        np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+        np.longlong, np.ulonglong, np.float16, np.float32, np.float64, np.complex64, np.complex128,
+    ))}.values()
+)  # fmt: skip
+
+
+def _elem_takes(elem: tuple[str, int, bool], dt: np.dtype) -> bool:
+    """Whether a pointer to elem takes an array of dtype dt. A byte-swapped dtype never does:
+    the kernel would read its numbers with their bytes reversed."""
+    cls, width, complex_ok = elem
+    if not dt.isnative:
+        return False
+    kind, size = dt.kind, dt.itemsize
+    if cls == "f":
+        return kind == "f" and size == width or complex_ok and kind == "c" and size == 2 * width
+    if cls == "i":
+        return kind in "iu" and size == width
+    # bfloat16 has no numpy dtype: its bits come as a 2-byte integer array, or as the
+    # bfloat16 dtype of ml_dtypes (or another library's of that name).
+    return size == 2 and (kind in "iu" or dt.name == "bfloat16")
+
+
+def _elem_wants(elem: tuple[str, int, bool]) -> str:
+    """The dtypes a pointer to elem takes, for messages: "float32", "int32 or uint32"."""
+    cls, width, complex_ok = elem
+    bits = 8 * width
+    if cls == "f":
+        return f"float{bits}" + (f" or complex{2 * bits}" if complex_ok else "")
+    if cls == "i":
+        return f"int{bits} or uint{bits}"
+    return "bfloat16: its bits as uint16 or int16, or ml_dtypes.bfloat16"
+
+
+def _elem_view(elem: tuple[str, int, bool]) -> str:
+    """The dtype to view an array as to pass its bytes to a pointer to elem."""
+    cls, width, _ = elem
+    return f"np.float{8 * width}" if cls == "f" else f"np.uint{8 * width}"
+
+
+def _elem_of(decl: str) -> tuple[str, int, bool] | None:
+    """The element of the pointer declared by decl ("const float* x", "float y[]", "T* p"),
+    or None where any array goes (void, bytes, a type the declaration does not say)."""
+    star = decl.find("*") if "*" in decl else decl.find("[")
+    if star < 0:
+        return None
+    # "float** p" and "float* p[]" take addresses; "float a[][4]" still takes floats.
+    if decl.count("*") + ("[" in decl) > 1:
+        return _POINTERS
+    words = [w for w in re.findall(r"[A-Za-z_]\w*|::", decl[:star]) if w not in _QUALIFIERS]
+    if "*" not in decl and len(words) > 1:
+        words = words[:-1]  # "float y[]": y is the name
+    ctype = " ".join(words).replace("std :: ", "").replace(":: ", "")
+    return _ELEMS.get(ctype)
+
 
 class Param:
-    """One kernel parameter: a buffer (with the access the kernel declares) or a scalar kind."""
+    """One kernel parameter: a buffer (with the access the kernel declares) or a scalar kind.
 
-    __slots__ = ("name", "kind", "readonly", "text")
+    elem is what a buffer's elements are, (class, width, complex arrays fit), as the
+    declaration says it; None where the pointer takes an array of any dtype."""
 
-    def __init__(self, name: str, kind: str | None, readonly: bool = False, text: str = "") -> None:
+    __slots__ = ("name", "kind", "readonly", "text", "elem")
+
+    def __init__(self, name: str, kind: str | None, readonly: bool = False, text: str = "",
+                 elem: tuple[str, int, bool] | None = None) -> None:
         self.name = name
         self.kind = kind  # "buffer", a scalar kind ("f32", ...), or None when not known
         self.readonly = readonly
         self.text = text
+        self.elem = elem
 
     def __repr__(self) -> str:
         return f"Param({self.text or self.name!r}: {self.kind})"
@@ -142,7 +236,7 @@ def _parse_param(text: str, index: int) -> Param:
         ids = [i for i in ids if i not in _QUALIFIERS]
         if "*" not in text and len(ids) < 2:
             ids = []  # "float[]": only a type
-        return Param(ids[-1] if ids else f"arg{index}", "buffer", readonly, text)
+        return Param(ids[-1] if ids else f"arg{index}", "buffer", readonly, text, _elem_of(text))
     words = [w for w in re.findall(r"[A-Za-z_]\w*|::", text) if w not in _QUALIFIERS]
     if "&" in text:
         return Param(words[-1] if words else f"arg{index}", None, False, text)
@@ -252,10 +346,21 @@ def _as_float(kernel: "Kernel", i: int, v: Any, kind: str) -> float:
     return f
 
 
-def _buffer(kernel: "Kernel", i: int, v: Any) -> int:
+def _buffer(kernel: "Kernel", i: int, v: Any, p: Param | None) -> int:
     if isinstance(v, DeviceArray):
+        if p is not None and p.elem is not None and not _elem_takes(p.elem, v.dtype):
+            raise _bad_elem(kernel, i, v, p.elem)
         return v._live()
     raise _bad_arg(kernel, i, v)
+
+
+def _bad_elem(kernel: "Kernel", i: int, v: DeviceArray, elem: tuple[str, int, bool]) -> TypeError:
+    name, decl, _ = _param(kernel, i)
+    view = _elem_view(elem)
+    return TypeError(
+        f"{kernel.entry}: argument {i} ({name}): an array of {v.dtype} given, the kernel takes {decl} "
+        f"({_elem_wants(elem)}); to pass the array's bytes as they are, pass a view: a.view({view})"
+    )
 
 
 class Kernel:
@@ -272,12 +377,18 @@ class Kernel:
     - options: compiler options ("-DN=4", "-O3").
     - arg_types: the kind of every parameter ("buffer", "f32", "u32", ..., C type names or
       numpy dtypes), for a kernel whose declaration the source does not spell out (a macro).
-      By default the kinds are read from the source's declaration of entry.
+      By default the kinds are read from the source's declaration of entry. A pointer entry
+      says its element type as a declaration does ("float*" takes float32 arrays); "buffer"
+      or "void*" takes an array of any dtype.
 
     Call it with the grid and the arguments in the kernel's order:
-    ``k(grid, x, y, np.float32(2), n, stream=s)``. Device arrays pass as pointers; Python
-    numbers and numpy scalars are converted to the parameter's C type (a value that does not
-    fit is an OverflowError).
+    ``k(grid, x, y, np.float32(2), n, stream=s)``. Device arrays pass as pointers, each of a
+    dtype its pointer's declared element type takes (the same width, and both integers or
+    both floating point: an ``int*`` takes int32 or uint32, a ``float2*`` float32 or
+    complex64; ``void*``, byte pointers and types the declaration cannot say take any), else
+    a TypeError naming the parameter; ``a.view(np.float32)`` passes an array's bytes as they
+    are. Python numbers and numpy scalars are converted to the parameter's C type (a value
+    that does not fit is an OverflowError).
     """
 
     def __init__(
@@ -315,14 +426,18 @@ class Kernel:
 
         params = parse_params(source, entry)
         if arg_types is not None:
+            arg_types = list(arg_types)
             kinds = [_kind_of_type(t) for t in arg_types]
+            # A pointer entry says its element as a declaration does ("float*" takes float32
+            # arrays); "buffer" or "void*" takes an array of any dtype.
+            elems = [_elem_of(t) if isinstance(t, str) and k == "buffer" else None for t, k in zip(arg_types, kinds)]
             if params is not None and len(params) != len(kinds):
                 raise ValueError(f"arg_types has {len(kinds)} entries, {entry} declares {len(params)} parameters")
             if params is None:
-                params = [Param(f"arg{i}", k) for i, k in enumerate(kinds)]
+                params = [Param(f"arg{i}", k, elem=e) for i, (k, e) in enumerate(zip(kinds, elems))]
             else:
-                for p, k in zip(params, kinds):
-                    p.kind = k
+                for p, k, e in zip(params, kinds, elems):
+                    p.kind, p.elem = k, e
         self.params: list[Param] | None = params
 
         nbuf = sum(1 for p in params if p.kind == "buffer") if params is not None else None
@@ -427,14 +542,22 @@ class Kernel:
     def _native_call(self) -> Any:
         """The kernel's call as a built-in function of the extension (_native.c's
         kernel_launcher): k(grid, *args) with a grid of ints and arguments exactly of their
-        parameters' types (a DeviceArray, an int or numpy integer in range, a float, numpy
-        float32 or float64) packs and launches in C,
+        parameters' types (a DeviceArray of a dtype its pointer takes, an int or numpy
+        integer in range, a float, numpy float32 or float64) packs and launches in C,
         without a Python frame; any other call, and any call the library refuses, goes to
         Kernel.__call__, which checks, converts and raises. A built-in function is not a
         descriptor: it is called without the kernel, which it reaches through a weak
         reference only on that path, so the kernel is freed as soon as it is unused."""
         assert self.params is not None
         kinds = bytes(_ffi.ARG_BUFFER if p.kind == "buffer" else _KIND_CODE[p.kind] for p in self.params)
+        # Per parameter, the dtype objects its arrays are taken with in C (compared by
+        # identity, so the check costs the launch one attribute read an array); None for a
+        # scalar or a pointer of any dtype. An array of another dtype object goes to
+        # Kernel.__call__, which takes it or raises.
+        dtypes = tuple(
+            tuple(d for d in _COMMON_DTYPES if _elem_takes(p.elem, d)) if p.kind == "buffer" and p.elem is not None else None
+            for p in self.params
+        )
         ref = weakref.ref(self)
 
         def slow(*args: Any, **kwargs: Any) -> None:
@@ -443,7 +566,7 @@ class Kernel:
                 raise ValueError("the kernel was freed")
             Kernel.__call__(k, *args, **kwargs)  # its own errors for a missing grid or a bad keyword
 
-        return _ffi.native.kernel_launcher(self._h, kinds, DeviceArray, slow, _NUMPY_INTS, _NUMPY_FLOATS)
+        return _ffi.native.kernel_launcher(self._h, kinds, DeviceArray, slow, _NUMPY_INTS, _NUMPY_FLOATS, dtypes)
 
     def _bad_count(self, args: tuple[Any, ...]) -> TypeError:
         n = len(self.params or ())
@@ -477,7 +600,7 @@ class Kernel:
             w = 3 * i + 1
             if kind == "buffer":
                 words[3 * i] = _ffi.ARG_BUFFER
-                words[w] = _buffer(self, i, a)
+                words[w] = _buffer(self, i, a, p)
                 words[w + 1] = 0
             elif kind in ("f32", "f64"):
                 words[3 * i] = _KIND_CODE[kind]

@@ -205,10 +205,10 @@ static PyObject* n_stream_native_handle(PyObject* self, PyObject* const* args, P
  * device, a built-in function that is that call; the package installs it where Python
  * finds `k(...)` and `dev.sync` (a built-in function is not a descriptor, so it is called
  * without the kernel or device: its plan names them). It takes the common case: a grid of
- * ints, each argument exactly of its parameter's type (a DeviceArray for a buffer, an int
- * in range, a float), the default stream or an int stream id. Every other call, and every
- * call the library refuses, goes to the package's Python function (`slow`), which checks,
- * converts and raises as the package always has. */
+ * ints, each argument exactly of its parameter's type (a DeviceArray of a dtype its pointer
+ * takes for a buffer, an int in range, a float), the default stream or an int stream id.
+ * Every other call, and every call the library refuses, goes to the package's Python
+ * function (`slow`), which checks, converts and raises as the package always has. */
 
 #define LAUNCH_PLAN "cubehip._native.launch_plan"
 #define SYNC_PLAN "cubehip._native.sync_plan"
@@ -216,18 +216,28 @@ static PyObject* n_stream_native_handle(PyObject* self, PyObject* const* args, P
 
 static PyObject* name_h;       /* "_h", interned */
 static PyObject* name_exports; /* "_exports", interned: an array's lease (see export_of) */
+static PyObject* name_dtype;   /* "dtype", interned */
 
 /* Every plan starts with the PLAN_REFS references it holds (NULL where it holds fewer),
  * which it drops when freed. */
-#define PLAN_REFS 4
+#define PLAN_REFS 5
+#define ELEM_DTYPES 4 /* the most dtype objects one pointer parameter is taken with in C */
 typedef struct {
 	PyObject* array_type;  /* a buffer argument's exact type: DeviceArray */
 	PyObject* slow;        /* the package's launch: slow(grid, *args, stream=...) */
 	PyObject* int_types;   /* numpy's integer scalar types, a tuple */
 	PyObject* float_types; /* numpy's float32 and float64, a tuple */
+	PyObject* dtypes;      /* per parameter, None or a tuple of dtypes: it owns elem's objects */
 	uint64_t kernel;
 	size_t n;
 	uint8_t kinds[LAUNCH_MAX_ARGS];
+	/* The dtype objects an array for pointer parameter i is taken with, compared by
+	 * identity (numpy's builtin dtypes are one object each): a pointer comparison, where
+	 * comparing dtypes by value would call into numpy on every launch. nelem[i] is 0 for a
+	 * parameter that takes any array. An array of another dtype object goes to the package's
+	 * call, which takes it (an equal dtype made another way) or raises naming the parameter. */
+	uint8_t nelem[LAUNCH_MAX_ARGS];
+	PyObject* elem[LAUNCH_MAX_ARGS][ELEM_DTYPES];
 } launch_plan;
 
 typedef struct {
@@ -325,18 +335,18 @@ static int type_in(PyObject* o, PyObject* types) {
 	return 0;
 }
 
-/* One argument of parameter kind into a; 0 when the value is not exactly its type. A numpy
- * scalar (CuPy's way to pass one) of an integer type for an integer parameter, or of
+/* One argument, parameter i of kind kind, into a; 0 when the value is not exactly its type.
+ * A numpy scalar (CuPy's way to pass one) of an integer type for an integer parameter, or of
  * float32 or float64 for a float one, is taken as its value, range-checked as an int or
  * float is: what the package's own call does with it. */
-static int pack(const launch_plan* p, uint8_t kind, PyObject* o, cubehip_arg* a) {
+static int pack(const launch_plan* p, size_t i, uint8_t kind, PyObject* o, cubehip_arg* a) {
 	if (kind >= ARG_I8 && kind <= ARG_U64 && !PyLong_CheckExact(o) && type_in(o, p->int_types)) {
 		PyObject* v = PyNumber_Index(o);
 		if (v == NULL) {
 			PyErr_Clear();
 			return 0;
 		}
-		int ok = pack(p, kind, v, a);
+		int ok = pack(p, i, kind, v, a);
 		Py_DECREF(v);
 		return ok;
 	}
@@ -351,7 +361,7 @@ static int pack(const launch_plan* p, uint8_t kind, PyObject* o, cubehip_arg* a)
 			PyErr_Clear();
 			return 0;
 		}
-		int ok = pack(p, kind, v, a);
+		int ok = pack(p, i, kind, v, a);
 		Py_DECREF(v);
 		return ok;
 	}
@@ -361,6 +371,18 @@ static int pack(const launch_plan* p, uint8_t kind, PyObject* o, cubehip_arg* a)
 	switch (kind) {
 	case ARG_BUFFER: {
 		if ((PyObject*)Py_TYPE(o) != p->array_type) return 0;
+		if (p->nelem[i]) {
+			/* A kernel reading float64 bits as float32 computes garbage without a word. */
+			PyObject* dt = PyObject_GetAttr(o, name_dtype);
+			if (dt == NULL) {
+				PyErr_Clear();
+				return 0;
+			}
+			int taken = 0;
+			for (int k = 0; k < p->nelem[i]; k++) taken |= p->elem[i][k] == dt;
+			Py_DECREF(dt); /* only its identity is kept: the plan holds the ones compared with */
+			if (!taken) return 0;
+		}
 		PyObject* h = PyObject_GetAttr(o, name_h);
 		if (h == NULL) {
 			PyErr_Clear();
@@ -459,7 +481,7 @@ static PyObject* kernel_call(PyObject* self, PyObject* const* args, Py_ssize_t n
 	if (!grid_of(args[0], grid)) goto slow;
 	cubehip_arg packed[LAUNCH_MAX_ARGS];
 	for (size_t i = 0; i < p->n; i++)
-		if (!pack(p, p->kinds[i], args[1 + i], &packed[i])) goto slow;
+		if (!pack(p, i, p->kinds[i], args[1 + i], &packed[i])) goto slow;
 	/* The GIL is kept, as n_launch says why. */
 	if (c_launch(p->kernel, stream, grid, packed, p->n) == CUBEHIP_SUCCESS) Py_RETURN_NONE;
 	/* Refused, so nothing was queued: the package's call makes it again, and raises. */
@@ -490,14 +512,16 @@ static PyMethodDef kernel_call_def = {"launch", (PyCFunction)(void (*)(void))ker
 static PyMethodDef device_sync_def = {"sync", (PyCFunction)(void (*)(void))device_sync_call, METH_FASTCALL | METH_KEYWORDS,
 	"sync(stream=None): waits for the stream's work (cubehip's native fast path)"};
 
-/* kernel_launcher(kernel, kinds, array_type, slow, int_types, float_types) -> the kernel's
- * call; kinds is bytes, one cubehip_arg_kind per parameter (BUFFER and I8..F64 only);
- * int_types and float_types are tuples of the numpy scalar types taken as values. */
+/* kernel_launcher(kernel, kinds, array_type, slow, int_types, float_types, dtypes) -> the
+ * kernel's call; kinds is bytes, one cubehip_arg_kind per parameter (BUFFER and I8..F64
+ * only); int_types and float_types are tuples of the numpy scalar types taken as values;
+ * dtypes a tuple with, per parameter, None (a scalar, or a pointer that takes any array) or
+ * a tuple of at most ELEM_DTYPES dtypes the pointer's arrays are taken with. */
 static PyObject* n_kernel_launcher(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 	(void)self;
 	uint64_t kernel;
-	if (nargs != 6) {
-		PyErr_Format(PyExc_TypeError, "kernel_launcher takes 6 arguments (%d given)", (int)nargs);
+	if (nargs != 7) {
+		PyErr_Format(PyExc_TypeError, "kernel_launcher takes 7 arguments (%d given)", (int)nargs);
 		return NULL;
 	}
 	if (!u64_arg(args, 0, &kernel) || !bound()) return NULL;
@@ -521,12 +545,30 @@ static PyObject* n_kernel_launcher(PyObject* self, PyObject* const* args, Py_ssi
 		PyErr_SetString(PyExc_TypeError, "kernel_launcher: array_type must be a type, slow a callable, int_types and float_types tuples");
 		return NULL;
 	}
+	PyObject* dtypes = args[6];
+	if (!PyTuple_Check(dtypes) || PyTuple_Size(dtypes) != n) {
+		PyErr_SetString(PyExc_TypeError, "kernel_launcher: dtypes must be a tuple with an entry per parameter");
+		return NULL;
+	}
 	launch_plan* p = PyMem_Calloc(1, sizeof *p);
 	if (p == NULL) return PyErr_NoMemory();
 	p->kernel = kernel;
 	p->n = (size_t)n;
 	memcpy(p->kinds, kinds, (size_t)n);
-	return with_plan(&kernel_call_def, LAUNCH_PLAN, p, args + 2, 4);
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject* d = PyTuple_GetItem(dtypes, i);
+		if (d == Py_None) continue;
+		Py_ssize_t nd = PyTuple_Check(d) ? PyTuple_Size(d) : -1;
+		if (kinds[i] != ARG_BUFFER || nd < 1 || nd > ELEM_DTYPES) {
+			PyErr_Format(PyExc_TypeError, "kernel_launcher: dtypes[%d] must be None or, for a buffer, a tuple of 1 to %d dtypes",
+				(int)i, ELEM_DTYPES);
+			PyMem_Free(p);
+			return NULL;
+		}
+		p->nelem[i] = (uint8_t)nd;
+		for (Py_ssize_t k = 0; k < nd; k++) p->elem[i][k] = PyTuple_GetItem(d, k); /* borrowed: p->dtypes holds them */
+	}
+	return with_plan(&kernel_call_def, LAUNCH_PLAN, p, args + 2, 5);
 }
 
 /* device_syncer(device, slow, failed) -> the device's sync. */
@@ -914,7 +956,7 @@ static PyObject* dl_slow;       /* the package's __dlpack__: slow(self, **kwargs
 static PyObject* dl_refused;    /* refused(status, order): raises the status's error */
 static PyObject* dl_code_bits;  /* code_bits(dtype) -> (code, bits), or raises BufferError */
 static PyObject *name_stream, *name_max_version, *name_dl_device, *name_copy;
-static PyObject *name_base, *name_device, *name_platform, *name_index, *name_shape, *name_dtype;
+static PyObject *name_base, *name_device, *name_platform, *name_index, *name_shape; /* and name_dtype, above */
 static PyObject *name_dunder_dlpack, *name_import, *name_stream_attr, *name_nbytes; /* dlpack_take's */
 static PyObject *version_1_0, *empty_tuple, *zero;
 
@@ -1725,7 +1767,7 @@ static PyMethodDef methods[] = {
 	{"stream_native_handle", (PyCFunction)(void (*)(void))n_stream_native_handle, METH_FASTCALL,
 		"stream_native_handle(device, stream) -> handle, or -status"},
 	{"kernel_launcher", (PyCFunction)(void (*)(void))n_kernel_launcher, METH_FASTCALL,
-		"kernel_launcher(kernel, kinds, array_type, slow, int_types, float_types) -> the kernel's call"},
+		"kernel_launcher(kernel, kinds, array_type, slow, int_types, float_types, dtypes) -> the kernel's call"},
 	{"device_syncer", (PyCFunction)(void (*)(void))n_device_syncer, METH_FASTCALL, "device_syncer(device, slow, failed) -> the device's sync"},
 	{"dlpack_export", (PyCFunction)(void (*)(void))n_dlpack_export, METH_FASTCALL,
 		"dlpack_export(owner, buffer, order, native_stream, device_type, device_id, shape, code, bits) -> capsule, or status"},
