@@ -202,3 +202,18 @@ func TestAsyncFaultAfterManyLaunches(t *testing.T) {
 	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, outs[2]), "confirmed before the fault")
 	assert.Equal(t, []float32{2, 4, 6, 8}, readFloats(t, d.Stream, early))
 }
+
+// An output that is read and written in place (ReadWrite, as `float* y` is inferred) is
+// a write no wait has confirmed, like a Write output: a fault of its launch reported
+// later leaves it carrying the failure, never its old bytes read as the launch's.
+func TestAsyncFaultLandsOnAReadWriteOutput(t *testing.T) {
+	d, w := openFaulting(t, server.Options{})
+	y := upload(t, d.Stream, 1, 2, 3, 4)
+	require.NoError(t, d.Compile(devInc))
+	require.NoError(t, d.Sync())
+	w.armed.Store(1)
+	require.NoError(t, d.Launch(devInc, grid(4), server.Args{Buffers: []*server.Buffer{y}, Scalars: []server.Scalar{server.U32(4)}}))
+	got, err := d.Read(y)
+	require.ErrorIs(t, err, hipsys.ErrorLaunchFailure, "read %v", got)
+	assert.ErrorIs(t, d.Check(y), hipsys.ErrorLaunchFailure)
+}

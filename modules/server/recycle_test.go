@@ -75,7 +75,7 @@ func TestRecycleKeepsOnlyAnIdleBuffer(t *testing.T) {
 		require.True(t, f.FailNth("hipModuleLaunchKernel", 1, hipsys.ErrorLaunchFailure))
 		scale(t, b)
 		require.ErrorIs(t, d.Check(b), hipsys.ErrorLaunchFailure)
-		require.NoError(t, d.Sync())
+		require.ErrorIs(t, d.Sync(), hipsys.ErrorLaunchFailure, "the refused launch is reported by the Sync")
 		require.NoError(t, d.Flush())
 		assert.False(t, recycle(t, b), "its next life would read the failure of its last")
 		released(t, b)
