@@ -55,6 +55,13 @@ extern "C" __global__ void k(float* a) {
 	static_assert(std::is_same<std::remove_cv_t<const float>, float>::value, "traits");
 	a[threadIdx.x] = twice(a[threadIdx.x]);
 }`,
+		"grid constant and nontemporal builtins": `#include <hip/hip_runtime.h>
+struct P { float scale; int n; };
+extern "C" __global__ void k(const __grid_constant__ P p, float* a) {
+	const P* q = &p;
+	const float v = __builtin_nontemporal_load(&a[threadIdx.x]);
+	__builtin_nontemporal_store(v * q->scale, &a[threadIdx.x]);
+}`,
 		"cooperative groups": `#include <hip/hip_runtime.h>
 #include <hip/hip_cooperative_groups.h>
 namespace cg = cooperative_groups;

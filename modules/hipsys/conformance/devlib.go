@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/binary"
 	"math"
 	"testing"
 
@@ -255,7 +256,34 @@ var deviceLibraryChecks = map[string]func(t *testing.T, c *corpusRun){
 			}
 		}
 	},
+	"grid_constant": func(t *testing.T, c *corpusRun) {
+		const n = 200
+		coef := []float32{0.5, -2, 0.25, 1}
+		poly := make([]byte, 20)
+		for k, v := range coef {
+			binary.LittleEndian.PutUint32(poly[4*k:], math.Float32bits(v))
+		}
+		binary.LittleEndian.PutUint32(poly[16:], 4)
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i-100) / 16
+		}
+		y := c.s.zeros(t, 4*n)
+		var args hipsys.KernelArgs
+		args.Raw(poly, 4).Ptr(up(t, c, x)).Ptr(y).I32(n)
+		c.launch(t, "poly_eval", d1((n+63)/64), d1(64), &args)
+		got := down[float32](t, c, y, n)
+		for i, v := range x {
+			want := float32(0)
+			for k := 3; k >= 0; k-- {
+				want = want*v + coef[k]
+			}
+			require.InDelta(t, want, got[i], 1e-4*max(1, float64(abs32(want))), "p(%v)", v) // a GPU may fuse the multiply-adds
+		}
+	},
 }
+
+func abs32(f float32) float32 { return math.Float32frombits(math.Float32bits(f) &^ (1 << 31)) }
 
 // bf16Bits rounds f to bfloat16 (the top 16 bits of a float32) to nearest, ties to even;
 // a NaN stays a quiet NaN.

@@ -1,7 +1,7 @@
 /* cubehip_hiprtc.h: what cubehip adds to every hiprtc program on the amd platform, so that
  * one kernel source compiles on every platform: HIP's macros that hiprtc's own headers
- * leave out (they live in parts of hip_runtime.h that hiprtc skips), NULL, and the _sync
- * warp functions ROCm releases before 6.2 lack. Everything is defined only where hiprtc
+ * leave out (they live in parts of hip_runtime.h that hiprtc skips), NULL, __grid_constant__,
+ * and the _sync warp functions ROCm releases before 6.2 lack. Everything is defined only where hiprtc
  * did not define it already. */
 #pragma once
 #ifndef __HIP_PLATFORM_AMD__
@@ -27,6 +27,11 @@
 #ifndef HIP_DYNAMIC_SHARED
 #define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
+#endif
+/* A kernel parameter read-only for the whole grid (CUDA 11.7's qualifier, which ROCm 5
+ * lacks): an AMD kernel's arguments are read-only already. */
+#ifndef __grid_constant__
+#define __grid_constant__
 #endif
 #ifndef HIP_KERNEL_NAME
 #define HIP_KERNEL_NAME(...) __VA_ARGS__

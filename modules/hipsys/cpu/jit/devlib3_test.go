@@ -101,3 +101,36 @@ extern "C" __global__ void votes(const int* in, int* out) {
 		})
 	}
 }
+
+// Clang's __builtin_nontemporal_load and __builtin_nontemporal_store (a cache hint; the
+// value is what a plain load reads and a plain store writes), on scalars and a vector
+// type, the stored value converted to the pointee's type.
+func TestNontemporalBuiltins(t *testing.T) {
+	const src = `#include <hip/hip_runtime.h>
+extern "C" __global__ void stream(const float* in, float* out, const float4* v, float4* w, int* ints, int n) {
+	const int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	const float x = __builtin_nontemporal_load(&in[i]);
+	__builtin_nontemporal_store(x * 2.0f + 1.0f, &out[i]);
+	float4 q = __builtin_nontemporal_load(&v[i]);
+	q.w = q.x + q.y + q.z;
+	__builtin_nontemporal_store(q, &w[i]);
+	__builtin_nontemporal_store(i * 3, &ints[i]);
+}
+`
+	const n = 100
+	in, out := alloc[float32](t, n), alloc[float32](t, n)
+	v, w, ints := alloc[float32](t, 4*n), alloc[float32](t, 4*n), alloc[int32](t, n)
+	for i := range n {
+		in.s[i] = float32(i) / 4
+		v.s[4*i], v.s[4*i+1], v.s[4*i+2] = float32(i), 1, -2
+	}
+	var args hipsys.KernelArgs
+	args.Ptr(in.dev()).Ptr(out.dev()).Ptr(v.dev()).Ptr(w.dev()).Ptr(ints.dev()).I32(n)
+	launch(t, function(t, load(t, src), "stream"), dim(2, 1, 1), dim(64, 1, 1), 0, &args)
+	for i := range n {
+		assert.Equal(t, in.s[i]*2+1, out.s[i], "element %d", i)
+		assert.Equal(t, []float32{float32(i), 1, -2, float32(i) - 1}, w.s[4*i:4*i+4], "vector %d", i)
+		assert.Equal(t, int32(3*i), ints.s[i], "int %d", i)
+	}
+}

@@ -37,6 +37,9 @@ typedef unsigned long long ullong;
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
+/* A kernel parameter that is read-only for the whole grid, whose address a kernel may
+ * take: each thread here has its own copy of the launch's values, const as declared. */
+#define __grid_constant__
 #define __align__(n) alignas(n)
 /* `extern __shared__ T a[];` never reaches this macro: the jit rewrites it into a pointer
  * to this thread's dynamic shared buffer before compiling (extern and static cannot be
