@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -300,6 +301,7 @@ type model struct {
 	scratch            map[int]*server.Buffer // the spin kernel's output, per id
 	spinN              uint64
 	ops                []string
+	applied            []modelOp // the same ops, for the replay file a failure writes
 
 	// The outside library's stream, events and slow scratch, made on first use.
 	outside    hipsys.Stream
@@ -579,7 +581,27 @@ func (a *armed) hitCall(n string) bool { return a.hit() && a.name == n }
 
 func (m *model) fail(format string, args ...any) {
 	m.t.Helper()
-	m.t.Fatalf("%s\nopts: %#v\nops so far:\n%s", fmt.Sprintf(format, args...), m.o, strings.Join(m.ops, "\n"))
+	m.t.Fatalf("%s\nopts: %#v\nops so far:\n%s%s", fmt.Sprintf(format, args...), m.o, strings.Join(m.ops, "\n"), m.replayFile())
+}
+
+// replayFile writes the sequence so far as TestModelOps reads it, and says how to
+// replay it: a failure CI drew is then run again as it was, on any machine, and
+// shrunk by hand into a regression (model_regress_test.go).
+func (m *model) replayFile() string {
+	raw, err := json.Marshal(struct {
+		Opts modelOpts
+		Ops  []modelOp
+	}{m.o, m.applied})
+	if err != nil {
+		return ""
+	}
+	// One file per process, overwritten: rapid fails every sequence it shrinks through
+	// and replays the smallest last, so the file ends holding that one.
+	name := filepath.Join(os.TempDir(), fmt.Sprintf("cubehip-model-%d.json", os.Getpid()))
+	if err := os.WriteFile(name, raw, 0o600); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("\nreplay: CUBEHIP_MODEL_OPS=%s go test -run 'TestModelOps$' ./modules/server", name)
 }
 
 // live is buffer i if it exists and is not released.
@@ -625,6 +647,7 @@ func (m *model) apply(op modelOp) {
 		}
 	}
 	m.ops = append(m.ops, "\t"+op.String())
+	m.applied = append(m.applied, op)
 	m.stats.add(func(s *modelStats) { s.ops++ })
 	s := m.d.On(server.StreamID(op.S))
 	d := m.dev(op.S)
