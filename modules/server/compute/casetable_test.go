@@ -53,7 +53,12 @@ func TestCaseCompileFailure(t *testing.T) {
 			k := compute.NewKernel(brokenSource, "broken", hipsys.Dim3{X: 1, Y: 1, Z: 1}, []compute.Access{compute.Read, compute.Write})
 			tok, err := e.srv.StartProfile(0)
 			require.NoError(t, err)
-			require.NoError(t, e.srv.Launch(k, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{in, out}}, 0, mode))
+			err = e.srv.Launch(k, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{in, out}}, 0, mode)
+			if mode == compute.DryRun {
+				require.NoError(t, err, "a dry run fails nothing")
+			} else {
+				require.ErrorIs(t, err, compute.ErrCompilation, "the launch reports it")
+			}
 			assert.NoError(t, e.srv.Check([]compute.Binding{in}, 0), "inputs never carry a compile failure")
 			_, perr := e.srv.EndProfile(0, tok)
 			assert.ErrorIs(t, perr, compute.ErrProfileInvalidated)
@@ -79,7 +84,8 @@ func TestCaseCompileInjectedAndRetried(t *testing.T) {
 	in, out := e.floats(0, 1, 2), e.empty(0, 2)
 	k := compute.NewKernel(kernelSource+"\n// retried\n", "add_one", addOne.Block, addOne.IO)
 	e.f.FailNext("hiprtcCompileProgram", 1, hipsys.RTCErrorCompilation)
-	launch(t, e.srv, k, 2, 0, in, out)
+	err := e.srv.Launch(k, compute.Static(1, 1, 1), &compute.Args{Buffers: []compute.Binding{in, out}, Scalars: []compute.Scalar{compute.U32(2)}}, 0, compute.Execute)
+	assert.ErrorIs(t, err, compute.ErrCompilation)
 	assert.ErrorIs(t, e.srv.Check([]compute.Binding{out}, 0), compute.ErrCompilation)
 	// No negative cache: the next launch compiles again, and heals the output.
 	launch(t, e.srv, k, 2, 0, in, out)
