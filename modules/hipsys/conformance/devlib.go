@@ -281,6 +281,40 @@ var deviceLibraryChecks = map[string]func(t *testing.T, c *corpusRun){
 			require.InDelta(t, want, got[i], 1e-4*max(1, float64(abs32(want))), "p(%v)", v) // a GPU may fuse the multiply-adds
 		}
 	},
+	"half_shuffle": func(t *testing.T, c *corpusRun) {
+		W := c.s.props.WarpSize
+		const block, blocks = 128, 2
+		n := block * blocks
+		in := make([]uint16, n)
+		vals := make([]float32, n)
+		for i := range in {
+			vals[i] = float32(i%16) / 4 // small quarters: every partial sum exact in half
+			in[i] = f16bits(vals[i])
+		}
+		sums, out := c.s.zeros(t, 4*n/W), c.s.zeros(t, 2*3*n)
+		var args hipsys.KernelArgs
+		args.Ptr(up(t, c, in)).Ptr(sums).Ptr(out)
+		c.launch(t, "half_shuffles", d1(blocks), d1(block), &args)
+		gotSums, got := down[uint16](t, c, sums, 2*n/W), down[uint16](t, c, out, 3*n)
+		for w := 0; w < n/W; w++ {
+			var sum float32
+			for _, v := range vals[w*W : (w+1)*W] {
+				sum += v
+			}
+			assert.Equal(t, []uint16{f16bits(sum), f16bits(float32(W))}, gotSums[2*w:2*w+2], "warp %d: the pairs' butterfly sum", w)
+		}
+		for i := range n {
+			lane, seg := i%W, i%16
+			up, dn := i, i
+			if seg >= 1 {
+				up = i - 1
+			}
+			if seg+2 < 16 {
+				dn = i + 2
+			}
+			assert.Equal(t, []uint16{in[i-lane], in[up], in[dn]}, got[3*i:3*i+3], "thread %d: lane 0's, the one below's, two above's", i)
+		}
+	},
 }
 
 func abs32(f float32) float32 { return math.Float32frombits(math.Float32bits(f) &^ (1 << 31)) }

@@ -39,11 +39,48 @@
 
 #if CUBEHIP_HIPRTC_WARP_SYNC
 /* A wavefront runs in lock step, so the mask of the _sync forms has nothing to wait for:
- * each is its unsynchronized form (as ROCm 6.2's own are, after checking the mask). */
-template <class M, class T> __device__ inline T __shfl_sync(M, T v, int src, int width = warpSize) { return __shfl(v, src, width); }
-template <class M, class T> __device__ inline T __shfl_up_sync(M, T v, unsigned int d, int width = warpSize) { return __shfl_up(v, d, width); }
-template <class M, class T> __device__ inline T __shfl_down_sync(M, T v, unsigned int d, int width = warpSize) { return __shfl_down(v, d, width); }
-template <class M, class T> __device__ inline T __shfl_xor_sync(M, T v, int m, int width = warpSize) { return __shfl_xor(v, m, width); }
+ * each is its unsynchronized form (as ROCm 6.2's own are, after checking the mask). The
+ * types the unsynchronized forms take go to them as they are; any other value of at most
+ * 8 bytes (__half, __half2, bfloat16, a small struct), which they have no overload for,
+ * goes through an integer holding its bits. */
+template <class T> struct cubehip_shfl_native { static const bool value = false; };
+#define CUBEHIP_SHFL_NATIVE(T) \
+	template <> struct cubehip_shfl_native<T> { static const bool value = true; };
+CUBEHIP_SHFL_NATIVE(int) CUBEHIP_SHFL_NATIVE(unsigned int) CUBEHIP_SHFL_NATIVE(float) CUBEHIP_SHFL_NATIVE(double)
+CUBEHIP_SHFL_NATIVE(long) CUBEHIP_SHFL_NATIVE(unsigned long) CUBEHIP_SHFL_NATIVE(long long) CUBEHIP_SHFL_NATIVE(unsigned long long)
+#undef CUBEHIP_SHFL_NATIVE
+template <class T, bool = cubehip_shfl_native<T>::value> struct cubehip_shfl {
+	__device__ static T idx(T v, int s, int w) { return __shfl(v, s, w); }
+	__device__ static T up(T v, unsigned int d, int w) { return __shfl_up(v, d, w); }
+	__device__ static T down(T v, unsigned int d, int w) { return __shfl_down(v, d, w); }
+	__device__ static T xor_(T v, int m, int w) { return __shfl_xor(v, m, w); }
+};
+template <class T> struct cubehip_shfl<T, false> {
+	static_assert(sizeof(T) <= 8, "a shuffled value is at most 8 bytes");
+	template <class U> __device__ static U bits(const T& v) {
+		U u = 0;
+		__builtin_memcpy(&u, &v, sizeof(T) < sizeof(U) ? sizeof(T) : sizeof(U));
+		return u;
+	}
+	__device__ static T value(long long u) {
+		T r;
+		__builtin_memcpy(&r, &u, sizeof(T));
+		return r;
+	}
+	/* Shuffles the bits of v with f, as an int up to 4 bytes and a long long above. */
+	template <class F> __device__ static T via(const T& v, F f) {
+		if (sizeof(T) <= 4) return value(f(bits<int>(v)));
+		return value(f(bits<long long>(v)));
+	}
+	__device__ static T idx(T v, int s, int w) { return via(v, [=](auto u) { return __shfl(u, s, w); }); }
+	__device__ static T up(T v, unsigned int d, int w) { return via(v, [=](auto u) { return __shfl_up(u, d, w); }); }
+	__device__ static T down(T v, unsigned int d, int w) { return via(v, [=](auto u) { return __shfl_down(u, d, w); }); }
+	__device__ static T xor_(T v, int m, int w) { return via(v, [=](auto u) { return __shfl_xor(u, m, w); }); }
+};
+template <class M, class T> __device__ inline T __shfl_sync(M, T v, int src, int width = warpSize) { return cubehip_shfl<T>::idx(v, src, width); }
+template <class M, class T> __device__ inline T __shfl_up_sync(M, T v, unsigned int d, int width = warpSize) { return cubehip_shfl<T>::up(v, d, width); }
+template <class M, class T> __device__ inline T __shfl_down_sync(M, T v, unsigned int d, int width = warpSize) { return cubehip_shfl<T>::down(v, d, width); }
+template <class M, class T> __device__ inline T __shfl_xor_sync(M, T v, int m, int width = warpSize) { return cubehip_shfl<T>::xor_(v, m, width); }
 template <class M> __device__ inline unsigned long long __ballot_sync(M, int p) { return __ballot(p); }
 template <class M> __device__ inline int __any_sync(M, int p) { return __any(p); }
 template <class M> __device__ inline int __all_sync(M, int p) { return __all(p); }
