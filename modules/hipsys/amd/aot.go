@@ -27,6 +27,9 @@ func CompileFor(arch, source, progName string, options []string) (codeObject []b
 		return nil, "", hipsys.NewRTCError(name, call, hipsys.RTCErrorInvalidOption,
 			"options name --offload-arch="+a+" but the target is "+arch)
 	}
+	if refused := hipsys.DeviceLaunchLog(source, progName, nil); refused != "" {
+		return nil, refused, hipsys.NewRTCError(name, call, hipsys.RTCErrorCompilation, refused)
+	}
 	lib, err := loadDefault()
 	if err != nil {
 		return nil, "", err

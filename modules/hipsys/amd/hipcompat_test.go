@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/amd"
 	"github.com/cubehip/cubehip/modules/hipsys/conformance"
 )
@@ -98,4 +99,19 @@ func TestCorpusCompilesForGfx90a(t *testing.T) {
 			assert.NoError(t, amd.CheckCodeObject(code, "gfx90a", k.Entries...))
 		})
 	}
+}
+
+// A kernel launch in device code (dynamic parallelism, which HIP does not have) is
+// refused before hiprtc runs, with the same log as on every platform.
+func TestDynamicParallelismRefusedForAMD(t *testing.T) {
+	supported(t)
+	const src = `#include <hip/hip_runtime.h>
+__global__ void child(int* p) { p[threadIdx.x] = 0; }
+extern "C" __global__ void parent(int* p) { child<<<1, 64>>>(p); }
+`
+	_, log, err := amd.CompileFor("gfx90a", src, "dp.hip", nil)
+	var he *hipsys.Error
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, hipsys.RTCErrorCompilation, he.RTCStatus)
+	assert.Contains(t, log, "dp.hip:3: error: a launch of kernel 'child' (<<<...>>>) in device code: dynamic parallelism")
 }

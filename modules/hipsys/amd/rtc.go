@@ -23,6 +23,9 @@ type program struct {
 	mu   sync.Mutex
 	h    uintptr
 	dead bool
+	// refused is the log of a program that launches a kernel from device code
+	// (hipsys.DeviceLaunchLog): its compile fails with it, before hiprtc runs.
+	refused string
 }
 
 type programs struct {
@@ -64,15 +67,21 @@ func (p *Platform) RTCCreateProgram(source, progName string, headers []hipsys.He
 	if err != nil {
 		return 0, err
 	}
+	if progName == "" {
+		progName = "default_program"
+	}
+	refused := hipsys.DeviceLaunchLog(source, progName, headers)
 	p.programs.mu.Lock()
-	p.programs.m[hipsys.Program(h)] = &program{h: h}
+	p.programs.m[hipsys.Program(h)] = &program{h: h, refused: refused}
 	p.programs.mu.Unlock()
 	return hipsys.Program(h), nil
 }
 
 // RTCCompileProgram is hiprtcCompileProgram for the current device: unless options name
 // an --offload-arch, the device's gcnArchName is used. cubehip's hiprtc header and, before
-// ROCm 6.1, its stand-ins for the hip/ headers join the program (rtcProgram). A failed compile is RTCErrorCompilation with hiprtc's log.
+// ROCm 6.1, its stand-ins for the hip/ headers join the program (rtcProgram). A failed compile is RTCErrorCompilation with hiprtc's log;
+// a program that launches a kernel from device code fails so without running hiprtc
+// (hipsys.DeviceLaunchLog).
 func (p *Platform) RTCCompileProgram(prog hipsys.Program, options []string) error {
 	const call = "hiprtcCompileProgram"
 	arch := ""
@@ -88,6 +97,9 @@ func (p *Platform) RTCCompileProgram(prog hipsys.Program, options []string) erro
 		return badProgram(call)
 	}
 	defer pr.mu.Unlock()
+	if pr.refused != "" {
+		return hipsys.NewRTCError(name, call, hipsys.RTCErrorCompilation, pr.refused)
+	}
 	return p.lib.compile(pr.h, arch, options)
 }
 
@@ -115,6 +127,9 @@ func (p *Platform) RTCGetProgramLog(prog hipsys.Program) (string, error) {
 		return "", badProgram("hiprtcGetProgramLog")
 	}
 	defer pr.mu.Unlock()
+	if pr.refused != "" {
+		return pr.refused, nil
+	}
 	return p.lib.programLog(pr.h)
 }
 

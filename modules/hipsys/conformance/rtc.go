@@ -26,6 +26,16 @@ extern "C" __global__ void answer(int* out) {
 }
 `
 
+// dynamicParallelismSource launches a kernel from a kernel: CUDA's dynamic parallelism,
+// which HIP does not have.
+const dynamicParallelismSource = `#include <hip/hip_runtime.h>
+__global__ void child(int* out) { out[threadIdx.x] = 1; }
+extern "C" __global__ void parent(int* out) {
+    if (threadIdx.x == 0)
+        child<<<1, 32>>>(out);
+}
+`
+
 // runValue loads code, runs its entry (one int* parameter) and returns what it wrote.
 func (s *suite) runValue(t *testing.T, code []byte, entry string) int32 {
 	t.Helper()
@@ -94,6 +104,20 @@ func (s *suite) rtc(t *testing.T) {
 		log, err := p.RTCGetProgramLog(prog)
 		require.NoError(t, err)
 		assert.Contains(t, log, "undeclared_name", "the log names the offending identifier")
+	})
+
+	t.Run("dynamic parallelism", func(t *testing.T) {
+		// Refused by every platform alike, NVRTC's too (which could build it with the
+		// device runtime), with a log that names the construct and where it is.
+		prog, err := p.RTCCreateProgram(dynamicParallelismSource, "dp.hip", nil)
+		require.NoError(t, err, "creating a program does not compile it")
+		defer func() { assert.NoError(t, p.RTCDestroyProgram(prog)) }()
+		err = p.RTCCompileProgram(prog, nil)
+		s.expectRTC(t, err, "hiprtcCompileProgram", hipsys.RTCErrorCompilation)
+		log, err := p.RTCGetProgramLog(prog)
+		require.NoError(t, err)
+		assert.Contains(t, log, "dp.hip:5: error: a launch of kernel 'child' (<<<...>>>) in device code")
+		assert.Contains(t, log, "dynamic parallelism")
 	})
 }
 

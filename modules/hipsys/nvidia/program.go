@@ -17,6 +17,11 @@ type program struct {
 	mu       sync.Mutex
 	compiled bool
 	cubin    bool // RTCGetCode returns CUBIN (else PTX)
+	// refused is the log of a program that launches a kernel from device code
+	// (hipsys.DeviceLaunchLog): its compile fails with it, before NVRTC runs, though
+	// NVRTC could build it with relocatable code and the device runtime, which HIP has
+	// no counterpart of.
+	refused string
 }
 
 func (p *Platform) program(call string, h hipsys.Program) (*program, error) {
@@ -55,13 +60,15 @@ func (p *Platform) RTCCreateProgram(source, name string, headers []hipsys.Header
 	if err := nvrtcError(call, int32(C.nv_create(&h, csource, cname, C.int(len(all)), csrcs, cnames)), ""); err != nil {
 		return 0, err
 	}
-	p.programs.put(uintptr(h), &program{})
+	p.programs.put(uintptr(h), &program{refused: hipsys.DeviceLaunchLog(source, name, headers)})
 	return hipsys.Program(h), nil
 }
 
 // RTCCompileProgram compiles for the calling thread's current device: CUBIN for its
 // own SM, or PTX when NVRTC is older than the device (archOption). A failed compile is
-// HIPRTC_ERROR_COMPILATION with NVRTC's log in the error's Detail.
+// HIPRTC_ERROR_COMPILATION with NVRTC's log in the error's Detail; a program that
+// launches a kernel from device code fails so without running NVRTC
+// (hipsys.DeviceLaunchLog).
 func (p *Platform) RTCCompileProgram(h hipsys.Program, options []string) error {
 	const call = "hiprtcCompileProgram"
 	pr, err := p.program(call, h)
@@ -79,6 +86,9 @@ func (p *Platform) RTCCompileProgram(h hipsys.Program, options []string) error {
 
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
+	if pr.refused != "" {
+		return hipsys.NewRTCError(platformName, call, hipsys.RTCErrorCompilation, pr.refused)
+	}
 	if r := int32(C.nv_compile(C.uintptr_t(h), C.int(len(opts)), copts)); r != 0 {
 		log, _ := p.programLog(h)
 		return nvrtcError(call, r, strings.TrimSpace(log))
@@ -110,8 +120,12 @@ func compileOptions(user []string, cc int, nv *nvrtcLib) ([]string, bool) {
 
 // RTCGetProgramLog is the compile log (warnings too), empty when there was nothing to say.
 func (p *Platform) RTCGetProgramLog(h hipsys.Program) (string, error) {
-	if _, err := p.program("hiprtcGetProgramLog", h); err != nil {
+	pr, err := p.program("hiprtcGetProgramLog", h)
+	if err != nil {
 		return "", err
+	}
+	if pr.refused != "" {
+		return pr.refused, nil
 	}
 	return p.programLog(h)
 }

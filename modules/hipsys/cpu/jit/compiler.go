@@ -58,6 +58,11 @@ func (c *Compiler) root() string { return workDir(c.cacheDir) }
 // running the compiler. It blocks for the length of the compile (about a second with g++
 // -O3) otherwise.
 func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options []string) ([]byte, string, error) {
+	// g++ would read child<<<g, b>>>() as shifts and fail with a syntax error; every
+	// platform refuses dynamic parallelism with the same log instead.
+	if refused := hipsys.DeviceLaunchLog(source, sourceName(name), headers); refused != "" {
+		return nil, refused, hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorCompilation, refused)
+	}
 	tc, err := findToolchain(c.root())
 	if err != nil {
 		return nil, "", hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInternalError, err.Error())
