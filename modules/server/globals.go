@@ -1,68 +1,97 @@
 package server
 
-import "fmt"
+import (
+	"fmt"
 
-// Module variables: a kernel's `__constant__` and `__device__` variables at namespace
+	"github.com/cubehip/cubehip/modules/server/compute"
+)
+
+// Module variables: a module's `__constant__` and `__device__` variables at namespace
 // scope (a filter mask, a lookup table, a counter the kernel adds to), read and written
 // from the host by their symbol name: the name as written for a variable at global
-// scope in C++, the mangled name for one inside a namespace. The kernel is compiled and
-// loaded for the device first if it was not yet; every kernel of one source, entry
-// point and options shares one module, so its variables are the ones its launches see.
+// scope in C++, the mangled name for one inside a namespace. The module is compiled and
+// loaded for the device first if it was not yet; every kernel of one source and options
+// shares one module (see Module), so its variables are the ones every kernel of the
+// source sees.
 //
 // A module variable is not a Buffer: it carries no failure, and work on another stream
 // is not made to wait for its writes. Write it on the stream that launches the kernel
 // reading it (or Sync the writing stream first).
 
-// GlobalSize is the size in bytes of the module variable name of kernel k. An unknown
+// Code is what the module variable calls take: a *Module, or any *Kernel of one, which
+// names its module.
+type Code interface {
+	module() *compute.Kernel // nil for a nil Module or Kernel
+}
+
+func (k *Kernel) module() *compute.Kernel {
+	if !k.valid() {
+		return nil
+	}
+	return k.k
+}
+
+// codeOf is c's module as compute takes it, or an error for a nil one.
+func codeOf(c Code, what, name string) (*compute.Kernel, error) {
+	if c == nil || c.module() == nil {
+		return nil, fmt.Errorf("%s %q: %w: nil module or kernel", what, name, ErrInvalidArgument)
+	}
+	return c.module(), nil
+}
+
+// GlobalSize is the size in bytes of the module variable name of c's module. An unknown
 // name is an error naming the variable and the kernel that wraps the platform's
 // hipsys.ErrorNotFound.
-func (d *Device) GlobalSize(k *Kernel, name string) (uint64, error) {
-	if !k.valid() {
-		return 0, fmt.Errorf("global %q: %w: nil kernel", name, ErrInvalidArgument)
+func (d *Device) GlobalSize(c Code, name string) (uint64, error) {
+	k, err := codeOf(c, "global", name)
+	if err != nil {
+		return 0, err
 	}
 	if err := d.enter(); err != nil {
 		return 0, err
 	}
 	defer d.leave()
-	_, size, err := d.srv.Global(k.k, name)
+	_, size, err := d.srv.Global(k, name)
 	return size, err
 }
 
-// WriteGlobal copies data into the module variable name of kernel k, queued on the
-// stream after the work already queued there, so the stream's next launch of k sees it.
+// WriteGlobal copies data into the module variable name of c's module, queued on the
+// stream after the work already queued there, so the stream's next launch sees it.
 // data must be exactly the variable's size (ErrInvalidArgument otherwise, naming the
 // variable and both sizes) and may be reused as soon as WriteGlobal returns. Inside a
 // capture window the write is recorded, and every replay writes the same bytes.
-func (s Stream) WriteGlobal(k *Kernel, name string, data []byte) error {
-	if !k.valid() {
-		return fmt.Errorf("write global %q: %w: nil kernel", name, ErrInvalidArgument)
+func (s Stream) WriteGlobal(c Code, name string, data []byte) error {
+	k, err := codeOf(c, "write global", name)
+	if err != nil {
+		return err
 	}
 	d := s.d
 	if err := d.enter(); err != nil {
 		return err
 	}
 	defer d.leave()
-	return d.srv.WriteGlobal(k.k, name, data, s.id)
+	return d.srv.WriteGlobal(k, name, data, s.id)
 }
 
-// ReadGlobalInto copies the module variable name of kernel k into dst, which must be
+// ReadGlobalInto copies the module variable name of c's module into dst, which must be
 // exactly the variable's size, once the work queued on the stream so far has run: a
 // launch's writes to a __device__ variable are there. It waits for that work, and is
 // refused while the stream records a graph (ErrCaptureState).
-func (s Stream) ReadGlobalInto(dst []byte, k *Kernel, name string) error {
-	if !k.valid() {
-		return fmt.Errorf("read global %q: %w: nil kernel", name, ErrInvalidArgument)
+func (s Stream) ReadGlobalInto(dst []byte, c Code, name string) error {
+	k, err := codeOf(c, "read global", name)
+	if err != nil {
+		return err
 	}
 	d := s.d
 	if err := d.enter(); err != nil {
 		return err
 	}
 	defer d.leave()
-	return d.srv.ReadGlobal(k.k, name, dst, s.id)
+	return d.srv.ReadGlobal(k, name, dst, s.id)
 }
 
-// ReadGlobal returns a copy of the module variable name of kernel k, as ReadGlobalInto.
-func (s Stream) ReadGlobal(k *Kernel, name string) ([]byte, error) {
+// ReadGlobal returns a copy of the module variable name of c's module, as ReadGlobalInto.
+func (s Stream) ReadGlobal(k Code, name string) ([]byte, error) {
 	size, err := s.d.GlobalSize(k, name)
 	if err != nil {
 		return nil, err
@@ -74,15 +103,15 @@ func (s Stream) ReadGlobal(k *Kernel, name string) ([]byte, error) {
 	return out, nil
 }
 
-// WriteGlobalSlice writes data into the module variable name of kernel k
+// WriteGlobalSlice writes data into the module variable name of c's module
 // (Stream.WriteGlobal): len(data) elements of T must fill the variable exactly.
-func WriteGlobalSlice[T Number](s Stream, k *Kernel, name string, data []T) error {
+func WriteGlobalSlice[T Number](s Stream, k Code, name string, data []T) error {
 	return s.WriteGlobal(k, name, bytesOf(data))
 }
 
-// ReadGlobalSlice returns the module variable name of kernel k as elements of T
+// ReadGlobalSlice returns the module variable name of c's module as elements of T
 // (Stream.ReadGlobal); the variable's size must be a whole number of them.
-func ReadGlobalSlice[T Number](s Stream, k *Kernel, name string) ([]T, error) {
+func ReadGlobalSlice[T Number](s Stream, k Code, name string) ([]T, error) {
 	size, err := s.d.GlobalSize(k, name)
 	if err != nil {
 		return nil, err

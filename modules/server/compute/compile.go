@@ -26,7 +26,11 @@ type CompileError struct {
 // is left to the Source field (the user has it, and its lines are what the log cites).
 func (e *CompileError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "kernel %q failed to compile (%s)", e.Entry, e.Compiler)
+	if e.Entry == "" {
+		fmt.Fprintf(&b, "module failed to compile (%s)", e.Compiler)
+	} else {
+		fmt.Fprintf(&b, "kernel %q failed to compile (%s)", e.Entry, e.Compiler)
+	}
 	if strings.TrimSpace(e.Log) == "" {
 		fmt.Fprintf(&b, ": %v", e.Err)
 		return b.String()
@@ -74,6 +78,17 @@ func (s *Server) Compile(k *Kernel) (hipsys.Function, error) {
 	return ck.fn, nil
 }
 
+// LoadModule compiles and loads k's module now (or loads it from the kernel caches), for
+// a ModuleOf or any kernel of the module: a mistake in the source is reported here, and
+// every kernel of the module then launches without compiling.
+func (s *Server) LoadModule(k *Kernel) error {
+	if k == nil {
+		return fmt.Errorf("%w: nil module", ErrInvalidArgument)
+	}
+	_, err := s.kernels.module(k)
+	return err
+}
+
 // Loaded reports whether k is compiled and loaded on this server: a launch of it then
 // compiles nothing.
 func (s *Server) Loaded(k *Kernel) bool {
@@ -99,10 +114,11 @@ func (s *Server) FailLaunch(k *Kernel, buffers []Binding, id StreamID, err error
 	return err
 }
 
-// compiled is a loaded kernel (its module is never unloaded before Close, as in
-// CubeCL: a module is small and a later launch of the same kernel would reload it), its
-// entry point, and its parameters as the platform's compiler laid them out, nil where
-// the platform cannot tell (hipsys.Platform.FuncGetParams).
+// compiled is a loaded kernel: its module (shared by the kernels of its source and
+// options, never unloaded before Close, as in CubeCL: a module is small and a later
+// launch of the same kernel would reload it), its entry point, and its parameters as
+// the platform's compiler laid them out, nil where the platform cannot tell
+// (hipsys.Platform.FuncGetParams).
 type compiled struct {
 	module hipsys.Module
 	fn     hipsys.Function
@@ -171,6 +187,7 @@ type kernelCache struct {
 	lastK  *Kernel
 	lastCK *compiled
 	m      map[KernelID]*compiled
+	mods   map[ModuleID]hipsys.Module // each module loaded once, its kernels' shared code
 
 	p    hipsys.Platform
 	arch string
@@ -204,13 +221,36 @@ func (c *kernelCache) get(k *Kernel) *compiled {
 // slowCompile is how long a compile takes before it is logged at info level.
 var slowCompile = 500 * time.Millisecond
 
-// load compiles k if needed (disk cache first, then hiprtc), loads it and keeps it.
-// There is no negative cache, as in CubeCL: a failed kernel is compiled again by its
-// next launch, so a fixed include or a freed resource is picked up.
+// load is k's entry point in its module, compiling and loading the module first if
+// this server has not (module); a module whose code has no entry of k's name is a
+// compile error naming the ones the source defines. There is no negative cache, as in
+// CubeCL: a failed kernel is compiled again by its next launch, so a fixed include or a
+// freed resource is picked up.
 func (c *kernelCache) load(k *Kernel) (_ *compiled, err error) {
 	id := k.ID()
 	if ck := c.m[id]; ck != nil {
 		return ck, nil
+	}
+	mod, err := c.module(k)
+	if err != nil {
+		return nil, err
+	}
+	ck, err := c.function(k, mod)
+	if err != nil {
+		return nil, err
+	}
+	c.m[id] = ck
+	return ck, nil
+}
+
+// module is k's module, loaded: compiled once per server (disk cache first, then the
+// platform's compiler) and loaded once, whichever of its kernels asked first, so that
+// every kernel of a source shares its device and constant variables and N kernels of
+// one source cost one compile.
+func (c *kernelCache) module(k *Kernel) (_ hipsys.Module, err error) {
+	mid := k.Module()
+	if mod, ok := c.mods[mid]; ok {
+		return mod, nil
 	}
 	cached := false
 	if c.observe != nil {
@@ -222,16 +262,11 @@ func (c *kernelCache) load(k *Kernel) (_ *compiled, err error) {
 		c.log.Debug("server: kernel disk cache "+map[bool]string{true: "hit", false: "miss"}[code != nil], "kernel", k.Entry, "platform", c.p.Name())
 	}
 	if code != nil {
-		ck, err := c.loadCode(k, code)
+		mod, err := c.p.ModuleLoadData(code)
 		if err == nil {
-			c.m[id] = ck
+			c.keep(mid, mod)
 			cached = true
-			return ck, nil
-		}
-		if errors.Is(err, ErrCompilation) {
-			// The entry point is missing: the code is what a compile would build again
-			// (the entry's name and checksum say so), and the source lacks the entry.
-			return nil, err
+			return mod, nil
 		}
 		// The code is intact but this device or driver refuses it (one the code
 		// identity does not cover): compile afresh and overwrite it rather than fail a
@@ -241,25 +276,36 @@ func (c *kernelCache) load(k *Kernel) (_ *compiled, err error) {
 	start := time.Now()
 	code, err = c.compile(k)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	if took := time.Since(start); took > slowCompile {
 		// One line for a wait a user would notice, so a slow first launch is explained.
 		c.log.Info("server: compiled kernel", "kernel", k.Entry, "platform", c.p.Name(), "took", took.Round(time.Millisecond))
 	}
 	c.disk.write(entry, code)
-	ck, err := c.loadCode(k, code)
+	mod, err := c.p.ModuleLoadData(code)
 	if err != nil {
-		return nil, err
+		return 0, fmt.Errorf("server: load kernel %q: %w", k.Entry, err)
 	}
-	c.m[id] = ck
-	return ck, nil
+	c.keep(mid, mod)
+	return mod, nil
+}
+
+func (c *kernelCache) keep(mid ModuleID, mod hipsys.Module) {
+	if c.mods == nil {
+		c.mods = make(map[ModuleID]hipsys.Module)
+	}
+	c.mods[mid] = mod
 }
 
 // compile runs hiprtc on k. The program is always destroyed (CubeCL leaks it).
 func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
 	compiler := c.compilerName()
-	prog, err := c.p.RTCCreateProgram(k.Source, k.Entry+".hip", nil)
+	name := k.Entry
+	if name == "" {
+		name = "module"
+	}
+	prog, err := c.p.RTCCreateProgram(k.Source, name+".hip", nil)
 	if err != nil {
 		return nil, &CompileError{Entry: k.Entry, Compiler: compiler, Source: k.Source, Err: err}
 	}
@@ -293,20 +339,19 @@ func (c *kernelCache) compilerName() string {
 // caller waited for its streams).
 func (c *kernelCache) close() {
 	c.lastK, c.lastCK = nil, nil
-	for id, ck := range c.m {
-		_ = c.p.ModuleUnload(ck.module)
-		delete(c.m, id)
+	clear(c.m)
+	for id, mod := range c.mods {
+		_ = c.p.ModuleUnload(mod)
+		delete(c.mods, id)
 	}
 }
 
-func (c *kernelCache) loadCode(k *Kernel, code []byte) (*compiled, error) {
-	mod, err := c.p.ModuleLoadData(code)
-	if err != nil {
-		return nil, fmt.Errorf("server: load kernel %q: %w", k.Entry, err)
-	}
+// function is k's entry point in mod, its module, and its parameters as the platform
+// lists them. The module stays loaded whatever happens here: its other kernels, and its
+// variables, are still good.
+func (c *kernelCache) function(k *Kernel, mod hipsys.Module) (*compiled, error) {
 	fn, err := c.p.ModuleGetFunction(mod, k.Entry)
 	if err != nil {
-		_ = c.p.ModuleUnload(mod)
 		if errors.Is(err, hipsys.ErrorNotFound) {
 			// The source compiled but has no such kernel: the user's mistake, reported as
 			// a compile error (a linker's "undefined symbol"), not as a failure to load.

@@ -114,7 +114,7 @@ func (d *diskCache) entryName(k *Kernel) string {
 		d.log.Debug("server: kernel not cached on disk: no code identity", "kernel", k.Entry, "err", err)
 		return ""
 	}
-	id := k.ID()
+	id := k.Module() // the cache holds modules: every kernel of a source finds its code
 	h := sha256.New()
 	for _, part := range []string{string(id[:]), d.prefix, identity} {
 		var n [8]byte

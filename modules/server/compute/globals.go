@@ -14,23 +14,24 @@ import (
 // the write by the caller (a Sync of the writing stream, or the write queued on the
 // stream that launches).
 
-// Global is the address and size of the module variable name of kernel k, which is
-// compiled and loaded first if it was not. An unknown name wraps the platform's
-// hipErrorNotFound and names the variable and the kernel.
+// Global is the address and size of the module variable name of kernel k's module
+// (every kernel of one source and options shares it; ModuleOf names a module without a
+// kernel), which is compiled and loaded first if it was not. An unknown name wraps the
+// platform's hipErrorNotFound and names the variable and the kernel.
 func (s *Server) Global(k *Kernel, name string) (hipsys.DevicePtr, uint64, error) {
 	if k == nil {
 		return 0, 0, fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
 	}
 	if name == "" {
-		return 0, 0, fmt.Errorf("%w: empty module variable name (kernel %q)", ErrInvalidArgument, k.Entry)
+		return 0, 0, fmt.Errorf("%w: empty module variable name (%s)", ErrInvalidArgument, k.what())
 	}
-	ck, err := s.kernels.load(k)
+	mod, err := s.kernels.module(k)
 	if err != nil {
 		return 0, 0, err
 	}
-	ptr, size, err := s.p.ModuleGetGlobal(ck.module, name)
+	ptr, size, err := s.p.ModuleGetGlobal(mod, name)
 	if err != nil {
-		return 0, 0, fmt.Errorf("kernel %q has no module variable %q: %w", k.Entry, name, err)
+		return 0, 0, fmt.Errorf("%s has no module variable %q: %w", k.what(), name, err)
 	}
 	return ptr, size, nil
 }
@@ -44,8 +45,8 @@ func (s *Server) sizedGlobal(k *Kernel, name string, n int, what string) (hipsys
 		return 0, err
 	}
 	if uint64(n) != size {
-		return 0, fmt.Errorf("%w: %s of module variable %q of kernel %q: %d bytes, the variable has %d",
-			ErrInvalidArgument, what, name, k.Entry, n, size)
+		return 0, fmt.Errorf("%w: %s of module variable %q of %s: %d bytes, the variable has %d",
+			ErrInvalidArgument, what, name, k.what(), n, size)
 	}
 	return ptr, nil
 }

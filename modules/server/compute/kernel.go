@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"strconv"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
@@ -25,6 +26,15 @@ type KernelID [32]byte
 
 func (id KernelID) String() string { return hex.EncodeToString(id[:8]) }
 
+// ModuleID identifies a module: the SHA-256 of a source and the options it is compiled
+// with. The kernels of one source and options are one module, compiled once and loaded
+// once per server, so that they share its __device__ and __constant__ variables, as
+// HIP's hipModuleLoadData and CuPy's RawModule share them; the entry point is not part
+// of it.
+type ModuleID [32]byte
+
+func (id ModuleID) String() string { return hex.EncodeToString(id[:8]) }
+
 // Kernel is a HIP C++ kernel: source with an `extern "C" __global__` entry point, the
 // options it is compiled with, its block shape, its dynamic shared memory and the access
 // of each of its buffer parameters. Build it once with NewKernel and launch it many
@@ -37,14 +47,39 @@ type Kernel struct {
 	SharedMem uint32   // dynamic shared memory bytes per block
 	IO        []Access // one per buffer parameter, in order
 
-	id KernelID
+	id  KernelID
+	mod ModuleID
 }
 
-// NewKernel returns a kernel with its id computed (once: a launch pays no hashing).
+// NewKernel returns a kernel with its ids computed (once: a launch pays no hashing).
 func NewKernel(source, entry string, block hipsys.Dim3, io []Access, options ...string) *Kernel {
 	k := &Kernel{Source: source, Entry: entry, Options: append([]string(nil), options...), Block: block, IO: append([]Access(nil), io...)}
 	k.id = kernelID(source, entry, k.Options)
+	k.mod = moduleID(source, k.Options)
 	return k
+}
+
+// ModuleOf is the module of source compiled with options as a Kernel with no entry
+// point, for the calls that need the module only (its variables: Global, ReadGlobal,
+// WriteGlobal; LoadModule). It cannot be launched.
+func ModuleOf(source string, options ...string) *Kernel {
+	return NewKernel(source, "", hipsys.Dim3{}, nil, options...)
+}
+
+// what names k in an error: the kernel, or the module for a ModuleOf.
+func (k *Kernel) what() string {
+	if k.Entry == "" {
+		return "module " + k.Module().String()
+	}
+	return "kernel " + strconv.Quote(k.Entry)
+}
+
+// Module is the kernel's module identity: kernels of one source and options share it.
+func (k *Kernel) Module() ModuleID {
+	if k.mod == (ModuleID{}) {
+		k.mod = moduleID(k.Source, k.Options) // a Kernel built as a literal
+	}
+	return k.mod
 }
 
 // ID is the kernel's identity. A Kernel built as a literal is hashed on its first ID
@@ -71,19 +106,24 @@ func (k *Kernel) writes() bool {
 // kernelID hashes each part with its length in front, so that moving bytes between
 // source and entry cannot give two kernels one id.
 func kernelID(source, entry string, options []string) KernelID {
+	return KernelID(hashParts(append([]string{source, entry}, options...)))
+}
+
+// moduleID is kernelID without the entry; a marker part keeps a module's id apart from
+// every kernel's (no kernel id is a module id by accident).
+func moduleID(source string, options []string) ModuleID {
+	return ModuleID(hashParts(append([]string{"module", source}, options...)))
+}
+
+func hashParts(parts []string) [32]byte {
 	h := sha256.New()
 	var n [8]byte
-	put := func(s string) {
+	for _, s := range parts {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
 		h.Write([]byte(s))
 	}
-	put(source)
-	put(entry)
-	for _, o := range options {
-		put(o)
-	}
-	var id KernelID
+	var id [32]byte
 	h.Sum(id[:0])
 	return id
 }
