@@ -95,7 +95,7 @@ func TestTraceRecordsEveryOperation(t *testing.T) {
 		"copy write 16 B@0", "launch dev_scale@0", "copy read 16 B@0",
 		"launch dev_inc@1", // Capture's warm-up run, which runs for real before it records
 		"replay replay graph " + jsonNum(int64(g.ID())) + "@1", "replay replay graph " + jsonNum(int64(g.ID())) + "@1",
-		"compile dev_inc@-1", // its first launch compiled dev_inc (dev_scale was compiled before the trace)
+		// No compile: dev_inc is of dev_scale's module, compiled before the trace.
 	}, traceSlices(t, buf.Bytes()))
 	assert.ErrorIs(t, d.StopTrace(&buf), server.ErrInvalidArgument, "no trace open")
 	// Untraced again: nothing more is recorded.
@@ -139,9 +139,10 @@ func traceCompiles(t *testing.T, data []byte) []map[string]string {
 	return out
 }
 
-// A trace lists every kernel compiled while it is open, whichever call compiled it
-// (Compile, a first launch), whether the compiler ran or the disk cache served it, and
-// a compile that failed, with its error.
+// A trace lists every module compiled while it is open, named by the kernel whose call
+// compiled it (Compile, a first launch), whether the compiler ran or the disk cache
+// served it, and a compile that failed, with its error. A kernel of a module already
+// loaded compiles nothing.
 func TestTraceListsCompiles(t *testing.T) {
 	dir := t.TempDir()
 	quiet := slog.New(slog.DiscardHandler)
@@ -155,7 +156,9 @@ func TestTraceListsCompiles(t *testing.T) {
 	inc := server.NewKernel(devSource, "dev_inc", devBlock, []server.Access{server.ReadWrite})
 	x, err := server.UploadSlice(d.Stream, []float32{1, 2})
 	require.NoError(t, err)
-	require.NoError(t, d.Call(inc, grid(2), x.Arg(), server.U32(2)))
+	require.NoError(t, d.Call(inc, grid(2), x.Arg(), server.U32(2)), "dev_scale's module: nothing to compile")
+	other := server.NewKernel(devSource+"\n// another module\n", "dev_inc", devBlock, []server.Access{server.ReadWrite})
+	require.NoError(t, d.Call(other, grid(2), x.Arg(), server.U32(2)))
 	broken := server.DefineKernel("extern \"C\" __global__ void broken(float* x) { x[0] = missing; }", "broken")
 	var ce *server.CompileError
 	require.ErrorAs(t, d.Compile(broken), &ce)
@@ -179,7 +182,7 @@ func TestTraceListsCompiles(t *testing.T) {
 	assert.Equal(t, []map[string]string{{"entry": "dev_scale", "source": "disk cache"}}, traceCompiles(t, buf.Bytes()))
 
 	// No trace open: nothing is observed (the next trace starts empty).
-	require.NoError(t, d2.Compile(inc))
+	require.NoError(t, d2.Compile(other))
 	require.NoError(t, d2.StartTrace())
 	buf.Reset()
 	require.NoError(t, d2.StopTrace(&buf))
