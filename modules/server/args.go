@@ -373,7 +373,7 @@ func sure(sig []sigParam) bool {
 }
 
 // cSizes are the widths of the scalar types (0: unknown).
-var cSizes = [...]uint32{cI8: 1, cU8: 1, cBool: 1, cI16: 2, cU16: 2, cI32: 4, cU32: 4, cF32: 4, cI64: 8, cU64: 8, cF64: 8, cUnknown: 0}
+var cSizes = [...]uint32{cI8: 1, cU8: 1, cBool: 1, cI16: 2, cU16: 2, cI32: 4, cU32: 4, cF32: 4, cI64: 8, cU64: 8, cF64: 8, cF16: 2, cBF16: 2, cUnknown: 0}
 
 //go:noinline
 func argError(k *Kernel, i int, p hipsys.KernelParam, a Arg, takes string) error {

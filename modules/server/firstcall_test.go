@@ -97,3 +97,30 @@ func TestSyncReportsARefusedLaunch(t *testing.T) {
 	assert.ErrorIs(t, d2.On(0).Sync(), hipsys.ErrorLaunchFailure)
 	assert.NoError(t, d2.On(1).Sync())
 }
+
+// A typed buffer goes only to a pointer of its element type, vector, 16-bit float and
+// pointer-to-pointer parameters included; b.Arg() passes the bytes as they are.
+func TestTypedBuffersMatchThePointee(t *testing.T) {
+	d, _ := openDevice(t, server.Options{CacheDir: "-"})
+	k := server.DefineKernel(`#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+extern "C" __global__ void k(const float2* v, __half* h, float** p) {}`, "k", server.Block(server.Dim3{X: 1}))
+	f32, f64, u16, u64 := alloc32(t, d), allocT[float64](t, d), allocT[uint16](t, d), allocT[uint64](t, d)
+	require.NoError(t, d.Call(k, server.Dim3{X: 1}, f32, u16, u64))
+	err := d.Call(k, server.Dim3{X: 1}, f64, u16, u64)
+	assert.ErrorIs(t, err, server.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "argument 0 (v): a buffer of float64 given, the kernel takes a buffer (const float2* v)")
+	assert.ErrorContains(t, d.Call(k, server.Dim3{X: 1}, f32, f32, u64), "argument 1 (h): a buffer of float32 given")
+	assert.ErrorContains(t, d.Call(k, server.Dim3{X: 1}, f32, u16, f32), "argument 2 (p): a buffer of float32 given")
+	require.NoError(t, d.Call(k, server.Dim3{X: 1}, f64.Arg(), u16, u64), "Arg passes the bytes as they are")
+}
+
+func alloc32(t *testing.T, d *server.Device) *server.Buffer { return allocT[float32](t, d) }
+
+func allocT[T server.Number](t *testing.T, d *server.Device) *server.Buffer {
+	t.Helper()
+	b, err := server.AllocSlice[T](d.Stream, 4)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Release() })
+	return b
+}

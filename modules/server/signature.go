@@ -23,6 +23,10 @@ const (
 	cF32
 	cF64
 	cBool
+	// Pointees only (no Go value converts to them): HIP's 16-bit floating-point types,
+	// whose bits a Go program holds in a []uint16.
+	cF16
+	cBF16
 )
 
 // cTypes are the spellings of each scalar type after qualifiers are dropped: the C
@@ -48,6 +52,48 @@ func init() {
 			cTypes[n] = t
 		}
 	}
+}
+
+// vectorComponents are HIP's vector types' component types (float4 is four floats): a
+// pointer to one takes a buffer of its components.
+var vectorComponents = map[string]cType{
+	"char": cI8, "uchar": cU8, "short": cI16, "ushort": cU16, "int": cI32, "uint": cU32,
+	"long": cI64, "ulong": cU64, "longlong": cI64, "ulonglong": cU64, "float": cF32, "double": cF64,
+}
+
+// halfTypes are the spellings of the 16-bit floating-point types.
+var halfTypes = map[string]cType{
+	"__half": cF16, "half": cF16, "_Float16": cF16,
+	"__hip_bfloat16": cBF16, "hip_bfloat16": cBF16, "__nv_bfloat16": cBF16, "__bf16": cBF16,
+	"__half2": cF16, "half2": cF16, "__hip_bfloat162": cBF16, "__nv_bfloat162": cBF16,
+}
+
+// pointee is the element type of a pointer declared to typ: a scalar type, a vector
+// type's component, a 16-bit float; and for a pointer to pointers (indirect), an
+// address, which a buffer of 64-bit integers holds. cUnknown where the declaration
+// cannot say (a struct, a typedef, a template parameter): any buffer goes.
+func pointee(typ string, indirect bool) cType {
+	if indirect {
+		return cU64
+	}
+	if t, ok := cTypes[typ]; ok {
+		return t
+	}
+	if t, ok := halfTypes[typ]; ok {
+		return t
+	}
+	if n := len(typ); n > 1 && typ[n-1] >= '1' && typ[n-1] <= '4' {
+		if t, ok := vectorComponents[typ[:n-1]]; ok {
+			return t
+		}
+	}
+	switch typ {
+	case "hipFloatComplex", "cuFloatComplex", "hipComplex", "cuComplex":
+		return cF32
+	case "hipDoubleComplex", "cuDoubleComplex":
+		return cF64
+	}
+	return cUnknown
 }
 
 // sigParam is one parameter of a kernel as its source declares it.
@@ -166,7 +212,9 @@ func parseParam(text string) sigParam {
 		if !strings.Contains(decl, "*") && len(typ) > 1 {
 			typ = typ[:len(typ)-1] // "float y[]": y is the name
 		}
-		p.elem = cTypes[strings.Join(typ, " ")]
+		// float** p, float* p[]: a pointer to pointers.
+		indirect := strings.Count(decl, "*")+strings.Count(decl, "[") > 1
+		p.elem = pointee(strings.Join(typ, " "), indirect)
 		return p
 	}
 	if strings.Contains(decl, "&") { // a reference: not a HIP kernel's, left to the platform
@@ -217,24 +265,28 @@ func inferIO(params []sigParam) []Access {
 var cNames = [...]string{
 	cUnknown: "", cI8: "char", cU8: "unsigned char", cI16: "short", cU16: "unsigned short",
 	cI32: "int", cU32: "unsigned int", cI64: "long long", cU64: "unsigned long long",
-	cF32: "float", cF64: "double", cBool: "bool",
+	cF32: "float", cF64: "double", cBool: "bool", cF16: "__half", cBF16: "__hip_bfloat16",
 }
 
 // goNames are the Go types of the same layout as each scalar type.
 var goNames = [...]string{
 	cUnknown: "unknown", cI8: "int8", cU8: "uint8", cI16: "int16", cU16: "uint16",
 	cI32: "int32", cU32: "uint32", cI64: "int64", cU64: "uint64",
-	cF32: "float32", cF64: "float64", cBool: "bool",
+	cF32: "float32", cF64: "float64", cBool: "bool", cF16: "uint16 (half bits)", cBF16: "uint16 (bfloat16 bits)",
 }
 
 // aliases reports whether a kernel's pointer to elem may take a buffer made for
 // elements of type held (AllocSlice, UploadSlice): where either is unknown, where the
 // kernel reads bytes (char*: any buffer is bytes), and where the two are the same
 // width and both integers or both floating point (int* over []uint32 is as C++ allows).
-// A float* over []int32 or a double* over []float32 is a mistake the launch catches.
+// A float* over []int32 or a double* over []float32 is a mistake the launch catches. A
+// 16-bit float takes 16-bit integers: Go has no such float, and holds its bits so.
 func aliases(elem, held cType) bool {
 	if elem == cUnknown || held == cUnknown || cSizes[elem] == 1 {
 		return true
+	}
+	if elem == cF16 || elem == cBF16 {
+		return held == cU16 || held == cI16
 	}
 	float := func(t cType) bool { return t == cF32 || t == cF64 }
 	return cSizes[elem] == cSizes[held] && float(elem) == float(held)

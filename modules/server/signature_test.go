@@ -57,3 +57,29 @@ K(k) {}`, "k"},
 	assert.Equal(t, "", params[0].name)
 	assert.True(t, params[1].pointer)
 }
+
+// A pointer's element type: a scalar, a vector type's component, a 16-bit float, an
+// address for a pointer to pointers, unknown where the declaration cannot say; and
+// which Go slices' buffers each takes.
+func TestPointeeTypes(t *testing.T) {
+	src := `extern "C" __global__ void k(const float* a, double2* b, const __half* c, __hip_bfloat16* d,
+        float** e, int* f[], uchar4* g, hipDoubleComplex* h, T* i, void* j, const unsigned char* l)`
+	params, ok := parseSignature(src, "k")
+	assert.True(t, ok)
+	var got []cType
+	for _, p := range params {
+		got = append(got, p.elem)
+	}
+	assert.Equal(t, []cType{cF32, cF64, cF16, cBF16, cU64, cU64, cU8, cF64, cUnknown, cUnknown, cU8}, got)
+
+	for _, c := range []struct {
+		elem, held cType
+		ok         bool
+	}{
+		{cF32, cF32, true}, {cF32, cI32, false}, {cF32, cF64, false}, {cI32, cU32, true},
+		{cF16, cU16, true}, {cF16, cI16, true}, {cF16, cF32, false}, {cBF16, cU16, true}, {cBF16, cU32, false},
+		{cU64, cI64, true}, {cU64, cF64, false}, {cU8, cF64, true}, {cUnknown, cF32, true},
+	} {
+		assert.Equal(t, c.ok, aliases(c.elem, c.held), "%s* given %s", cNames[c.elem], goNames[c.held])
+	}
+}
