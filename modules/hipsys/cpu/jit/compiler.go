@@ -180,6 +180,16 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		live = liveLines(tc, tmp, file, source, ppFlags(common))
 	}
 	prog := scanLive(source, live)
+	// Implicit warp-synchronous code would run with wrong results (warpsync.go): refused.
+	refused := warpSynchronous(source, file, live)
+	for _, h := range headers {
+		if refused == "" {
+			refused = warpSynchronous(h.source, h.name, nil)
+		}
+	}
+	if refused != "" {
+		return nil, refused, hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorCompilation, refused)
+	}
 	for _, h := range headers {
 		prog.barrier = prog.barrier || strings.Contains(h.source, "__syncthreads")
 		if namesWarp(h.source) {

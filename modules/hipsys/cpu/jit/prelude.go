@@ -18,7 +18,7 @@ var preludeFS embed.FS
 
 // generatorVersion changes whenever the Go side changes what it generates (entries.go's
 // tail, the source rewrite or the compiler flags), so old cached objects miss.
-const generatorVersion = "gen-10"
+const generatorVersion = "gen-11"
 
 // includeFiles maps each file of the include directory that is not a prelude file of the
 // same name (those are all there, under their own names) to its embedded source: the hip/
