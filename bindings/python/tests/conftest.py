@@ -27,6 +27,19 @@ def dev():
     d.close()
 
 
+@pytest.fixture(autouse=True)
+def _synced(request):
+    """Each test starts with the session device's stream 0 synced: a stream's sync reports
+    the first failure of its work since the last sync, so a failure a test made on purpose
+    and did not sync would be reported by the next test's sync."""
+    yield
+    if "dev" in request.fixturenames:
+        try:
+            request.getfixturevalue("dev").sync()
+        except cubehip.CubehipError:
+            pass
+
+
 @pytest.fixture(scope="session")
 def saxpy(dev):
     return cubehip.Kernel(SAXPY, "saxpy", block=64, device=dev)

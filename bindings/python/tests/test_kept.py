@@ -63,6 +63,8 @@ def test_a_buffer_carrying_a_failure_is_never_reused(fresh):
     launch(broken, inp, out)
     with pytest.raises(cubehip.CarriedFailure):
         out.check()
+    with pytest.raises(cubehip.CubehipError, match="failed to compile"):
+        fresh.sync()  # the stream's sync reports its failed launch, once
     fresh.sync()
     h = out.handle
     out.release()

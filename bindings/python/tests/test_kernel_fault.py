@@ -54,3 +54,29 @@ def test_a_faulting_kernel_raises_and_the_interpreter_lives(cpu, entry, args, st
         np.testing.assert_array_equal(fresh.get(), np.arange(4))
     finally:
         later.close()
+
+
+def test_sync_reports_the_fault_a_read_reported_first(cpu):
+    # A stream's sync reports the first failure of its work since the last sync, once,
+    # even where a read of the faulted array raised it already: a program that launches
+    # and syncs without reading sees its work failed.
+    k = cubehip.Kernel(FAULTS, "traps", block=4, device=cpu)
+    out = cpu.array(np.zeros(4, np.int32))
+    k(1, out)
+    with pytest.raises(cubehip.CarriedFailure):
+        out.get()
+    with pytest.raises(cubehip.CubehipError) as e:
+        cpu.sync()
+    assert e.value.status == LAUNCH_FAILURE
+    cpu.sync()  # once: the cpu device runs on after a fault
+
+
+def test_sync_reports_a_compile_error_the_call_raised(cpu):
+    broken = cubehip.Kernel("extern \"C\" __global__ void b(int* o) { o[0] = nope; }", "b", block=1,
+                            device=cpu, compile=False)
+    out = cpu.zeros(4, np.int32)
+    with pytest.raises(cubehip.CompileError):
+        broken(1, out)
+    with pytest.raises(cubehip.CubehipError, match="failed to compile"):
+        cpu.sync()
+    cpu.sync()
