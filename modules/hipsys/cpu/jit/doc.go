@@ -37,6 +37,19 @@
 // (hip_fp16.h, hip_bf16.h, hip_cooperative_groups.h, the rest to the prelude), never to a
 // system ROCm installation.
 //
+// Two constructs are refused before the compiler runs, with RTCErrorCompilation and a
+// log that names them and their lines. A kernel launch in device code (`child<<<g, b>>>`,
+// CUDA's dynamic parallelism, which HIP does not have) is refused by every platform alike
+// (hipsys.DeviceLaunchLog). Implicit warp-synchronous code (warpsync.go) is refused here
+// only: a shared array or volatile pointer that one statement writes at a thread's index
+// and another reads at a different thread-dependent index with no barrier, __syncwarp,
+// warp function or group sync between them, as in the unrolled last warp of a
+// shared-memory reduction. It relies on a warp's lanes running in lockstep, as AMD's
+// wavefronts do; here they run one after another between barriers, which would give
+// wrong answers. Code whose threads share through shared memory only across barriers is
+// never refused; sharing the scan cannot see (a plain pointer parameter of a helper, an
+// alias under another name) is not caught.
+//
 // Before compiling, the source is scanned (entries.go) for its extern "C" __global__
 // definitions (also inside extern "C" { } blocks and namespaces, with __launch_bounds__
 // before or after __global__); templates and C++-linkage kernels are not entries, as on
@@ -111,7 +124,8 @@
 //     with an else (the fibers group lanes that diverge to different shuffles into one
 //     collective); a barrier or shuffle in a switch or an expression;
 //     a shuffle in a __device__ function; votes, __syncwarp, matches, reductions and cooperative
-//     groups; __syncthreads_count/and/or; break or continue out of a region; goto;
+//     groups; __syncthreads_count/and/or (the fibers count the block's votes at the
+//     barrier); break or continue out of a region; goto;
 //     lambdas; a parameter the body assigns; a local live across a barrier declared auto,
 //     with others, as a reference or initialized in place; a shuffle in a kernel that
 //     returns early. With $CUBEHIP_LOG=debug each entry that runs as fibers is logged
