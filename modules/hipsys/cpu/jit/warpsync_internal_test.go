@@ -46,6 +46,27 @@ __device__ void warpReduce(volatile float* sdata, unsigned tid) {
 	if (tid == 0) out[blockIdx.x] = sdata[0];
 }
 `, "k.hip:12: error: implicit warp-synchronous code: sdata[tid+o]"},
+		"a template helper, as in CUDA's reduction sample": {`#include <hip/hip_runtime.h>
+template <unsigned int blockSize>
+__device__ void warpReduce(volatile int* sdata, unsigned int tid) {
+	if (blockSize >= 64) sdata[tid] += sdata[tid + 32];
+	if (blockSize >= 32) sdata[tid] += sdata[tid + 16];
+}
+extern "C" __global__ void reduce(int* d) {
+	__shared__ int sdata[128];
+	sdata[threadIdx.x] = d[threadIdx.x];
+	__syncthreads();
+	if (threadIdx.x < 32) warpReduce<128>(sdata, threadIdx.x);
+}
+`, "k.hip:4: error: implicit warp-synchronous code: sdata[tid+32]"},
+		"a running sum through a volatile alias": {warpSyncPrefix + `	float mySum = sdata[tid];
+	if (tid < 32) {
+		volatile float* smem = sdata;
+		smem[tid] = mySum = mySum + smem[tid + 32];
+		smem[tid] = mySum = mySum + smem[tid + 16];
+	}
+}
+`, "k.hip:14: error: implicit warp-synchronous code: smem[tid+32]"},
 		"a warp scan": {`#include <hip/hip_runtime.h>
 extern "C" __global__ void scan(int* data) {
 	__shared__ int s[64];
