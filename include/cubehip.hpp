@@ -3,9 +3,9 @@
 // cubehip::error, which carries the status and the thread's message.
 //
 //   cubehip::device dev;                               // the default device
-//   auto x = dev.alloc(n * sizeof(float));
+//   auto x = dev.alloc_typed(CUBEHIP_DTYPE_F32, n);      // checked against the kernel's float*
 //   x.write(host.data(), n * sizeof(float));
-//   cubehip::kernel k(dev, source, "saxpy", {256, 1, 1}, {CUBEHIP_ACCESS_READ, CUBEHIP_ACCESS_READ_WRITE});
+//   cubehip::kernel k(dev, source, "saxpy");           // 256 threads a block; x read, y read and written
 //   k.launch({blocks, 1, 1}, {cubehip::arg(n), cubehip::arg(2.0f), cubehip::arg(x), cubehip::arg(y)});
 //   y.read(host.data(), n * sizeof(float));            // throws the failure y carries, if any
 #ifndef CUBEHIP_HPP
@@ -88,6 +88,12 @@ public:
 		std::uint64_t n = 0;
 		detail::check(cubehip_buffer_size(h_.get(), &n), "cubehip_buffer_size");
 		return n;
+	}
+	// The element type it was allocated with (CUBEHIP_DTYPE_NONE: untyped).
+	cubehip_dtype dtype() const {
+		std::int32_t t = 0;
+		detail::check(cubehip_buffer_dtype(h_.get(), &t), "cubehip_buffer_dtype");
+		return static_cast<cubehip_dtype>(t);
 	}
 	void write(const void* src, std::uint64_t n, std::uint64_t offset = 0, std::uint64_t stream = 0) {
 		detail::check(cubehip_buffer_write(h_.get(), stream, offset, src, n), "cubehip_buffer_write");
@@ -217,6 +223,13 @@ public:
 		detail::check(cubehip_buffer_alloc(h_.get(), stream, size, &b), "cubehip_buffer_alloc");
 		return buffer(b);
 	}
+	// count elements of dtype (cubehip_buffer_alloc_typed): a launch refuses the buffer
+	// for a pointer the kernel declares with another element type.
+	buffer alloc_typed(cubehip_dtype dtype, std::uint64_t count, std::uint64_t stream = 0) {
+		cubehip_buffer b{};
+		detail::check(cubehip_buffer_alloc_typed(h_.get(), stream, dtype, count, &b), "cubehip_buffer_alloc_typed");
+		return buffer(b);
+	}
 	// Another library's device memory as a buffer, without copying (cubehip_buffer_import):
 	// release(user_data) is called once, from a library thread, when the device no longer
 	// uses it; not at all if this throws.
@@ -276,12 +289,14 @@ private:
 	detail::owner<cubehip_device, cubehip_device_close> h_;
 };
 
-// kernel is HIP C++ source with an extern "C" __global__ entry point.
+// kernel is HIP C++ source with an extern "C" __global__ entry point. An empty access
+// list (the default) reads each buffer's access from the entry's declaration (desc.access
+// NULL): a const T* is read, any other pointer read and written.
 class kernel {
 public:
-	kernel(device& dev, const std::string& source, const std::string& entry, std::initializer_list<std::uint32_t> block,
-		std::initializer_list<cubehip_access> access, std::uint32_t shared_mem = 0,
-		const std::vector<std::string>& options = {}) {
+	kernel(device& dev, const std::string& source, const std::string& entry,
+		std::initializer_list<std::uint32_t> block = {}, std::initializer_list<cubehip_access> access = {},
+		std::uint32_t shared_mem = 0, const std::vector<std::string>& options = {}) {
 		std::vector<cubehip_access> acc(access);
 		std::vector<const char*> opts;
 		for (const auto& o : options) opts.push_back(o.c_str());
@@ -295,7 +310,9 @@ public:
 		for (std::uint32_t b : block)
 			if (i < 3) d.block[i++] = b;
 		d.shared_mem = shared_mem;
-		d.access = acc.data();
+		// An empty vector's data() may or may not be NULL: say NULL, so that an empty
+		// list always means "read from the declaration".
+		d.access = acc.empty() ? nullptr : acc.data();
 		d.access_count = acc.size();
 		d.options = opts.data();
 		d.option_count = opts.size();

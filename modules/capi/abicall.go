@@ -192,6 +192,18 @@ func abiLaunchOne(kernel, buf uint64) C.cubehip_status {
 	return cubehip_launch(C.cubehip_kernel{id: C.uint64_t(kernel)}, 0, (*C.capi_cu32)(unsafe.Pointer(&grid[0])), (*C.capi_carg)(unsafe.Pointer(&a)), 1)
 }
 
+// abiLaunchBufferI32 launches kernel over one block with a buffer and an int32, from Go
+// memory that lives for the call only, as abiLaunchOne does.
+func abiLaunchBufferI32(kernel, buf uint64, v int32) C.cubehip_status {
+	grid := [3]C.uint32_t{1, 1, 1}
+	var a [2]C.cubehip_arg
+	a[0].kind = C.CUBEHIP_ARG_BUFFER
+	*(*C.uint64_t)(unsafe.Pointer(&a[0].v)) = C.uint64_t(buf)
+	a[1].kind = C.CUBEHIP_ARG_I32
+	*(*int64)(unsafe.Pointer(&a[1].v)) = int64(v)
+	return cubehip_launch(C.cubehip_kernel{id: C.uint64_t(kernel)}, 0, (*C.capi_cu32)(unsafe.Pointer(&grid[0])), (*C.capi_carg)(unsafe.Pointer(&a[0])), 2)
+}
+
 // abiLaunchNone launches kernel, which takes no argument, over one block.
 func abiLaunchNone(kernel uint64, stream uint64) C.cubehip_status {
 	grid := [3]C.uint32_t{1, 1, 1}
@@ -209,6 +221,14 @@ func abiNativeStream(dev, stream uint64) (uint64, C.cubehip_status) {
 func abiAlloc(dev, stream, size uint64) (uint64, C.cubehip_status) {
 	var b C.cubehip_buffer
 	s := cubehip_buffer_alloc(C.cubehip_device{id: C.uint64_t(dev)}, C.uint64_t(stream), C.uint64_t(size), &b)
+	return uint64(b.id), s
+}
+
+// abiAllocTyped allocates count elements of dtype (a cubehip_dtype) on the stream and
+// returns the buffer's id.
+func abiAllocTyped(dev, stream uint64, dtype int32, count uint64) (uint64, C.cubehip_status) {
+	var b C.cubehip_buffer
+	s := cubehip_buffer_alloc_typed(C.cubehip_device{id: C.uint64_t(dev)}, C.uint64_t(stream), C.int32_t(dtype), C.uint64_t(count), &b)
 	return uint64(b.id), s
 }
 

@@ -165,6 +165,7 @@ func cxx() string {
 func TestExampleCPP(t *testing.T) {
 	out := runHost(t, compileHost(t, cxx(), "examples/cpp/saxpy.cpp", "-std=c++17"))
 	require.Contains(t, out, "saxpy over 1048576 elements: ok")
+	require.Contains(t, out, "wrong element type refused: ok")
 	require.Contains(t, out, "compile error reported: ok")
 	require.Contains(t, out, "released handle rejected: ok")
 }

@@ -24,38 +24,39 @@ func cubehip_kernel_create(h C.cubehip_device, desc *C.capi_ckernel_desc, out *C
 	if err != nil {
 		return fail(err)
 	}
-	k, io, err := kernelFromDesc(desc)
+	k, io, inferred, err := kernelFromDesc(desc)
 	if err != nil {
 		return fail(err)
 	}
-	out.id = C.uint64_t(handles.add(kindKernel, &kernel{dev: dev, k: k, io: io, entry: k.Entry()}))
+	out.id = C.uint64_t(handles.add(kindKernel, &kernel{dev: dev, k: k, io: io, inferred: inferred, entry: k.Entry()}))
 	return success()
 }
 
 // kernelFromDesc copies everything the host described, so the host's strings and arrays
-// may go as soon as the call returns.
-func kernelFromDesc(desc *C.capi_ckernel_desc) (*server.Kernel, []server.Access, error) {
+// may go as soon as the call returns. inferred is true when desc.access is NULL: each
+// buffer's access is then read from the entry's declaration, as Go and Python do.
+func kernelFromDesc(desc *C.capi_ckernel_desc) (k *server.Kernel, io []server.Access, inferred bool, err error) {
 	const call = "cubehip_kernel_create"
 	if desc == nil {
-		return nil, nil, argError(call + ": desc is NULL")
+		return nil, nil, false, argError(call + ": desc is NULL")
 	}
 	if desc.size < C.size_t(unsafe.Offsetof(desc.option_count)+unsafe.Sizeof(desc.option_count)) {
-		return nil, nil, argError(fmt.Sprintf("%s: desc.size is %d: set it to sizeof(cubehip_kernel_desc)", call, desc.size))
+		return nil, nil, false, argError(fmt.Sprintf("%s: desc.size is %d: set it to sizeof(cubehip_kernel_desc)", call, desc.size))
 	}
 	if desc.source == nil || desc.entry == nil {
-		return nil, nil, argError(call + ": desc.source and desc.entry must not be NULL")
+		return nil, nil, false, argError(call + ": desc.source and desc.entry must not be NULL")
 	}
 	source, entry := C.GoString(desc.source), C.GoString(desc.entry)
 	if entry == "" {
-		return nil, nil, argError(call + ": desc.entry is empty")
+		return nil, nil, false, argError(call + ": desc.entry is empty")
 	}
 	if desc.access_count > 0 && desc.access == nil {
-		return nil, nil, argError(call + ": desc.access is NULL but access_count is not 0")
+		return nil, nil, false, argError(call + ": desc.access is NULL but access_count is not 0")
 	}
 	if desc.access_count > 1024 || desc.option_count > 4096 {
-		return nil, nil, argError(fmt.Sprintf("%s: %d accesses and %d options is more than any kernel has", call, desc.access_count, desc.option_count))
+		return nil, nil, false, argError(fmt.Sprintf("%s: %d accesses and %d options is more than any kernel has", call, desc.access_count, desc.option_count))
 	}
-	io := make([]server.Access, int(desc.access_count))
+	io = make([]server.Access, int(desc.access_count))
 	if len(io) > 0 {
 		for i, a := range unsafe.Slice(desc.access, len(io)) {
 			switch a {
@@ -66,26 +67,36 @@ func kernelFromDesc(desc *C.capi_ckernel_desc) (*server.Kernel, []server.Access,
 			case C.CUBEHIP_ACCESS_READ_WRITE:
 				io[i] = server.ReadWrite
 			default:
-				return nil, nil, argError(fmt.Sprintf("%s: desc.access[%d] is %d, not READ, WRITE or READ_WRITE", call, i, a))
+				return nil, nil, false, argError(fmt.Sprintf("%s: desc.access[%d] is %d, not READ, WRITE or READ_WRITE", call, i, a))
 			}
 		}
 	}
 	if desc.option_count > 0 && desc.options == nil {
-		return nil, nil, argError(call + ": desc.options is NULL but option_count is not 0")
+		return nil, nil, false, argError(call + ": desc.options is NULL but option_count is not 0")
 	}
 	var opts []string
 	if desc.option_count > 0 {
 		for i, o := range unsafe.Slice(desc.options, int(desc.option_count)) {
 			if o == nil {
-				return nil, nil, argError(fmt.Sprintf("%s: desc.options[%d] is NULL", call, i))
+				return nil, nil, false, argError(fmt.Sprintf("%s: desc.options[%d] is NULL", call, i))
 			}
 			opts = append(opts, C.GoString(o))
 		}
 	}
 	block := hipsys.Dim3{X: uint32(desc.block[0]), Y: uint32(desc.block[1]), Z: uint32(desc.block[2])}
-	k := server.DefineKernel(source, entry, server.Block(block), server.IO(io...),
-		server.SharedMem(uint32(desc.shared_mem)), server.CompilerOptions(opts...))
-	return k, io, nil
+	kopts := []server.KernelOption{server.Block(block), server.SharedMem(uint32(desc.shared_mem)), server.CompilerOptions(opts...)}
+	// A NULL desc.access leaves IO out, so the Device infers it from the declaration; a
+	// non-NULL one, even of count 0, is the host's word ("no buffers"), which a kernel
+	// taking only the info pointer needs: inference would count that pointer as a buffer.
+	inferred = desc.access == nil
+	if !inferred {
+		kopts = append(kopts, server.IO(io...))
+	}
+	k = server.DefineKernel(source, entry, kopts...)
+	if inferred {
+		io = k.IO()
+	}
+	return k, io, inferred, nil
 }
 
 //export cubehip_kernel_compile
@@ -95,6 +106,12 @@ func cubehip_kernel_compile(h C.cubehip_kernel) C.cubehip_status {
 		return fail(err)
 	}
 	err = k.dev.d.Compile(k.k)
+	k.noteCompile(err)
+	return result(err)
+}
+
+// noteCompile keeps the compiler's log of a compile's result for cubehip_kernel_log.
+func (k *kernel) noteCompile(err error) {
 	var ce *server.CompileError
 	k.mu.Lock()
 	if errors.As(err, &ce) {
@@ -103,7 +120,6 @@ func cubehip_kernel_compile(h C.cubehip_kernel) C.cubehip_status {
 		k.log = ""
 	}
 	k.mu.Unlock()
-	return result(err)
 }
 
 //export cubehip_kernel_log

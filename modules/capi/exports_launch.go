@@ -23,6 +23,22 @@ const maxArgs = 4096
 // stream of launches allocates nothing.
 type launchScratch struct {
 	args []server.Arg
+	// typed is, per argument, the typed buffer (cubehip_buffer_alloc_typed) it gives (the
+	// zero typedArg for any other argument); empty for a launch with no typed buffer. The
+	// Device checks a buffer's element type against the declared pointee only for a
+	// *server.Buffer or View value of Call, so such a launch goes through Call with vals:
+	// each typed buffer as its value, every other argument as its Arg, which is passed as
+	// it is (an untyped buffer takes any pointer).
+	typed []typedArg
+	vals  []any
+}
+
+// typedArg is a typed buffer argument as Call takes it (the buffer, or a view of it),
+// and its type.
+type typedArg struct {
+	buf   *server.Buffer
+	view  server.View // where the argument has an offset
+	dtype int32
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(launchScratch) }}
@@ -30,6 +46,67 @@ var scratchPool = sync.Pool{New: func() any { return new(launchScratch) }}
 func (s *launchScratch) reset() {
 	clear(s.args) // drop the buffers' references
 	s.args = s.args[:0]
+	clear(s.typed)
+	s.typed = s.typed[:0]
+	clear(s.vals)
+	s.vals = s.vals[:0]
+}
+
+// checked reports whether k's last launch through Call (the one that checks element
+// types) took typed buffers of exactly these types at these positions. The check
+// depends on nothing else (a kernel's declaration is fixed), so a launch that repeats
+// them goes through CallArgs, which boxes no argument: a loop of typed launches
+// allocates nothing, where Call would box each scalar Arg.
+func (s *launchScratch) checked(k *kernel) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.typedOK || len(k.typed) != len(s.typed) {
+		return false
+	}
+	for i, t := range s.typed {
+		if k.typed[i] != t.dtype {
+			return false
+		}
+	}
+	return true
+}
+
+// passed records s's types as those k's last checked launch took.
+func (s *launchScratch) passed(k *kernel) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.typed, k.typedOK = k.typed[:0], true
+	for _, t := range s.typed {
+		k.typed = append(k.typed, t.dtype)
+	}
+}
+
+// call launches through Call, which checks the typed buffers, unless the kernel's last
+// such launch took the same types.
+func (s *launchScratch) call(k *kernel, launch func([]any) error, launchArgs func([]server.Arg) error) error {
+	if s.checked(k) {
+		return launchArgs(s.args)
+	}
+	err := launch(s.values())
+	if err == nil {
+		s.passed(k)
+	}
+	return err
+}
+
+// values builds vals, Call's form of the arguments.
+func (s *launchScratch) values() []any {
+	for i, a := range s.args {
+		switch t := s.typed[i]; {
+		case t.buf != nil:
+			s.vals = append(s.vals, t.buf)
+		case t.view.Buffer() != nil:
+			s.vals = append(s.vals, t.view)
+		default:
+			s.vals = append(s.vals, a)
+		}
+	}
+	return s.vals
 }
 
 // convert reads the host's arguments, in the kernel's declared order, into s. The
@@ -50,6 +127,7 @@ func (s *launchScratch) convert(k *kernel, args *C.capi_carg, n C.size_t) error 
 	for i, a := range unsafe.Slice((*C.cubehip_arg)(unsafe.Pointer(args)), int(n)) {
 		v := unsafe.Pointer(&a.v)
 		var arg server.Arg
+		var typed typedArg // a typed buffer's Call value (see s.typed)
 		switch a.kind {
 		case C.CUBEHIP_ARG_BUFFER:
 			ba := (*struct {
@@ -72,11 +150,16 @@ func (s *launchScratch) convert(k *kernel, args *C.capi_carg, n C.size_t) error 
 			size, off := b.b.Size(), uint64(ba.offset)
 			if off == 0 {
 				arg = b.b.Arg()
+				typed.buf = b.b
 			} else {
 				if off > size {
 					return argError(fmt.Sprintf("argument %d: offset %d is past the buffer's %d bytes", i, off, size))
 				}
-				arg = b.b.View(off, size-off).Arg()
+				typed.view = b.b.View(off, size-off)
+				arg = typed.view.Arg()
+			}
+			if typed.dtype = b.dtype; typed.dtype == 0 {
+				typed = typedArg{}
 			}
 		case C.CUBEHIP_ARG_I8, C.CUBEHIP_ARG_I16, C.CUBEHIP_ARG_I32:
 			x := *(*int64)(v)
@@ -156,8 +239,38 @@ func (s *launchScratch) convert(k *kernel, args *C.capi_carg, n C.size_t) error 
 			return argError(fmt.Sprintf("argument %d: kind %d is no cubehip_arg_kind", i, a.kind))
 		}
 		s.args = append(s.args, arg)
+		if typed != (typedArg{}) || len(s.typed) > 0 {
+			// From the first typed buffer on, one entry per argument; the arguments
+			// before it are untyped.
+			s.typed = append(s.typed, make([]typedArg, i-len(s.typed))...)
+			s.typed = append(s.typed, typed)
+		}
+	}
+	if k.inferred && nbuf != len(k.io) {
+		return inferredCountError(k, nbuf)
 	}
 	return nil
+}
+
+// inferredCountError says why a launch's buffers do not match a kernel whose accesses
+// were read from its declaration: the Device's own message counts an IO the host never
+// gave. A source that does not compile (or lacks the entry) is the likelier mistake, and
+// its compile error says more than a count, so it is compiled first and that error wins.
+//
+//go:noinline
+func inferredCountError(k *kernel, nbuf int) error {
+	if err := k.dev.d.Compile(k.k); err != nil {
+		k.noteCompile(err)
+		return err
+	}
+	if len(k.io) == 0 {
+		return argError(fmt.Sprintf("%d buffers given, and no pointer parameter was read from the declaration of %s "+
+			"in desc.source (desc.access is NULL, so each buffer's access comes from the declaration: a const T* is read, "+
+			"any other pointer read and written); give desc.access for a kernel declared through a macro or a typedef", nbuf, k.entry))
+	}
+	return argError(fmt.Sprintf("%d buffers given, and the declaration of %s in desc.source has %d pointer parameters "+
+		"(desc.access is NULL, so each buffer's access comes from them); give desc.access for a kernel whose pointers "+
+		"are not all buffers (the info pointer)", nbuf, k.entry, len(k.io)))
 }
 
 func signedRange(kind C.int32_t) (lo, hi int64, ok bool) {
@@ -201,12 +314,23 @@ func launch(h C.cubehip_kernel, stream C.uint64_t, grid *C.capi_cu32, count C.cu
 		if err != nil {
 			return fail(err)
 		}
+		if len(s.typed) > 0 {
+			return result(s.call(k,
+				func(vals []any) error { return st.CallDynamic(k.k, cb.b, vals...) },
+				func(args []server.Arg) error { return st.CallDynamicArgs(k.k, cb.b, args) }))
+		}
 		return result(st.CallDynamicArgs(k.k, cb.b, s.args))
 	}
 	if grid == nil {
 		return fail(argError("cubehip_launch: grid is NULL"))
 	}
 	g := unsafe.Slice((*uint32)(unsafe.Pointer(grid)), 3)
+	if len(s.typed) > 0 {
+		dim := hipsys.Dim3{X: g[0], Y: g[1], Z: g[2]}
+		return result(s.call(k,
+			func(vals []any) error { return st.Call(k.k, dim, vals...) },
+			func(args []server.Arg) error { return st.CallArgs(k.k, dim, args) }))
+	}
 	return result(st.CallArgs(k.k, hipsys.Dim3{X: g[0], Y: g[1], Z: g[2]}, s.args))
 }
 

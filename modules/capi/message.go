@@ -16,6 +16,11 @@ var (
 		"(MaxThreadsDim)", "(the block limit, max_threads_dim)",
 		"(MaxThreadsPerBlock)", "(the block limit, max_threads_per_block)",
 		"(its IO)", "(the buffers' access, desc.access)",
+		"give IO for", "give desc.access for",
+		// A typed buffer refused for a pointer to another type: Go's remedy is the
+		// buffer's Arg; C's is a buffer allocated without a type.
+		"pass b.Arg() to pass its bytes as they are", "allocate it untyped (cubehip_buffer_alloc) to pass its bytes as they are",
+		"pass v.Arg() to pass its bytes as they are", "allocate it untyped (cubehip_buffer_alloc) to pass its bytes as they are",
 	)
 	// A Go package's prefix ("server: ", "stream: ", "memory: ") at the start of a
 	// message, of a wrapped part or of a parenthesis, and only there: "stream: " also

@@ -18,14 +18,28 @@ type (
 	buffer struct {
 		dev *device
 		b   *server.Buffer
+		// dtype is the element type the buffer was allocated with
+		// (cubehip_buffer_alloc_typed; 0 for an untyped one): a launch passes a typed
+		// buffer through the Device's check of the declared pointee.
+		dtype int32
 	}
 	kernel struct {
-		dev   *device
-		k     *server.Kernel
-		io    []server.Access // the access of each buffer parameter, as the host declared it
-		entry string
-		mu    sync.Mutex
-		log   string // the compiler's log of the last failed compile
+		dev *device
+		k   *server.Kernel
+		io  []server.Access // the access of each buffer parameter, as the host declared it or the declaration says
+		// inferred: io was read from the entry's declaration (desc.access was NULL), so
+		// a launch whose buffers it does not count says why, rather than the Device's
+		// count of an IO the host never gave.
+		inferred bool
+		entry    string
+
+		mu  sync.Mutex // guards what follows
+		log string     // the compiler's log of the last failed compile
+		// typed is the buffer types (by argument; 0: none) of the last launch that
+		// passed the Device's element-type check, typedOK whether there was one: a launch
+		// repeating them needs no check again (launchScratch.checked).
+		typed   []int32
+		typedOK bool
 	}
 	graph struct {
 		dev *device

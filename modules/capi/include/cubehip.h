@@ -7,7 +7,7 @@
  * Conventions
  * -----------
  * - Every function returns a cubehip_status: CUBEHIP_SUCCESS (0), one of HIP's statuses by
- *   its HIP number (hipErrorOutOfMemory is 2 here too), or one of cubehip's own (10000 and
+ *   its HIP number (hipErrorOutOfMemory is 2 here too), or one of cubehip's own (10001 and
  *   up). After a failed call, cubehip_last_error() gives the calling thread's message for it.
  * - Objects are handles: small structs around a 64-bit id. A handle that was released,
  *   destroyed, closed with its device, made up, or of the wrong kind is
@@ -194,6 +194,44 @@ cubehip_status cubehip_device_sync(cubehip_device device, uint64_t stream);
  * undefined until written. */
 cubehip_status cubehip_buffer_alloc(cubehip_device device, uint64_t stream, uint64_t size, cubehip_buffer* buffer);
 
+/* The element type a buffer may declare (cubehip_buffer_alloc_typed). A launch checks a
+ * typed buffer against the kernel's declaration of the pointer it goes to, as Go checks a
+ * buffer of a typed slice: the declared element type must have the buffer's width and be
+ * integer where the buffer's is, floating point where it is (signedness may differ:
+ * unsigned* takes an I32 buffer, as C++ allows). A pointer to void, char or unsigned char,
+ * and one whose element type the declaration does not spell as a C scalar type (a
+ * typedef, a struct, a template parameter, a macro), takes any buffer. A mismatch (a
+ * const float* given an F64 buffer) is CUBEHIP_ERROR_INVALID_ARGUMENT, the launch queues
+ * nothing, and cubehip_last_error() names the parameter, its declaration and the buffer's
+ * type: "argument 2 (x): a buffer of double given, the kernel takes a buffer (const
+ * float* x)". An untyped buffer (cubehip_buffer_alloc, cubehip_buffer_import) is bytes
+ * and goes to any pointer unchecked: allocate untyped to have a kernel read memory as
+ * another type. */
+typedef enum cubehip_dtype {
+	CUBEHIP_DTYPE_NONE = 0, /* untyped: bytes, any pointer takes it */
+	CUBEHIP_DTYPE_I8 = 1,   /* int8_t, signed char */
+	CUBEHIP_DTYPE_U8 = 2,   /* uint8_t, unsigned char */
+	CUBEHIP_DTYPE_I16 = 3,  /* int16_t, short */
+	CUBEHIP_DTYPE_U16 = 4,  /* uint16_t, unsigned short */
+	CUBEHIP_DTYPE_I32 = 5,  /* int32_t, int */
+	CUBEHIP_DTYPE_U32 = 6,  /* uint32_t, unsigned int */
+	CUBEHIP_DTYPE_I64 = 7,  /* int64_t, long long */
+	CUBEHIP_DTYPE_U64 = 8,  /* uint64_t, unsigned long long */
+	CUBEHIP_DTYPE_F32 = 9,  /* float */
+	CUBEHIP_DTYPE_F64 = 10  /* double */
+} cubehip_dtype;
+
+/* cubehip_buffer_alloc of count elements of dtype (a cubehip_dtype other than NONE), and
+ * the buffer remembers dtype for the launches' check above. A dtype that is no
+ * cubehip_dtype, or a count whose bytes overflow 64 bits, is
+ * CUBEHIP_ERROR_INVALID_ARGUMENT. cubehip_buffer_recycle keeps the type with the buffer. */
+cubehip_status cubehip_buffer_alloc_typed(cubehip_device device, uint64_t stream, int32_t dtype, uint64_t count,
+	cubehip_buffer* buffer);
+
+/* The buffer's element type: the cubehip_dtype it was allocated with,
+ * CUBEHIP_DTYPE_NONE for an untyped one. */
+cubehip_status cubehip_buffer_dtype(cubehip_buffer buffer, int32_t* dtype);
+
 /* Gives the buffer back. Work already queued on it completes first; the handle is
  * invalid after. */
 cubehip_status cubehip_buffer_release(cubehip_buffer buffer);
@@ -249,7 +287,18 @@ typedef struct cubehip_kernel_desc {
 	uint32_t block[3];             /* threads per block; a 0 in y or z is 1, and all three 0 is
 	                                * the default block, 256 x 1 x 1 */
 	uint32_t shared_mem;           /* dynamic shared memory per block, in bytes */
-	const cubehip_access* access;  /* access of each buffer parameter, in order */
+	const cubehip_access* access;  /* access of each buffer parameter, in order; NULL (with
+	                                * access_count 0): read from the entry's declaration in
+	                                * source, as Go and Python do: a const T* parameter is
+	                                * READ, any other pointer READ_WRITE. Give it for a kernel
+	                                * declared through a macro or a typedef (its pointers
+	                                * cannot be read), for one taking the info pointer (a
+	                                * non-NULL access with access_count 0 says "no buffers"),
+	                                * and for an output never read (WRITE: a failure then
+	                                * spares it the check of its old contents). A launch
+	                                * whose buffers the declaration does not count is
+	                                * CUBEHIP_ERROR_INVALID_ARGUMENT, saying so (or the
+	                                * source's compile error, when it has one). */
 	size_t access_count;
 	const char* const* options;    /* compiler options (for example "-DN=4") */
 	size_t option_count;
@@ -359,7 +408,9 @@ cubehip_arg_bytes(const void* data, uint32_t size, uint32_t align) {
  * grid[1] or grid[2] is 1; grid[0] == 0 is CUBEHIP_ERROR_INVALID_ARGUMENT: to launch
  * nothing for an empty input, skip the call), with the arguments in the kernel's
  * declared order (scalars first, last or between buffers, as the kernel declares them). The buffers, in the order they appear, take the accesses
- * of the kernel's desc.access. A malformed launch is CUBEHIP_ERROR_INVALID_ARGUMENT (or
+ * of the kernel's desc.access (or its declaration's). A typed buffer
+ * (cubehip_buffer_alloc_typed) must suit the declared element type of its pointer (see
+ * cubehip_dtype); an untyped one goes to any pointer. A malformed launch is CUBEHIP_ERROR_INVALID_ARGUMENT (or
  * INVALID_HANDLE) here, queues nothing and changes no buffer: a wrong argument count, a
  * scalar whose width is not the parameter's or a buffer where the kernel takes a value
  * (where the platform lists the compiled kernel's parameters: the cpu device, AMD, and

@@ -3,6 +3,7 @@
 //
 //   c++ -std=c++17 saxpy.cpp $(pkg-config --cflags --libs cubehip) -o saxpy && ./saxpy
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <cubehip.hpp>
@@ -24,12 +25,14 @@ int main() {
 
 		std::vector<float> x(n), y(n, 1.0f);
 		for (unsigned i = 0; i < n; i++) x[i] = float(i);
-		auto bx = dev.alloc(n * sizeof(float));
-		auto by = dev.alloc(n * sizeof(float));
+		// Typed buffers: a launch checks them against the pointers the kernel declares.
+		auto bx = dev.alloc_typed(CUBEHIP_DTYPE_F32, n);
+		auto by = dev.alloc_typed(CUBEHIP_DTYPE_F32, n);
 		bx.write(x);
 		by.write(y);
 
-		cubehip::kernel k(dev, source, "saxpy", {256}, {CUBEHIP_ACCESS_READ, CUBEHIP_ACCESS_READ_WRITE});
+		// No access list: x is read (const float*), y read and written, from the declaration.
+		cubehip::kernel k(dev, source, "saxpy");
 		k.launch({(n + 255) / 256, 1, 1}, {cubehip::arg(n), cubehip::arg(2.0f), cubehip::arg(bx), cubehip::arg(by)});
 		y = by.read<float>();
 		for (unsigned i = 0; i < n; i++)
@@ -38,6 +41,18 @@ int main() {
 				return 1;
 			}
 		std::printf("saxpy over %u elements: ok\n", n);
+
+		// A buffer of doubles for const float* x is refused at the call, naming x.
+		auto doubles = dev.alloc_typed(CUBEHIP_DTYPE_F64, n);
+		try {
+			k.launch({(n + 255) / 256, 1, 1}, {cubehip::arg(n), cubehip::arg(2.0f), cubehip::arg(doubles), cubehip::arg(by)});
+			std::printf("wrong element type: not refused\n");
+			return 1;
+		} catch (const cubehip::error& e) {
+			bool named = e.status() == CUBEHIP_ERROR_INVALID_ARGUMENT && std::string(e.what()).find("const float* x") != std::string::npos;
+			std::printf("wrong element type refused: %s\n", named ? "ok" : "WRONG");
+			if (!named) return 1;
+		}
 
 		// A compile error is an exception carrying the status; the log is on the kernel.
 		cubehip::kernel broken(dev, "extern \"C\" __global__ void f(float* p) { p[0] = nope; }", "f", {1},
