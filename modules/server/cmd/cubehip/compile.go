@@ -240,22 +240,44 @@ func entriesOf(src string) []string {
 	return out
 }
 
+// printCompiles prints one line per result and the compiler's log under it, once per
+// source: each entry of a file is compiled from the whole file, so an error in it fails
+// every entry with the same log, which printed once per entry would bury the next file's
+// results under copies. -json keeps each result's log, so a program reading one result
+// has all of it.
 func printCompiles(out io.Writer, results []compileResult) {
+	printed := map[[2]string]string{} // {file, log} -> the entry (or architecture) it was printed under
 	for _, r := range results {
 		what := r.File
 		if r.Entry != "" {
 			what += " " + r.Entry
 		}
 		target := r.Platform + " " + r.Arch
+		log := strings.TrimRight(r.Log, "\n")
+		if strings.TrimSpace(log) == "" {
+			log = ""
+		}
+		same, seen := printed[[2]string{r.File, log}]
+		if log != "" && !seen {
+			label := r.Entry // a device compile: the file's first entry with this log
+			if label == "" {
+				label = r.Arch // -offload-arch: its first architecture
+			}
+			printed[[2]string{r.File, log}] = label
+		}
+		note := ""
+		if log != "" && seen {
+			note = " (the same compiler log as " + same + ", above)"
+		}
 		switch {
 		case r.OK && r.Output != "":
-			fmt.Fprintf(out, "%s for %s: ok, %s (%.2f s)\n", what, target, r.Output, r.Seconds)
+			fmt.Fprintf(out, "%s for %s: ok, %s (%.2f s)%s\n", what, target, r.Output, r.Seconds, note)
 		case r.OK:
-			fmt.Fprintf(out, "%s for %s: ok, in the kernel cache (%.2f s)\n", what, target, r.Seconds)
+			fmt.Fprintf(out, "%s for %s: ok, in the kernel cache (%.2f s)%s\n", what, target, r.Seconds, note)
 		default:
-			fmt.Fprintf(out, "%s for %s: FAILED: %s\n", what, target, r.Error)
+			fmt.Fprintf(out, "%s for %s: FAILED: %s%s\n", what, target, r.Error, note)
 		}
-		if log := strings.TrimRight(r.Log, "\n"); strings.TrimSpace(log) != "" {
+		if log != "" && !seen {
 			for line := range strings.Lines(log) {
 				fmt.Fprintf(out, "    %s", line)
 			}

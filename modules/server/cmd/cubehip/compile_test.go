@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -134,4 +135,37 @@ func TestCompileOffloadArch(t *testing.T) {
 	out.Reset()
 	require.Error(t, runCompile(&out, []string{"-offload-arch", "gfx9999", "-o", dir, good}))
 	assert.Contains(t, out.String(), "does not support gfx9999")
+}
+
+// A compile error in a file of several entries fails each of them with the same log (the
+// whole file is compiled for each): the log is printed once, under the first, and the
+// others point to it. -json keeps the log in every result.
+func TestCompileLogOncePerSource(t *testing.T) {
+	bad := writeSource(t, "bad2.hip", `#include <hip/hip_runtime.h>
+extern "C" __global__ void cmd_first(float* x) { x[0] = not_declared; }
+extern "C" __global__ void cmd_second(float* x) { x[0] = 2.0f; }
+`)
+	var out bytes.Buffer
+	err := runCompile(&out, []string{"-platform", "cpu", "-cache-dir", "-", bad})
+	require.ErrorContains(t, err, "2 of 2 compiles failed")
+	assert.Contains(t, out.String(), "bad2.hip cmd_first for cpu")
+	assert.Contains(t, out.String(), "bad2.hip cmd_second for cpu")
+	assert.Equal(t, 1, strings.Count(out.String(), "bad2.hip:2:"), "the log once per source:\n%s", out.String())
+	assert.Contains(t, out.String(), "(the same compiler log as cmd_first, above)")
+
+	out.Reset()
+	require.Error(t, runCompile(&out, []string{"-platform", "cpu", "-cache-dir", "-", "-json", bad}))
+	var rs []compileResult
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rs), out.String())
+	require.Len(t, rs, 2)
+	for _, r := range rs {
+		assert.Contains(t, r.Log, "not_declared", r.Entry)
+	}
+
+	// Two files with the same error: each file's log is printed, once each.
+	other := writeSource(t, "bad3.hip", badKernel)
+	out.Reset()
+	require.Error(t, runCompile(&out, []string{"-platform", "cpu", "-cache-dir", "-", bad, other}))
+	assert.Equal(t, 1, strings.Count(out.String(), "bad2.hip:2:"), out.String())
+	assert.Equal(t, 1, strings.Count(out.String(), "bad3.hip:3:"), out.String())
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 
@@ -21,17 +22,29 @@ type deviceInfo struct {
 // runDevices prints each registered platform, its devices and their properties, or why it
 // has none: a missing vendor library is a normal answer on most machines, not a failure,
 // so the command fails only when no platform at all has a device. -json writes the same
-// as one JSON array.
+// as one JSON array. -platform (other than auto) lists that platform alone, and -device
+// that device alone, given before the command or after it alike.
 func runDevices(out io.Writer, args []string) error {
 	fs := flags("devices", out)
 	asJSON := fs.Bool("json", false, "write a JSON array: one object per device, or per platform without one")
+	platform, device := deviceFlags(fs)
 	if done, err := parseNoArgs(fs, args); done {
 		return err
+	}
+	// -device's default is 0, which would hide every other device: only a -device the
+	// user gave (here or before the command) restricts the list.
+	oneDevice := global.deviceSet
+	fs.Visit(func(f *flag.Flag) { oneDevice = oneDevice || f.Name == "device" })
+	if oneDevice && *device < 0 {
+		return usageErr{fmt.Errorf("-device %d: an index is 0 or more", *device)}
 	}
 	var all []deviceInfo
 	matrices := map[string][][]bool{} // platforms of two or more devices: their peer access
 	found := 0
 	for _, name := range hipsys.Platforms() {
+		if *platform != "auto" && name != *platform {
+			continue
+		}
 		p, err := hipsys.Open(name)
 		if err != nil {
 			all = append(all, deviceInfo{Platform: name, Index: -1, Error: "unavailable: " + err.Error()})
@@ -50,7 +63,14 @@ func runDevices(out io.Writer, args []string) error {
 				matrices[name] = peers
 			}
 		}
+		if oneDevice && *device >= count {
+			all = append(all, deviceInfo{Platform: name, Index: *device, Error: fmt.Sprintf("no such device: the platform has %d", count)})
+			continue
+		}
 		for d := 0; d < count; d++ {
+			if oneDevice && d != *device {
+				continue
+			}
 			props, err := p.GetDeviceProperties(d)
 			if err != nil {
 				all = append(all, deviceInfo{Platform: name, Index: d, Error: err.Error()})
@@ -85,10 +105,17 @@ func runDevices(out io.Writer, args []string) error {
 			}
 		}
 	}
-	if found == 0 {
-		return fmt.Errorf("no platform has a device")
+	switch {
+	case found > 0:
+		return nil
+	case *platform != "auto" && oneDevice:
+		return fmt.Errorf("platform %s has no device %d", *platform, *device)
+	case *platform != "auto":
+		return fmt.Errorf("platform %s has no device", *platform)
+	case oneDevice:
+		return fmt.Errorf("no platform has a device %d", *device)
 	}
-	return nil
+	return fmt.Errorf("no platform has a device")
 }
 
 func printProps(out io.Writer, platform string, d int, p hipsys.DeviceProps) {

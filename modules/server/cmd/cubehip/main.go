@@ -2,7 +2,8 @@
 //
 //	cubehip [-platform P] [-device N] <command> [flags]
 //
-//	devices    every platform, its devices and their properties (-json)
+//	devices    every platform, its devices and their properties (-json); -platform
+//	           and -device restrict the list
 //	compile    compile kernel files ahead of time: each entry for the chosen device
 //	           (into the kernel disk cache), or with -offload-arch for AMD architectures
 //	           into code object files, without a GPU; prints the compiler's log (-json)
@@ -19,7 +20,8 @@
 //
 // The device is device -device (default 0) of -platform (default auto: $CUBEHIP_PLATFORM,
 // else the first of amd, nvidia and cpu that has a device). On a machine with no GPU it is
-// the embedded cpu device. Both flags are also accepted after the command.
+// the embedded cpu device. Both flags are also accepted after each command that uses a
+// device (devices, compile, demo, bench), and mean the same there.
 package main
 
 import (
@@ -53,10 +55,12 @@ func init() {
 }
 
 // global is what the flags before the command chose: the defaults of each command's
-// own -platform and -device.
+// own -platform and -device. deviceSet says -device was given, which devices needs: its
+// list is restricted only by a -device the user gave, not by the default 0.
 var global = struct {
-	platform string
-	device   int
+	platform  string
+	device    int
+	deviceSet bool
 }{platform: "auto"}
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -68,7 +72,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&global.platform, "platform", "auto", "platform: auto, cpu, nvidia, amd")
 	fs.IntVar(&global.device, "device", 0, "device index on the platform")
-	if err := fs.Parse(args); err != nil {
+	global.deviceSet = false
+	// A test runs the command line many times in one process: what one run's flags set
+	// must not restrict the next run's devices.
+	defer func() { global.deviceSet = false }()
+	err := fs.Parse(args)
+	fs.Visit(func(f *flag.Flag) { global.deviceSet = global.deviceSet || f.Name == "device" })
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout)
 			return 0
