@@ -86,6 +86,7 @@
 // streams, kernels, graphs, profiler and staging: the Device adds its lock, the checks
 // that make a released or foreign buffer an error rather than a crash, and, on a
 // platform with several devices, making the device current on the calling thread. A
-// program needs only this package; the layers that build on the compute server itself
-// (the C ABI, Python) import compute.
+// program needs only this package, and so do the layers built on it: the C ABI
+// (modules/capi) imports this package, with hipsys and memory for their statuses and
+// allocation modes, never compute; the Python package calls the C ABI's library.
 package server
