@@ -142,6 +142,18 @@ const stdintHeader = `#pragma once
 #define UINT16_MAX 65535
 #define UINT32_MAX 4294967295U
 #define UINT64_MAX 18446744073709551615ULL
+typedef long long intptr_t;
+typedef unsigned long long uintptr_t;
+typedef long long intmax_t;
+typedef unsigned long long uintmax_t;
+#ifndef INTPTR_MAX
+#define INTPTR_MIN INT64_MIN
+#define INTPTR_MAX INT64_MAX
+#define UINTPTR_MAX UINT64_MAX
+#endif
+#ifndef SIZE_MAX
+#define SIZE_MAX UINT64_MAX
+#endif
 `
 
 // cstdintHeader is <cstdint>: <stdint.h>'s names, also in std.
@@ -150,7 +162,100 @@ const cstdintHeader = `#pragma once
 namespace std {
 using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t;
 using ::uint8_t; using ::uint16_t; using ::uint32_t; using ::uint64_t;
+using ::intptr_t; using ::uintptr_t; using ::intmax_t; using ::uintmax_t;
 }
+`
+
+// The C library headers kernels include, which NVRTC does not have: each gives the
+// macros and names that device code uses from it, through libcu++ (the toolkit's CCCL
+// headers, the C++ library NVRTC compiles) where it has them, named in std as well; the
+// device functions themselves (printf, malloc, memcpy, the math functions) are NVRTC's
+// own.
+const cstddefHeader = `#pragma once
+#include <cuda/std/cstddef>
+typedef decltype((char*)0 - (char*)0) ptrdiff_t;
+typedef decltype(nullptr) nullptr_t;
+#ifndef offsetof
+#define offsetof(type, member) __builtin_offsetof(type, member)
+#endif
+namespace std { using namespace ::cuda::std; }
+`
+
+const climitsHeader = `#pragma once
+#include <cuda/std/climits>
+`
+
+const cfloatHeader = `#pragma once
+#include <cuda/std/cfloat>
+`
+
+const cmathHeader = `#pragma once
+#include <cuda/std/cmath>
+namespace std { using namespace ::cuda::std; }
+#ifndef HUGE_VALF
+#define HUGE_VALF __int_as_float(0x7f800000)
+#endif
+#ifndef HUGE_VAL
+#define HUGE_VAL __longlong_as_double(0x7ff0000000000000LL)
+#endif
+#ifndef INFINITY
+#define INFINITY HUGE_VALF
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
+#ifndef M_PI
+#define M_E 2.7182818284590452354
+#define M_LOG2E 1.4426950408889634074
+#define M_LOG10E 0.43429448190325182765
+#define M_LN2 0.69314718055994530942
+#define M_LN10 2.30258509299404568402
+#define M_PI 3.14159265358979323846
+#define M_PI_2 1.57079632679489661923
+#define M_PI_4 0.78539816339744830962
+#define M_1_PI 0.31830988618379067154
+#define M_2_PI 0.63661977236758134308
+#define M_2_SQRTPI 1.12837916709551257390
+#define M_SQRT2 1.41421356237309504880
+#define M_SQRT1_2 0.70710678118654752440
+#endif
+`
+
+const cstdioHeader = `#pragma once
+namespace std { using ::printf; }
+`
+
+const cstdlibHeader = `#pragma once
+#include <cuda/std/cstdlib>
+namespace std { using namespace ::cuda::std; using ::malloc; using ::free; }
+`
+
+const cstringHeader = `#pragma once
+#include <cstddef>
+__device__ inline int memcmp(const void* a, const void* b, size_t n) {
+	const unsigned char* p = (const unsigned char*)a;
+	const unsigned char* q = (const unsigned char*)b;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != q[i]) return p[i] < q[i] ? -1 : 1;
+	return 0;
+}
+__device__ inline size_t strlen(const char* s) {
+	size_t n = 0;
+	while (s[n]) n++;
+	return n;
+}
+__device__ inline int strcmp(const char* a, const char* b) {
+	while (*a && *a == *b) a++, b++;
+	return (unsigned char)*a - (unsigned char)*b;
+}
+namespace std { using ::memcpy; using ::memset; using ::memcmp; using ::strlen; using ::strcmp; }
+`
+
+const cassertHeader = `#include <cuda/std/cassert>
+`
+
+const newHeader = `#pragma once
+#include <cuda/std/cstddef>
 `
 
 // builtinHeaders are the in-memory HIP headers, in the order NVRTC is given them.
@@ -168,6 +273,23 @@ var builtinHeaders = []hipsys.Header{
 	{Name: "type_traits", Source: typeTraitsHeader},
 	{Name: "stdint.h", Source: stdintHeader},
 	{Name: "cstdint", Source: cstdintHeader},
+	{Name: "stddef.h", Source: cstddefHeader},
+	{Name: "cstddef", Source: cstddefHeader},
+	{Name: "limits.h", Source: climitsHeader},
+	{Name: "climits", Source: climitsHeader},
+	{Name: "float.h", Source: cfloatHeader},
+	{Name: "cfloat", Source: cfloatHeader},
+	{Name: "math.h", Source: cmathHeader},
+	{Name: "cmath", Source: cmathHeader},
+	{Name: "stdio.h", Source: cstdioHeader},
+	{Name: "cstdio", Source: cstdioHeader},
+	{Name: "stdlib.h", Source: cstdlibHeader},
+	{Name: "cstdlib", Source: cstdlibHeader},
+	{Name: "string.h", Source: cstringHeader},
+	{Name: "cstring", Source: cstringHeader},
+	{Name: "assert.h", Source: cassertHeader},
+	{Name: "cassert", Source: cassertHeader},
+	{Name: "new", Source: newHeader},
 }
 
 // programHeaders is the caller's headers followed by the built-in ones it does not

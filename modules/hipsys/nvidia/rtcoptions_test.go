@@ -102,7 +102,9 @@ func TestProgramHeadersCallerWins(t *testing.T) {
 	}
 	assert.Equal(t, []string{"hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip/hip_fp16.h", "hip/hip_bf16.h",
 		"hip/hip_bfloat16.h", "hip/hip_cooperative_groups.h", "hip/hip_vector_types.h", "hip/math_functions.h",
-		"hip/device_functions.h", "hip/hip_common.h", "type_traits", "stdint.h", "cstdint"}, names)
+		"hip/device_functions.h", "hip/hip_common.h", "type_traits", "stdint.h", "cstdint",
+		"stddef.h", "cstddef", "limits.h", "climits", "float.h", "cfloat", "math.h", "cmath", "stdio.h", "cstdio",
+		"stdlib.h", "cstdlib", "string.h", "cstring", "assert.h", "cassert", "new"}, names)
 
 	mine := hipsys.Header{Name: "hip/hip_fp16.h", Source: "// mine"}
 	all = programHeaders([]hipsys.Header{mine, {Name: "util.h", Source: "//"}})
