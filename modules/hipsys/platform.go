@@ -103,6 +103,20 @@ type ModuleAPI interface {
 	ModuleLoadData(image []byte) (Module, error)
 	ModuleGetFunction(module Module, name string) (Function, error)
 	ModuleLaunchKernel(fn Function, grid, block Dim3, sharedMemBytes uint32, stream Stream, args *KernelArgs) error
+	// ModuleLaunchCooperativeKernel is ModuleLaunchKernel with every block of the grid
+	// running at once (hipModuleLaunchCooperativeKernel, cuLaunchCooperativeKernel), so
+	// that blocks may wait for each other: cooperative groups' this_grid().sync() is
+	// valid only in such a launch. A grid of more blocks than the device holds at once
+	// (ModuleOccupancyMaxActiveBlocksPerMultiprocessor for its block and dynamic shared
+	// memory, times the device's MultiProcessorCount) is hipErrorCooperativeLaunchTooLarge,
+	// and nothing is launched. A platform that cannot launch cooperatively (a ROCm without
+	// the call) returns hipErrorNotSupported.
+	ModuleLaunchCooperativeKernel(fn Function, grid, block Dim3, sharedMemBytes uint32, stream Stream, args *KernelArgs) error
+	// ModuleOccupancyMaxActiveBlocksPerMultiprocessor is how many blocks of fn, of
+	// blockSize threads and dynSharedMem bytes of dynamic shared memory each, one
+	// multiprocessor holds at once (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor,
+	// cuOccupancyMaxActiveBlocksPerMultiprocessor): 0 for a block that cannot run.
+	ModuleOccupancyMaxActiveBlocksPerMultiprocessor(fn Function, blockSize int, dynSharedMem uint64) (int, error)
 	ModuleUnload(module Module) error
 	// FuncGetParams lists fn's parameters in declaration order, as the platform's
 	// compiler laid out the kernel's parameter block (the cpu device's compiled

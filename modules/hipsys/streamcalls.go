@@ -23,6 +23,7 @@ var QueuingCalls = []string{
 	"StreamWaitEvent",
 	"EventRecord",
 	"ModuleLaunchKernel",
+	"ModuleLaunchCooperativeKernel",
 	"StreamBeginCapture",
 	"StreamEndCapture",
 	"GraphUpload",

@@ -7,6 +7,8 @@ import "C"
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"math"
 	"strconv"
 	"unsafe"
 
@@ -105,6 +107,63 @@ func (p *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim
 		C.unsigned(grid.X), C.unsigned(grid.Y), C.unsigned(grid.Z),
 		C.unsigned(block.X), C.unsigned(block.Y), C.unsigned(block.Z),
 		C.unsigned(sharedMemBytes), C.uintptr_t(stream), buf, offs, C.int(n)))
+}
+
+// ModuleLaunchCooperativeKernel is hipModuleLaunchCooperativeKernel, checked as
+// ModuleLaunchKernel is. HIP refuses a grid over what the device holds at once with
+// hipErrorCooperativeLaunchTooLarge. A libamdhip64 without the call (ROCm 5.2 has none) is
+// hipErrorNotSupported, naming its version, and nothing is launched.
+func (p *Platform) ModuleLaunchCooperativeKernel(fn hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32,
+	stream hipsys.Stream, args *hipsys.KernelArgs) error {
+	const call = "hipModuleLaunchCooperativeKernel"
+	live, err := p.params.checkLaunch(uintptr(fn), args)
+	if !live {
+		return badHandle(call, "function")
+	}
+	if err != nil {
+		var he *hipsys.Error
+		if errors.As(err, &he) {
+			c := *he
+			c.Call = call
+			return &c
+		}
+		return err
+	}
+	if err = p.stream(call, stream); err != nil {
+		return err
+	}
+	if p.lib.s.moduleLaunchCooperative == nil {
+		return invalid(call, hipsys.ErrorNotSupported, "libamdhip64 "+versionString(p.lib.version)+" has no "+call+" (a later ROCm has it)")
+	}
+	var buf *C.uchar
+	var offs *C.uint32_t
+	n := 0
+	if args != nil && args.Len() > 0 {
+		b, o := args.Buffer(), args.Offsets()
+		// SAFETY: as ModuleLaunchKernel's: lent for the call, copied by HIP at enqueue.
+		buf, offs, n = (*C.uchar)(unsafe.Pointer(&b[0])), (*C.uint32_t)(unsafe.Pointer(&o[0])), len(o)
+	}
+	return check(call, C.amdt_launch_coop(p.lib.s.moduleLaunchCooperative, C.uintptr_t(fn),
+		C.unsigned(grid.X), C.unsigned(grid.Y), C.unsigned(grid.Z),
+		C.unsigned(block.X), C.unsigned(block.Y), C.unsigned(block.Z),
+		C.unsigned(sharedMemBytes), C.uintptr_t(stream), buf, offs, C.int(n)))
+}
+
+// ModuleOccupancyMaxActiveBlocksPerMultiprocessor is
+// hipModuleOccupancyMaxActiveBlocksPerMultiprocessor: blocks of fn per compute unit.
+func (p *Platform) ModuleOccupancyMaxActiveBlocksPerMultiprocessor(fn hipsys.Function, blockSize int, dynSharedMem uint64) (int, error) {
+	const call = "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor"
+	if !p.functions.has(uintptr(fn)) {
+		return 0, badHandle(call, "function")
+	}
+	if blockSize < 0 || blockSize > math.MaxInt32 {
+		return 0, invalid(call, hipsys.ErrorInvalidValue, "block size "+strconv.Itoa(blockSize))
+	}
+	var n C.int
+	if err := check(call, C.amdt_occupancy(p.lib.s.moduleOccupancy, &n, C.uintptr_t(fn), C.int(blockSize), C.size_t(dynSharedMem))); err != nil {
+		return 0, err
+	}
+	return int(n), nil
 }
 
 // ModuleUnload is hipModuleUnload; the module's functions are retired with it.

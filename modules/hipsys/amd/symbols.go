@@ -24,6 +24,8 @@ type syms struct {
 	eventDestroy                                                                          unsafe.Pointer
 
 	moduleLoadData, moduleGetFunction, moduleLaunchKernel, moduleUnload, moduleGetGlobal unsafe.Pointer
+	moduleOccupancy                                                                      unsafe.Pointer
+	moduleLaunchCooperative                                                              unsafe.Pointer // optional: absent from older ROCm (5.2)
 
 	streamBeginCapture, streamEndCapture, streamIsCapturing, graphGetNodes, graphNodeGetType unsafe.Pointer
 	graphInstantiate, graphLaunch, graphExecDestroy, graphDestroy                            unsafe.Pointer
@@ -69,6 +71,7 @@ func (s *syms) required() []dl.Entry {
 		e(&s.moduleLoadData, "hipModuleLoadData"), e(&s.moduleGetFunction, "hipModuleGetFunction"),
 		e(&s.moduleLaunchKernel, "hipModuleLaunchKernel"), e(&s.moduleUnload, "hipModuleUnload"),
 		e(&s.moduleGetGlobal, "hipModuleGetGlobal"),
+		e(&s.moduleOccupancy, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor"),
 
 		e(&s.streamBeginCapture, "hipStreamBeginCapture"), e(&s.streamEndCapture, "hipStreamEndCapture"),
 		e(&s.streamIsCapturing, "hipStreamIsCapturing"), e(&s.graphGetNodes, "hipGraphGetNodes"),
@@ -88,6 +91,7 @@ func (s *syms) resolve(lib *dl.Library) error {
 		return err
 	}
 	s.graphUpload = lib.Lookup("hipGraphUpload")
+	s.moduleLaunchCooperative = lib.Lookup("hipModuleLaunchCooperativeKernel")
 	s.pointerGetAttributes = lib.Lookup("hipPointerGetAttributes")
 	s.memGetAddressRange = lib.Lookup("hipMemGetAddressRange")
 	s.propsLayout = propsR0000

@@ -102,6 +102,25 @@ int amdt_launch(void* f, uintptr_t fn, unsigned gx, unsigned gy, unsigned gz, un
 	if (params != stack) free(params);
 	return r;
 }
+// hipModuleLaunchCooperativeKernel: hipModuleLaunchKernel's arguments without extra.
+int amdt_launch_coop(void* f, uintptr_t fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                     unsigned bz, unsigned shm, uintptr_t s, unsigned char* buf, uint32_t* offs, int n) {
+	void* stack[64];
+	void** params = stack;
+	if (n > 64) {
+		params = malloc(sizeof(void*) * (size_t)n);
+		if (!params) return 2; // hipErrorOutOfMemory
+	}
+	for (int i = 0; i < n; i++) params[i] = buf + offs[i];
+	int r = ((int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**))f)(
+	    (void*)fn, gx, gy, gz, bx, by, bz, shm, (void*)s, n ? params : NULL);
+	if (params != stack) free(params);
+	return r;
+}
+// hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int*, hipFunction_t, int, size_t).
+int amdt_occupancy(void* f, int* blocks, uintptr_t fn, int block, size_t shm) {
+	return ((int (*)(int*, void*, int, size_t))f)(blocks, (void*)fn, block, shm);
+}
 int amdt_graph_nodes(void* f, uintptr_t g, uintptr_t* nodes, size_t* n) {
 	return ((int (*)(void*, void**, size_t*))f)((void*)g, (void**)nodes, n);
 }

@@ -40,6 +40,7 @@ func Run(t *testing.T, p hipsys.Platform) {
 	t.Run("module globals", s.moduleGlobals)
 	t.Run("graphs", s.graphs)
 	t.Run("peers", s.peers)
+	t.Run("cooperative launches", s.cooperative)
 	if p.Name() == "cpu" {
 		t.Run("cpu-strict", s.cpuStrict)
 	}

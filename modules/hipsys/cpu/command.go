@@ -37,6 +37,7 @@ type command struct {
 	height         uint64
 
 	fn      *function
+	coop    bool // a cooperative launch: every block at once (jit.Function.LaunchCooperative)
 	grid    hipsys.Dim3
 	block   hipsys.Dim3
 	shmem   uint32

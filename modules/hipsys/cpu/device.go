@@ -30,12 +30,8 @@ func hostMemory() (uint64, error) {
 
 // deviceProps describes the host CPU in hipDeviceProp_t's terms.
 func deviceProps(total uint64) hipsys.DeviceProps {
-	cores := runtime.NumCPU()
-	if cpuid.CPU.LogicalCores > 0 && cpuid.CPU.LogicalCores < cores {
-		// cpuid counts one package; NumCPU is what this process may run on. The smaller
-		// is the honest count of cores a launch spreads over.
-		cores = cpuid.CPU.LogicalCores
-	}
+	// The cores a launch spreads over; a cooperative grid's limit is counted in them too.
+	cores := jit.Multiprocessors()
 	l2 := cpuid.CPU.Cache.L2
 	if l2 < 0 {
 		l2 = 0

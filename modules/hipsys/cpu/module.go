@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -32,9 +33,20 @@ func (f *function) launch(c *command) error {
 	f.mod.use.RLock()
 	defer f.mod.use.RUnlock()
 	if f.mod.closed.Load() {
-		return errorf("hipModuleLaunchKernel", hipsys.ErrorInvalidHandle, "module unloaded before the launch ran")
+		return errorf(launchCall(c.coop), hipsys.ErrorInvalidHandle, "module unloaded before the launch ran")
+	}
+	if c.coop {
+		return f.jf.LaunchCooperative(c.grid, c.block, c.shmem, c.params, c.offsets)
 	}
 	return f.jf.Launch(c.grid, c.block, c.shmem, c.params, c.offsets)
+}
+
+// launchCall is the HIP call a launch's errors name.
+func launchCall(coop bool) string {
+	if coop {
+		return "hipModuleLaunchCooperativeKernel"
+	}
+	return "hipModuleLaunchKernel"
 }
 
 // ModuleLoadData loads a code object from RTCGetCode. The image is not retained.
@@ -102,32 +114,75 @@ func (p *Platform) ModuleUnload(mh hipsys.Module) error {
 // it (see the package doc). Kernel pointer arguments are not checked: a kernel that
 // writes out of bounds corrupts or crashes the process.
 func (p *Platform) ModuleLaunchKernel(fh hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32, sh hipsys.Stream, args *hipsys.KernelArgs) error {
-	const call = "hipModuleLaunchKernel"
+	return p.launch("hipModuleLaunchKernel", false, fh, grid, block, sharedMemBytes, sh, args)
+}
+
+// ModuleLaunchCooperativeKernel is ModuleLaunchKernel with every block of the grid
+// running at once, each on an OS thread of its own (jit.Function.LaunchCooperative), so
+// that cooperative groups' this_grid().sync() is a barrier every block reaches. A grid of
+// more blocks than jit.CooperativeLimit (ModuleOccupancyMaxActiveBlocksPerMultiprocessor
+// times MultiProcessorCount) is hipErrorCooperativeLaunchTooLarge naming the limit, here,
+// before anything is queued. Captured in a graph, it stays cooperative.
+func (p *Platform) ModuleLaunchCooperativeKernel(fh hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32, sh hipsys.Stream, args *hipsys.KernelArgs) error {
+	return p.launch("hipModuleLaunchCooperativeKernel", true, fh, grid, block, sharedMemBytes, sh, args)
+}
+
+func (p *Platform) launch(call string, coop bool, fh hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32, sh hipsys.Stream, args *hipsys.KernelArgs) error {
 	f := p.functions.get(uintptr(fh))
 	if f == nil {
-		return errUnknownFunction
+		return callNamed(errUnknownFunction, coop)
 	}
 	if !shapeOK(grid, block) {
-		return errLaunchShape
+		return callNamed(errLaunchShape, coop)
 	}
 	if sharedMemBytes > sharedMemPerBlock {
-		return errLaunchShared
+		return callNamed(errLaunchShared, coop)
+	}
+	if coop {
+		if err := jit.CheckCooperative(grid, block, sharedMemBytes); err != nil {
+			return err
+		}
 	}
 	s, err := p.stream(call, sh)
 	if err != nil {
 		return err
 	}
-	t := command{kind: cmdLaunch, fn: f, grid: grid, block: block, shmem: sharedMemBytes}
+	t := command{kind: cmdLaunch, fn: f, coop: coop, grid: grid, block: block, shmem: sharedMemBytes}
 	if args != nil {
 		if len(args.Buffer()) > jit.MaxParamBytes {
-			return errLaunchParams
+			return callNamed(errLaunchParams, coop)
 		}
 		t.params, t.offsets = args.Buffer(), args.Offsets()
 	}
 	if err := checkArgs(f, args); err != nil {
-		return err
+		return callNamed(err, coop)
 	}
 	return s.enqueue(call, &t)
+}
+
+// callNamed is a launch's error as a cooperative launch names it: the preallocated
+// errors name hipModuleLaunchKernel (a refused launch in a hot loop allocates nothing;
+// a refused cooperative launch pays a copy).
+func callNamed(err error, coop bool) error {
+	var he *hipsys.Error
+	if !coop || !errors.As(err, &he) || he.Call != "hipModuleLaunchKernel" {
+		return err
+	}
+	c := *he
+	c.Call = "hipModuleLaunchCooperativeKernel"
+	return &c
+}
+
+// ModuleOccupancyMaxActiveBlocksPerMultiprocessor is how many blocks of blockSize threads
+// with dynSharedMem bytes of dynamic shared memory one multiprocessor (a CPU) holds at once
+// in a cooperative launch (jit.MaxActiveBlocksPerMultiprocessor): the threads of one
+// largest block, in whole warps, within MaxSharedMemPerMultiProcessor; 0 for a block that
+// cannot run. The answer is the same for every kernel.
+func (p *Platform) ModuleOccupancyMaxActiveBlocksPerMultiprocessor(fh hipsys.Function, blockSize int, dynSharedMem uint64) (int, error) {
+	if p.functions.get(uintptr(fh)) == nil {
+		return 0, errorf("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", hipsys.ErrorInvalidHandle, "unknown function")
+	}
+	return jit.MaxActiveBlocksPerMultiprocessor(blockSize, dynSharedMem), nil
 }
 
 // Preallocated: a rejected launch in a hot loop allocates nothing.

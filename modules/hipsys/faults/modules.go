@@ -26,6 +26,20 @@ func (w *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim
 	return w.inner.ModuleLaunchKernel(fn, grid, block, sharedMemBytes, stream, args)
 }
 
+func (w *Platform) ModuleLaunchCooperativeKernel(fn hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32, stream hipsys.Stream, args *hipsys.KernelArgs) error {
+	if err := w.check(cModuleLaunchCooperativeKernel); err != nil {
+		return err
+	}
+	return w.inner.ModuleLaunchCooperativeKernel(fn, grid, block, sharedMemBytes, stream, args)
+}
+
+func (w *Platform) ModuleOccupancyMaxActiveBlocksPerMultiprocessor(fn hipsys.Function, blockSize int, dynSharedMem uint64) (int, error) {
+	if err := w.check(cModuleOccupancyMaxActiveBlocksPerMultiprocessor); err != nil {
+		return 0, err
+	}
+	return w.inner.ModuleOccupancyMaxActiveBlocksPerMultiprocessor(fn, blockSize, dynSharedMem)
+}
+
 func (w *Platform) ModuleUnload(module hipsys.Module) error {
 	if err := w.check(cModuleUnload); err != nil {
 		return err

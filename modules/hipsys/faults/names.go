@@ -45,6 +45,8 @@ const (
 	cModuleLoadData
 	cModuleGetFunction
 	cModuleLaunchKernel
+	cModuleLaunchCooperativeKernel
+	cModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	cModuleUnload
 	cFuncGetParams
 	cModuleGetGlobal
@@ -106,6 +108,8 @@ var methods = map[string]call{
 	"ModuleLoadData": cModuleLoadData, "ModuleGetFunction": cModuleGetFunction, "FuncGetParams": cFuncGetParams,
 	"ModuleGetGlobal":    cModuleGetGlobal,
 	"ModuleLaunchKernel": cModuleLaunchKernel, "ModuleUnload": cModuleUnload,
+	"ModuleLaunchCooperativeKernel":                   cModuleLaunchCooperativeKernel,
+	"ModuleOccupancyMaxActiveBlocksPerMultiprocessor": cModuleOccupancyMaxActiveBlocksPerMultiprocessor,
 
 	"StreamBeginCapture": cStreamBeginCapture, "StreamEndCapture": cStreamEndCapture,
 	"StreamIsCapturing": cStreamIsCapturing, "GraphGetNodes": cGraphGetNodes,

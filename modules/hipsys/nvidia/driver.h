@@ -88,6 +88,9 @@ typedef CUresult (*cu_func_set_attr_fn)(CUfunction, int, int);
 typedef CUresult (*cu_func_param_info_fn)(CUfunction, size_t, size_t*, size_t*);
 typedef CUresult (*cu_launch_kernel_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned,
 	unsigned, unsigned, unsigned, CUstream, void**, void**);
+typedef CUresult (*cu_launch_coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+	unsigned, CUstream, void**);
+typedef CUresult (*cu_occupancy_fn)(int*, CUfunction, int, size_t);
 typedef CUresult (*cu_begin_capture_fn)(CUstream, int);
 typedef CUresult (*cu_end_capture_fn)(CUstream, CUgraph*);
 typedef CUresult (*cu_is_capturing_fn)(CUstream, int*);
@@ -147,6 +150,8 @@ struct cubehip_cu {
 	cu_func_set_attr_fn funcSetAttribute;
 	cu_func_param_info_fn funcGetParamInfo;
 	cu_launch_kernel_fn launchKernel;
+	cu_launch_coop_fn launchCooperativeKernel;
+	cu_occupancy_fn occupancyMaxActiveBlocksPerMultiprocessor;
 	cu_begin_capture_fn streamBeginCapture;
 	cu_end_capture_fn streamEndCapture;
 	cu_is_capturing_fn streamIsCapturing;

@@ -4,7 +4,9 @@ package nvidia
 import "C"
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"unsafe"
 
@@ -123,6 +125,77 @@ func (p *Platform) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim
 		return cuError(call, int32(r))
 	}
 	return nil
+}
+
+// ModuleLaunchCooperativeKernel is cuLaunchCooperativeKernel, checked and opted in to
+// shared memory as ModuleLaunchKernel is; the driver refuses a grid over what the device
+// holds at once (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, hipErrorCooperativeLaunchTooLarge)
+// and a device without cooperative launch (CUDA_ERROR_NOT_SUPPORTED). It is issued on the
+// calling thread after the launches queued before it, never through the launch queue.
+func (p *Platform) ModuleLaunchCooperativeKernel(fn hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32,
+	s hipsys.Stream, args *hipsys.KernelArgs) error {
+	const call = "hipModuleLaunchCooperativeKernel"
+	f := p.functions.get(uintptr(fn))
+	if f == nil {
+		return hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
+	}
+	if err := p.checkStream(call, s); err != nil {
+		return err
+	}
+	if !f.argsMatch(args) {
+		return renameCall(f.argsError(args), call)
+	}
+	if err := p.optIn(call, fn, sharedMemBytes); err != nil {
+		return err
+	}
+	var (
+		buf  *byte
+		offs *uint32
+		n    int
+	)
+	if args != nil && args.Len() > 0 {
+		n = args.Len()
+		if n > C.CUBEHIP_MAX_ARGS {
+			return hipsys.NewError(platformName, call, hipsys.ErrorInvalidValue, fmt.Sprintf("%d kernel arguments", n))
+		}
+		buf, offs = &args.Buffer()[0], &args.Offsets()[0]
+	}
+	// SAFETY: as ModuleLaunchKernel's: the driver copies the argument values before it returns.
+	r := C.cu_launch_coop(C.uintptr_t(fn), C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
+		C.uint(block.X), C.uint(block.Y), C.uint(block.Z), C.uint(sharedMemBytes), C.uintptr_t(s),
+		(*C.uint8_t)(unsafe.Pointer(buf)), (*C.uint32_t)(unsafe.Pointer(offs)), C.int(n))
+	if r != 0 {
+		return cuError(call, int32(r))
+	}
+	return nil
+}
+
+// ModuleOccupancyMaxActiveBlocksPerMultiprocessor is
+// cuOccupancyMaxActiveBlocksPerMultiprocessor: blocks of fn per SM.
+func (p *Platform) ModuleOccupancyMaxActiveBlocksPerMultiprocessor(fn hipsys.Function, blockSize int, dynSharedMem uint64) (int, error) {
+	const call = "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor"
+	if p.functions.get(uintptr(fn)) == nil {
+		return 0, hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
+	}
+	if blockSize < 0 || blockSize > math.MaxInt32 {
+		return 0, hipsys.NewError(platformName, call, hipsys.ErrorInvalidValue, fmt.Sprintf("block size %d", blockSize))
+	}
+	var n C.int
+	if r := C.cu_occupancy(&n, C.uintptr_t(fn), C.int(blockSize), C.size_t(dynSharedMem)); r != 0 {
+		return 0, cuError(call, int32(r))
+	}
+	return int(n), nil
+}
+
+// renameCall is err as the call named call reports it (a check shared with another call).
+func renameCall(err error, call string) error {
+	var he *hipsys.Error
+	if !errors.As(err, &he) {
+		return err
+	}
+	c := *he
+	c.Call = call
+	return &c
 }
 
 // FuncGetParams lists fn's parameters as cuFuncGetParamInfo (CUDA 12.4 and later) gave

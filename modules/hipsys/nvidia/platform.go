@@ -161,6 +161,8 @@ func driverSymbols() []dl.Entry {
 		entry(&f.funcGetAttribute, "cuFuncGetAttribute"),
 		entry(&f.funcSetAttribute, "cuFuncSetAttribute"),
 		entry(&f.launchKernel, "cuLaunchKernel"),
+		entry(&f.launchCooperativeKernel, "cuLaunchCooperativeKernel"),
+		entry(&f.occupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
 		entry(&f.streamBeginCapture, "cuStreamBeginCapture_v2"),
 		entry(&f.streamEndCapture, "cuStreamEndCapture"),
 		entry(&f.streamIsCapturing, "cuStreamIsCapturing"),

@@ -291,6 +291,23 @@ CUresult cu_launch(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned 
 	return launch(cubehip_cu.launchKernel, f, gx, gy, gz, bx, by, bz, shmem, s, buf, offs, n);
 }
 
+// cu_launch_coop is cu_launch through cuLaunchCooperativeKernel, which takes no extra.
+CUresult cu_launch_coop(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+		unsigned by, unsigned bz, unsigned shmem, uintptr_t s, const uint8_t* buf,
+		const uint32_t* offs, int n) {
+	if (!cubehip_cu.launchCooperativeKernel) return 801; // CUDA_ERROR_NOT_SUPPORTED: no driver resolved it
+	if (n > CUBEHIP_MAX_ARGS) return CUBEHIP_TOO_MANY_ARGS;
+	ENSURE();
+	void* params[n > 0 ? n : 1];
+	for (int i = 0; i < n; i++) params[i] = (void*)(buf + offs[i]);
+	return cubehip_cu.launchCooperativeKernel((CUfunction)f, gx, gy, gz, bx, by, bz, shmem, (CUstream)s, n > 0 ? params : NULL);
+}
+CUresult cu_occupancy(int* blocks, uintptr_t f, int block, size_t shmem) {
+	if (!cubehip_cu.occupancyMaxActiveBlocksPerMultiprocessor) return 801;
+	ENSURE();
+	return cubehip_cu.occupancyMaxActiveBlocksPerMultiprocessor(blocks, (CUfunction)f, block, shmem);
+}
+
 // Graphs.
 
 CUresult cu_begin_capture(uintptr_t s, int mode) {

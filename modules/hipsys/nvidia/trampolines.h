@@ -85,6 +85,10 @@ CUresult cu_func_param_info(uintptr_t f, size_t index, size_t* offset, size_t* s
 CUresult cu_launch(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 	unsigned by, unsigned bz, unsigned shmem, uintptr_t s, const uint8_t* buf,
 	const uint32_t* offs, int n);
+CUresult cu_launch_coop(uintptr_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+	unsigned by, unsigned bz, unsigned shmem, uintptr_t s, const uint8_t* buf,
+	const uint32_t* offs, int n);
+CUresult cu_occupancy(int* blocks, uintptr_t f, int block, size_t shmem);
 
 // Graphs.
 CUresult cu_begin_capture(uintptr_t s, int mode);

@@ -1,6 +1,7 @@
 /* hip/hip_cooperative_groups.h for hiprtc before ROCm 6.1, whose own header needs the
- * parts of hip_runtime.h hiprtc leaves out: the thread block, its tiles and groups of any
- * lanes of a wavefront (coalesced_threads, binary_partition), built on the warp functions
+ * parts of hip_runtime.h hiprtc leaves out: the grid of a cooperative launch, the thread
+ * block, its tiles and groups of any lanes of a wavefront (coalesced_threads,
+ * binary_partition), built on the warp functions and the device library's grid calls
  * every ROCm has. */
 #pragma once
 #include "cubehip_hiprtc.h"
@@ -22,6 +23,31 @@ public:
 	__device__ dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
 };
 __device__ inline thread_block this_thread_block() { return thread_block(); }
+
+/* The grid of a launch: its barrier and validity are the device library's (ockl), as in
+ * ROCm's own header; valid only in a cooperative launch (hipModuleLaunchCooperativeKernel). */
+} // namespace cooperative_groups
+extern "C" __device__ __attribute__((const)) int __ockl_grid_is_valid(void);
+extern "C" __device__ __attribute__((convergent)) void __ockl_grid_sync(void);
+namespace cooperative_groups {
+class grid_group {
+public:
+	__device__ unsigned long long num_threads() const {
+		return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * detail::block_size();
+	}
+	__device__ unsigned long long size() const { return num_threads(); }
+	__device__ unsigned long long num_blocks() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
+	__device__ unsigned long long block_rank() const {
+		return ((unsigned long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+	}
+	__device__ unsigned long long thread_rank() const { return block_rank() * detail::block_size() + detail::block_rank(); }
+	__device__ dim3 group_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+	__device__ dim3 dim_blocks() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+	__device__ dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+	__device__ bool is_valid() const { return __ockl_grid_is_valid() != 0; }
+	__device__ void sync() const { __ockl_grid_sync(); }
+};
+__device__ inline grid_group this_grid() { return grid_group(); }
 
 template <unsigned N> class thread_block_tile {
 	__device__ static unsigned long long lanes() {

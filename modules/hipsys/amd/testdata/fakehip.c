@@ -94,6 +94,23 @@ int hipModuleLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsign
 	if (params) **(int**)params[0] = *(int*)params[1];
 	return 0;
 }
+#ifdef COOPERATIVE
+// The same fake kernel, launched cooperatively; a grid of more than 8 blocks is too large.
+int hipModuleLaunchCooperativeKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                     unsigned bz, unsigned shm, void* s, void** params) {
+	(void)f; (void)by; (void)bz; (void)shm; (void)s;
+	if (bx == 0) return 9;                 // hipErrorInvalidConfiguration
+	if (gx * gy * gz > 8) return 720;      // hipErrorCooperativeLaunchTooLarge
+	if (params) **(int**)params[0] = *(int*)params[1];
+	return 0;
+}
+#endif
+// Four blocks of up to 256 threads per compute unit, one of larger blocks.
+int hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* n, void* f, int block, size_t shm) {
+	(void)f; (void)shm;
+	*n = block <= 256 ? 4 : 1;
+	return 0;
+}
 int hipModuleUnload(void* m) { free(m); return 0; }
 // The fake module has one variable, "table": 64 bytes of static memory.
 static char table[64];

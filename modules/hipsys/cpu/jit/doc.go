@@ -15,6 +15,9 @@
 //	(*Module).Function(name string) (*Function, error)
 //	(*Module).Close() error
 //	(*Function).Launch(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error
+//	(*Function).LaunchCooperative(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error
+//	MaxActiveBlocksPerMultiprocessor(blockThreads int, dynShared uint64) int
+//	CooperativeLimit(block hipsys.Dim3, sharedMem uint32) int     // × Multiprocessors()
 //	(*Function).Params() []hipsys.KernelParam      // offsets as the C++ ABI lays them out
 //
 // Errors are *hipsys.Error with Platform "cpu" and the HIP call the step stands for:
@@ -158,6 +161,27 @@
 // unless its first block, run and timed on the caller, shows that the rest would take
 // over 20 µs there (a few long blocks: a histogram's per-thread runs), when the rest goes
 // to the pool.
+//
+// # Cooperative launches
+//
+// LaunchCooperative (hipModuleLaunchCooperativeKernel) runs every block of the grid at
+// once, so that cooperative groups' this_grid().sync() is a barrier every block reaches:
+// the launching thread runs block 0 and each other block runs on a thread of a second
+// pool (runner.c), grown on demand and kept, unpinned, since a cooperative grid may have
+// more blocks than the host has CPUs. A kernel naming cooperative groups runs its threads
+// as fibers, so grid_group::sync() is a block barrier, a wait of the block's OS thread at
+// the grid's barrier (a mutex and a condition variable: its waiters may outnumber the
+// CPUs), and a second block barrier. A block that returns no longer counts at the grid's
+// barrier; a block that faults ends it for all, and the launch reports the first fault.
+// The device holds at once MaxActiveBlocksPerMultiprocessor blocks per multiprocessor (a
+// CPU): as many threads as one largest block, in whole warps, within the shared memory
+// a multiprocessor has, as a GPU reckons its occupancy; a grid over that times
+// Multiprocessors() is hipErrorCooperativeLaunchTooLarge naming the limit, and nothing
+// runs. grid_group::is_valid() is true only in such a launch. this_grid().sync() in a
+// launch that is not cooperative cannot be honoured (its blocks do not all run at once,
+// so the barrier would never complete): the kernel traps there and the launch ends with
+// hipErrorLaunchFailure naming the construct, rather than hang or skip the barrier; with
+// $CUBEHIP_CPU_CATCH_FAULTS=0 the trap ends the process, as any fault does.
 //
 // # Faults
 //

@@ -24,6 +24,12 @@ const (
 	MaxParamBytes        = C.CUBEHIP_MAX_PARAM_BYTES // packed kernel arguments
 )
 
+// The grid-wide constructs a kernel can meet that its launch cannot run (cubehip_abi.h).
+const (
+	misuseGridSync   = C.CUBEHIP_MISUSE_GRID_SYNC
+	misuseGridUnseen = C.CUBEHIP_MISUSE_GRID_UNSEEN
+)
+
 // WarpSize is the lanes of a warp on the cpu platform: 32, as on NVIDIA GPUs and AMD's
 // RDNA, unless $CUBEHIP_CPU_WARP_SIZE is 64 (AMD's CDNA wavefront) when the process starts.
 // Kernels are compiled for it, and it is part of their cache key.
@@ -92,6 +98,25 @@ func (f *Function) ParamSizes() []uint32 { return f.sizes }
 // (fault.go): hipErrorIllegalAddress for a bad memory access, hipErrorLaunchFailure for
 // the others.
 func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error {
+	return f.launch(grid, block, sharedMem, params, offsets, false)
+}
+
+// LaunchCooperative is Launch with every block of the grid running at once, each on an
+// OS thread of its own, so that the kernel's grid-wide barrier (cooperative groups'
+// this_grid().sync()) is reached by every block; grid_group::is_valid() is true in it.
+// A grid over CooperativeLimit(block, sharedMem) blocks is hipErrorCooperativeLaunchTooLarge
+// naming the limit, and nothing runs; so is a grid whose threads cannot all be started.
+func (f *Function) LaunchCooperative(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error {
+	if f == nil || f.m == nil {
+		return errUnloaded
+	}
+	if err := CheckCooperative(grid, block, sharedMem); err != nil {
+		return err
+	}
+	return f.launch(grid, block, sharedMem, params, offsets, true)
+}
+
+func (f *Function) launch(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32, coop bool) error {
 	if f == nil || f.m == nil {
 		return errUnloaded
 	}
@@ -129,9 +154,12 @@ func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []by
 	if len(offsets) > 0 {
 		offs = (*C.uint32_t)(unsafe.Pointer(&offsets[0]))
 	}
-	barrier := C.int(0)
+	barrier, cooperative := C.int(0), C.int(0)
 	if m.barrier {
 		barrier = 1
+	}
+	if coop {
+		cooperative = 1
 	}
 	installFaultHandlers()
 	var fault C.cubehip_fault
@@ -140,10 +168,13 @@ func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []by
 	// is written before it returns and holds no pointer.
 	rc := C.cubehip_run(f.run, buf, C.uint32_t(len(params)), offs, C.uint32_t(len(offsets)),
 		C.uint32_t(grid.X), C.uint32_t(grid.Y), C.uint32_t(grid.Z),
-		C.uint32_t(block.X), C.uint32_t(block.Y), C.uint32_t(block.Z), C.uint32_t(sharedMem), barrier, &fault)
+		C.uint32_t(block.X), C.uint32_t(block.Y), C.uint32_t(block.Z), C.uint32_t(sharedMem), barrier, cooperative, &fault)
 	m.users.Add(-1)
 	if rc == C.CUBEHIP_FAULTED {
 		return faultError(f.name, &fault)
+	}
+	if rc == C.CUBEHIP_MISUSED {
+		return misuseError(f.name, int(fault.code))
 	}
 	if rc != 0 {
 		return statusError(hipsys.Status(rc))
@@ -158,6 +189,8 @@ func statusError(s hipsys.Status) error {
 	switch s {
 	case hipsys.ErrorOutOfMemory:
 		return hipsys.NewError("cpu", callLaunch, s, "cannot map fiber stacks for a barrier kernel")
+	case hipsys.ErrorCooperativeLaunchTooLarge:
+		return hipsys.NewError("cpu", callLaunchCooperative, s, "cannot start an OS thread for every block of the cooperative grid")
 	default:
 		return hipsys.NewError("cpu", callLaunch, s, "")
 	}

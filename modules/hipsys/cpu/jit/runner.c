@@ -84,16 +84,24 @@ static int nworkers;
 static int pool_size; /* threads a launch runs on: one per CPU, the caller among them */
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 
-/* Reserves the stacks of CUBEHIP_MAX_THREADS fibers. MAP_NORESERVE: only the pages a
- * fiber touches are ever backed, so 64 MiB of address space costs what the kernel uses. */
-static arena_node* arena_new(void) {
-	size_t total = (size_t)CUBEHIP_MAX_THREADS * CUBEHIP_FIBER_STACK;
+/* Reserves the stacks of n fibers. MAP_NORESERVE: only the pages a fiber touches are ever
+ * backed, so 64 MiB of address space for 1024 stacks costs what the kernel uses. */
+static char* stacks_map(unsigned n) {
+	size_t total = (size_t)n * CUBEHIP_FIBER_STACK;
 	char* base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 	if (base == MAP_FAILED) return NULL;
 	long page = sysconf(_SC_PAGESIZE);
 	/* A guard page at the bottom of each stack turns a kernel that overflows its 64 KiB
 	 * into a crash at the fault rather than silent corruption of its neighbour thread. */
-	for (int i = 0; i < CUBEHIP_MAX_THREADS; i++) mprotect(base + (size_t)i * CUBEHIP_FIBER_STACK, (size_t)page, PROT_NONE);
+	for (unsigned i = 0; i < n; i++) mprotect(base + (size_t)i * CUBEHIP_FIBER_STACK, (size_t)page, PROT_NONE);
+	return base;
+}
+
+/* Reserves the stacks of CUBEHIP_MAX_THREADS fibers. */
+static arena_node* arena_new(void) {
+	size_t total = (size_t)CUBEHIP_MAX_THREADS * CUBEHIP_FIBER_STACK;
+	char* base = stacks_map(CUBEHIP_MAX_THREADS);
+	if (base == NULL) return NULL;
 	arena_node* n = malloc(sizeof *n);
 	if (n == NULL) {
 		munmap(base, total);
@@ -306,9 +314,219 @@ static int run_pool(cubehip_entry_fn fn, const cubehip_launch* L, uint64_t first
 	return rc;
 }
 
+/* Cooperative launches. Every block of the grid runs at once, each on an OS thread of its
+ * own, so that a grid-wide barrier (cubehip_grid.sync, cooperative groups' this_grid().sync())
+ * is reached by every block. The pool's workers cannot promise that: they are one per CPU,
+ * and another launch may hold them. So a cooperative launch takes threads of a second pool,
+ * grown on demand and kept: the launching thread runs block 0, one of these each other
+ * block, unpinned (there may be more blocks than CPUs, as a GPU holds several blocks per
+ * multiprocessor), left to the kernel's scheduler. The device's limit on a cooperative grid
+ * (launch.go) bounds how many a launch takes. Each keeps stacks for the largest block it
+ * ran, sized to the block rather than CUBEHIP_MAX_THREADS: a cooperative launch reserves
+ * stacks for every thread of the grid at once, and each stack's guard page is a mapping of
+ * its own.
+ *
+ * The barrier is a mutex and a condition variable: its waiters may outnumber the CPUs, so
+ * they sleep rather than spin. A block that ends leaves it (the others no longer wait for
+ * it, as a barrier does not wait for a thread that returned), and a block that faults ends
+ * it for every block: their waits return nonzero and the kernel traps out of its range
+ * (the launch's fault is the first one, as in run_chunks). */
+typedef struct coop_run {
+	cubehip_grid g; /* first: the kernel's view of it */
+	cubehip_entry_fn fn;
+	const cubehip_launch* launch;
+	unsigned threads; /* per block */
+	int barrier;
+	pthread_cond_t cv;  /* the barrier's release and the last block's end */
+	unsigned running;   /* blocks not yet ended; under coop_mu */
+	unsigned waiting;   /* blocks at the barrier; under coop_mu */
+	uint64_t gen;       /* barriers completed; under coop_mu */
+	int aborted;        /* a block faulted; under coop_mu */
+	atomic_int err;
+	atomic_int faulted;
+	cubehip_fault fault;
+} coop_run;
+
+typedef struct coop_thread {
+	pthread_cond_t cv;
+	coop_run* run; /* the launch whose block it is given; NULL while idle; under coop_mu */
+	uint64_t block;
+	char* stacks; /* its fibers' stacks, for cap threads */
+	unsigned cap;
+	struct coop_thread* next; /* on the idle list */
+} coop_thread;
+
+static pthread_mutex_t coop_mu = PTHREAD_MUTEX_INITIALIZER;
+static coop_thread* coop_idle; /* under coop_mu */
+
+static int coop_sync(cubehip_grid* g) {
+	coop_run* r = (coop_run*)g;
+	pthread_mutex_lock(&coop_mu);
+	uint64_t gen = r->gen;
+	if (!r->aborted && ++r->waiting == r->running) {
+		r->waiting = 0;
+		r->gen++;
+		pthread_cond_broadcast(&r->cv);
+	}
+	while (r->gen == gen && !r->aborted) pthread_cond_wait(&r->cv, &coop_mu);
+	int rc = r->gen == gen; /* ended without its release */
+	pthread_mutex_unlock(&coop_mu);
+	return rc;
+}
+
+/* Block b's end: the barrier stops waiting for it. r may be gone once this returns. */
+static void coop_leave(coop_run* r, int faulted) {
+	pthread_mutex_lock(&coop_mu);
+	r->running--;
+	if (faulted) {
+		r->aborted = 1;
+		pthread_cond_broadcast(&r->cv);
+	} else if (r->running == 0 || (r->waiting > 0 && r->waiting == r->running)) {
+		if (r->waiting > 0) {
+			r->waiting = 0;
+			r->gen++;
+		}
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&coop_mu);
+}
+
+static void coop_block(coop_run* r, uint64_t b, cubehip_arena* a) {
+	cubehip_fault f;
+	f.signal = 0;
+	int rc = cubehip_guarded(r->fn, r->launch, b, b + 1, a, &f);
+	if (rc == CUBEHIP_FAULTED) {
+		if (atomic_exchange(&r->faulted, 1) == 0) r->fault = f;
+	} else if (rc) {
+		atomic_store(&r->err, rc);
+	}
+	coop_leave(r, rc != 0);
+}
+
+static void* coop_main(void* arg) {
+	coop_thread* t = arg;
+	pthread_mutex_lock(&coop_mu);
+	for (;;) {
+		while (t->run == NULL) pthread_cond_wait(&t->cv, &coop_mu);
+		coop_run* r = t->run;
+		uint64_t b = t->block;
+		pthread_mutex_unlock(&coop_mu);
+		if (r->barrier && t->cap < r->threads) {
+			if (t->stacks) munmap(t->stacks, (size_t)t->cap * CUBEHIP_FIBER_STACK);
+			t->cap = 0;
+			t->stacks = stacks_map(r->threads);
+			if (t->stacks) t->cap = r->threads;
+		}
+		if (r->barrier && t->stacks == NULL) {
+			atomic_store(&r->err, 2); /* hipErrorOutOfMemory: no stacks for the block's fibers */
+			coop_leave(r, 1);
+		} else {
+			cubehip_arena a = {t->stacks};
+			coop_block(r, b, &a);
+		}
+		pthread_mutex_lock(&coop_mu);
+		t->run = NULL;
+		t->next = coop_idle;
+		coop_idle = t;
+	}
+	return NULL;
+}
+
+/* An idle cooperative thread, or a new one; NULL when none can be started. Under coop_mu. */
+static coop_thread* coop_take_locked(void) {
+	coop_thread* t = coop_idle;
+	if (t) {
+		coop_idle = t->next;
+		return t;
+	}
+	t = calloc(1, sizeof *t);
+	if (t == NULL) return NULL;
+	pthread_cond_init(&t->cv, NULL);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/* Every signal blocked, as the pool's workers (pool_start says why). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t th;
+	int rc = pthread_create(&th, &attr, coop_main, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		pthread_cond_destroy(&t->cv);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Runs every block of a cooperative launch at once: block 0 on the calling thread (with
+ * its arena a), each other on a cooperative thread. Nothing runs unless every block has
+ * its thread: hipErrorCooperativeLaunchTooLarge when the threads cannot be started. */
+static int run_coop(cubehip_entry_fn fn, cubehip_launch* L, uint64_t nblocks, unsigned threads, int barrier,
+                    cubehip_arena* a, cubehip_fault* fault) {
+	coop_thread** ts = NULL;
+	if (nblocks > 1) {
+		ts = malloc((size_t)(nblocks - 1) * sizeof *ts);
+		if (ts == NULL) return 2; /* hipErrorOutOfMemory */
+	}
+	coop_run r;
+	memset(&r, 0, sizeof r);
+	r.g.sync = coop_sync;
+	r.fn = fn;
+	r.launch = L;
+	r.threads = threads;
+	r.barrier = barrier;
+	r.running = (unsigned)nblocks;
+	atomic_init(&r.err, 0);
+	atomic_init(&r.faulted, 0);
+	pthread_cond_init(&r.cv, NULL);
+	cubehip_grid* outer = L->coop;
+	L->coop = &r.g;
+	pthread_mutex_lock(&coop_mu);
+	uint64_t got = 0;
+	while (got + 1 < nblocks) {
+		coop_thread* t = coop_take_locked();
+		if (t == NULL) break;
+		ts[got++] = t;
+	}
+	if (got + 1 < nblocks) {
+		for (uint64_t i = 0; i < got; i++) {
+			ts[i]->next = coop_idle;
+			coop_idle = ts[i];
+		}
+		pthread_mutex_unlock(&coop_mu);
+		pthread_cond_destroy(&r.cv);
+		free(ts);
+		L->coop = outer;
+		return 720; /* hipErrorCooperativeLaunchTooLarge */
+	}
+	for (uint64_t i = 0; i < got; i++) {
+		ts[i]->run = &r;
+		ts[i]->block = i + 1;
+		pthread_cond_signal(&ts[i]->cv);
+	}
+	pthread_mutex_unlock(&coop_mu);
+	free(ts);
+	coop_block(&r, 0, a);
+	pthread_mutex_lock(&coop_mu);
+	while (r.running > 0) pthread_cond_wait(&r.cv, &coop_mu);
+	pthread_mutex_unlock(&coop_mu);
+	pthread_cond_destroy(&r.cv);
+	L->coop = outer; /* r is gone when this returns */
+	outer->misuse = __atomic_load_n(&r.g.misuse, __ATOMIC_RELAXED);
+	int rc = atomic_load(&r.err);
+	if (atomic_load(&r.faulted)) {
+		*fault = r.fault;
+		rc = CUBEHIP_FAULTED;
+	}
+	return rc;
+}
+
 int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs, uint32_t nargs,
                 uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
-                uint32_t shared, int barrier, cubehip_fault* fault) {
+                uint32_t shared, int barrier, int coop, cubehip_fault* fault) {
 	/* A private, aligned copy: the Go buffer may be reused as soon as this call returns
 	 * and need not be aligned for the kernel's widest argument. */
 	_Alignas(16) unsigned char args[CUBEHIP_MAX_PARAM_BYTES];
@@ -316,7 +534,8 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 	if (len > sizeof args || nargs > CUBEHIP_MAX_ARGS) return 1; /* hipErrorInvalidValue; Go checked */
 	if (len) memcpy(args, buf, len);
 	for (uint32_t i = 0; i < nargs; i++) params[i] = args + offs[i];
-	cubehip_launch L = {params, {gx, gy, gz}, {bx, by, bz}, shared};
+	cubehip_grid grid = {NULL, 0};
+	cubehip_launch L = {params, {gx, gy, gz}, {bx, by, bz}, shared, &grid};
 	cubehip_entry_fn fn = (cubehip_entry_fn)entry;
 	uint64_t nblocks = (uint64_t)gx * gy * gz;
 	/* Only small grids are multiplied out: a maximal grid times 1024 overflows 64 bits. */
@@ -328,7 +547,9 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 	cubehip_arena* a = arena ? &arena->arena : NULL;
 	int rc;
 	fault->signal = 0;
-	if (pool == 1 || nblocks == 1) {
+	if (coop) {
+		rc = run_coop(fn, &L, nblocks, bx * by * bz, barrier, a, fault);
+	} else if (pool == 1 || nblocks == 1) {
 		rc = cubehip_guarded(fn, &L, 0, nblocks, a, fault);
 	} else if (threads <= INLINE_THREADS) {
 		/* Small by its thread count: the first block on the caller, timed, says whether
@@ -345,5 +566,11 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 		rc = run_pool(fn, &L, 0, nblocks, pool, barrier, a, fault);
 	}
 	if (arena) arena_return(arena);
+	/* A kernel that met a construct its launch cannot run stored which, then trapped. */
+	int misuse = __atomic_load_n(&L.coop->misuse, __ATOMIC_RELAXED);
+	if (rc == CUBEHIP_FAULTED && fault->signal == SIGILL && misuse != 0) {
+		fault->code = misuse;
+		rc = CUBEHIP_MISUSED;
+	}
 	return rc;
 }

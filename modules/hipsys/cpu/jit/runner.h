@@ -6,12 +6,15 @@
 #include "fault.h"
 
 /* Runs one launch to completion: blocks spread over the worker pool (or inline on the
- * calling thread for small launches). buf/offs are read before any block runs and not kept.
- * Returns 0, a hipError_t, or CUBEHIP_FAULTED with *fault saying what a faulting kernel
- * did (fault.h). */
+ * calling thread for small launches); with coop, every block at once, each on an OS thread
+ * of its own, with the grid's barrier (cubehip_grid). buf/offs are read before any block
+ * runs and not kept. Returns 0, a hipError_t, CUBEHIP_FAULTED with *fault saying what a
+ * faulting kernel did (fault.h), or CUBEHIP_MISUSED with fault->code the CUBEHIP_MISUSE_*
+ * construct a kernel met that its launch cannot run (cubehip_abi.h). */
 int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs, uint32_t nargs,
                 uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
-                uint32_t shared, int barrier, cubehip_fault* fault);
+                uint32_t shared, int barrier, int coop, cubehip_fault* fault);
+#define CUBEHIP_MISUSED (-2)
 /* Threads a large launch runs on: the pool's workers plus the caller. */
 int cubehip_pool_threads(void);
 

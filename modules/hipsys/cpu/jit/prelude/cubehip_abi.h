@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define CUBEHIP_ABI_VERSION 3
+#define CUBEHIP_ABI_VERSION 4
 #define CUBEHIP_MAX_THREADS 1024       /* threads per block, as on AMD GPUs */
 /* Dynamic shared bytes per block (hipDeviceProp sharedMemPerBlock): 160 KiB, AMD MI355X's
  * LDS and within what NVIDIA's opt-in gives a block on an H100 or H200, so kernels sized
@@ -24,6 +24,21 @@
 extern "C" {
 #endif
 
+/* The grid of a launch, as cooperative groups' grid_group sees it (cubehip_cg.h). In a
+ * cooperative launch every block runs at once, each on an OS thread of its own, and sync
+ * is the grid-wide barrier: it returns once every block still running has called it (a
+ * block that returned is not waited for), 0, or nonzero when the launch is ending (a block
+ * faulted) and the caller must not go on. sync is NULL in a launch that is not
+ * cooperative, whose blocks do not all run at once. A kernel that meets a grid-wide
+ * construct its launch cannot run stores one of CUBEHIP_MISUSE_* in misuse and traps, and
+ * the runner names the construct in the launch's error. */
+typedef struct cubehip_grid {
+	int (*sync)(struct cubehip_grid* grid);
+	int misuse;
+} cubehip_grid;
+#define CUBEHIP_MISUSE_GRID_SYNC 1   /* this_grid().sync() in a launch that is not cooperative */
+#define CUBEHIP_MISUSE_GRID_UNSEEN 2 /* this_grid().sync() in a kernel whose threads run one after another */
+
 /* One launch, as the runner hands it to an entry: params[i] points at argument i inside a
  * 16-byte aligned copy of the packed argument block that lives for the whole launch. */
 typedef struct cubehip_launch {
@@ -31,6 +46,7 @@ typedef struct cubehip_launch {
 	uint32_t grid[3];
 	uint32_t block[3];
 	uint32_t shared; /* dynamic shared bytes asked for (checked against CUBEHIP_MAX_SHARED) */
+	cubehip_grid* coop; /* never NULL */
 } cubehip_launch;
 
 /* Fiber stacks of one OS thread: CUBEHIP_MAX_THREADS stacks of CUBEHIP_FIBER_STACK bytes,

@@ -3,10 +3,11 @@
  * restricted to the tile's lanes, and groups of any lanes of a warp (coalesced_threads,
  * binary_partition). A module that names cooperative_groups runs
  * its threads as warps (cubehip_warp.h), so every member here works. The grid group
- * gives a thread its place in the launch, but its sync() does not compile: the blocks of
- * a launch do not all run at once here, so a grid-wide barrier would never be reached by
- * the blocks still waiting for a thread, and a kernel that needs one is told so when it
- * is compiled rather than left to hang. */
+ * gives a thread its place in the launch; its sync() is the grid-wide barrier of a
+ * cooperative launch (hipModuleLaunchCooperativeKernel), whose blocks all run at once, each
+ * on an OS thread of its own (runner.c). In any other launch the blocks do not all run at
+ * once, so the barrier could never be reached by the blocks still waiting for a thread:
+ * there sync() ends the launch with an error naming it, rather than hang. */
 #pragma once
 
 namespace cooperative_groups {
@@ -43,10 +44,32 @@ public:
 };
 inline thread_block this_thread_block() { return thread_block(); }
 
-/* The grid of a launch. On a GPU it is valid (is_valid()) only in a cooperative launch,
- * whose blocks all run at once; this device never runs them so, and says so. */
+/* The grid of a launch. valid (is_valid()) only in a cooperative launch, whose blocks
+ * all run at once, as on a GPU. */
 namespace detail {
-template <class T> struct cubehip_never { static constexpr bool value = false; };
+/* Grid barriers the OS thread's block has passed: one OS thread runs one block of a
+ * cooperative launch, so it is the block's count. */
+CUBEHIP_HIDDEN __thread unsigned long long grid_syncs;
+[[noreturn]] inline void grid_misuse(int what) {
+	__atomic_store_n(&cubehip::launch_tls->coop->misuse, what, __ATOMIC_RELAXED);
+	__builtin_trap();
+}
+/* Every thread of the block gathers at a block barrier; the first to leave it waits for
+ * the other blocks (the runner's barrier, which blocks this OS thread and so the block's
+ * other fibers with it), and a second block barrier holds the block's threads until it
+ * is back. The count read before the first barrier tells the first from the others. */
+inline void grid_sync() {
+	cubehip_grid* g = cubehip::launch_tls->coop;
+	if (g->sync == nullptr) grid_misuse(CUBEHIP_MISUSE_GRID_SYNC);
+	if (*cubehip::current_slot() == nullptr) grid_misuse(CUBEHIP_MISUSE_GRID_UNSEEN);
+	const unsigned long long n = grid_syncs;
+	__syncthreads();
+	if (grid_syncs == n) {
+		grid_syncs = n + 1;
+		if (g->sync(g) != 0) __builtin_trap(); /* another block faulted: the launch is over */
+	}
+	__syncthreads();
+}
 } // namespace detail
 class grid_group {
 public:
@@ -54,21 +77,15 @@ public:
 		return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * detail::block_size();
 	}
 	static unsigned long long size() { return num_threads(); }
-	static unsigned long long thread_rank() {
-		const unsigned long long b = ((unsigned long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-		return b * detail::block_size() + detail::block_rank();
-	}
+	static unsigned long long thread_rank() { return block_rank() * detail::block_size() + detail::block_rank(); }
+	static unsigned long long num_blocks() { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
+	static unsigned long long block_rank() { return ((unsigned long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x; }
 	static dim3 group_dim() { return dim3(gridDim); }
 	static dim3 dim_blocks() { return dim3(gridDim); }
 	static dim3 block_index() { return dim3(blockIdx); }
-	static bool is_valid() { return false; }
-	/* Instantiated (and so rejected) only where a kernel calls it. */
-	template <class T = void> void sync() const {
-		static_assert(detail::cubehip_never<T>::value,
-		              "this_grid().sync() is not supported on the cubehip cpu device: the blocks of a launch do "
-		              "not all run at once there, so a grid-wide barrier cannot be reached; split the kernel at "
-		              "the barrier into two launches");
-	}
+	static dim3 thread_index() { return dim3(threadIdx); }
+	static bool is_valid() { return cubehip::launch_tls != nullptr && cubehip::launch_tls->coop->sync != nullptr; }
+	void sync() const { detail::grid_sync(); }
 };
 inline grid_group this_grid() { return grid_group(); }
 

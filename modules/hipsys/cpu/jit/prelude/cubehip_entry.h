@@ -46,8 +46,12 @@ struct block_ctx {
 };
 CUBEHIP_HIDDEN __thread block_ctx ctx_tls;
 CUBEHIP_HIDDEN __attribute__((const, noinline)) inline block_ctx* block() { return &ctx_tls; }
+/* The launch the OS thread is running blocks of: the grid's barrier (grid_group::sync)
+ * is reached through it. */
+CUBEHIP_HIDDEN __thread const cubehip_launch* launch_tls;
 
 inline void set_dims(const cubehip_launch* L) {
+	launch_tls = L;
 	block_ctx* c = block();
 	c->gdim = uint3{L->grid[0], L->grid[1], L->grid[2]};
 	c->bdim = uint3{L->block[0], L->block[1], L->block[2]};
