@@ -17,8 +17,10 @@ type PoolSpec interface {
 
 // SlicedSpec is a pool of PageSize pages carved into slices of at most
 // MaxSliceSize (default: the page), holding at most MaxPoolSize bytes of
-// pages (default: uncapped). DeallocPeriod is accepted for CubeCL parity and
-// ignored: sliced pages are only given back by an explicit cleanup.
+// pages (default: uncapped). An uncapped pool's first pages are smaller: it
+// starts with 2 MiB (or the first slice) and each page it adds is as large as
+// the ones it holds, up to PageSize. DeallocPeriod is accepted for CubeCL
+// parity and ignored: sliced pages are only given back by an explicit cleanup.
 type SlicedSpec struct {
 	PageSize, MaxSliceSize, MaxPoolSize, DeallocPeriod uint64
 }

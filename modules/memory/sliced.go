@@ -1,8 +1,9 @@
 package memory
 
-// slicedPool carves pages of one size into slices: first fit over the
-// pages in order, coalescing free neighbours first, the remainder of a
-// split left free right after the slice.
+// slicedPool carves pages into slices: first fit over the pages in order,
+// coalescing free neighbours first, the remainder of a split left free
+// right after the slice. Its pages have the spec's size, except an
+// uncapped pool's first ones, which are smaller (nextPage).
 type slicedPool struct {
 	pages
 	cfg      SlicedSpec
@@ -176,13 +177,46 @@ func (p *slicedPool) alloc(size uint64, d *descriptor, lazy bool) error {
 	if !ok || eff > p.pageSize {
 		return errTooBig(size)
 	}
-	pi, err := p.newPage(p.pageSize, lazy)
+	pageSize := p.nextPage(eff)
+	pi, err := p.newPage(pageSize, lazy)
 	if err != nil {
 		return err
 	}
-	p.list[pi].slices = append(p.list[pi].slices, slice{foot: p.pageSize})
+	p.list[pi].slices = append(p.list[pi].slices, slice{foot: pageSize})
 	p.reserveIn(pi, size, eff, d)
 	return nil
+}
+
+// firstPage is the smallest page an uncapped sliced pool starts with (rounded up to the
+// alignment), the size of the segments PyTorch's caching allocator carves its small
+// allocations from.
+const firstPage = 2 << 20
+
+// nextPage is the size of the page the pool adds for a slice of eff bytes: as large as
+// the pool's pages together, so the pool doubles, from firstPage (or eff, if larger) up
+// to the spec's page size.
+//
+// Differs from CubeCL, whose pool allocates whole pages from the first slice on. Each
+// stream has pools of its own, and the smallest rung of the default ladder has pages
+// that grow with the device (tens of MiB on a GPU): a stream that holds one small
+// buffer kept a whole page of it, so a host that gives each of many threads a stream id
+// reserved that page times the threads however little they used. Starting small and
+// doubling keeps a small pool's reserve near what it holds, and costs a growing pool a
+// few more allocations before it reaches full pages, after which nothing changes. A
+// capped pool keeps whole pages: its cap counts them.
+func (p *slicedPool) nextPage(eff uint64) uint64 {
+	if p.capped {
+		return p.pageSize
+	}
+	floor, _ := roundUp(firstPage, p.align)
+	if p.pageSize <= floor {
+		return p.pageSize
+	}
+	var held uint64
+	for i := range p.list {
+		held += p.list[i].storage.Size
+	}
+	return min(max(eff, held, floor), p.pageSize)
 }
 
 // cleanup runs only when explicit: sliced pages are reused, never aged.
