@@ -84,6 +84,7 @@ func (b *Buffer) Release() error {
 // the unlock, since a release may call into the Device.
 func (d *Device) free(b *Buffer) error {
 	err := d.srv.Free(&b.h)
+	d.scheduleTrim()
 	var later []func()
 	if b.imported {
 		later = d.srv.CallerReleases()

@@ -118,6 +118,7 @@ type Device struct {
 	desc                 [1]compute.CopyDescriptor // a read's or write's one descriptor, and its shape
 	shape                [1]int
 	op                   [1]compute.WriteOp
+	trim                 trimmer // the trim of idle pools a release arms (trim.go)
 }
 
 // Open opens device opts.Index of opts.Platform; Close releases it.
@@ -213,6 +214,7 @@ func (d *Device) Close() error {
 	if d.reclaimStop != nil {
 		close(d.reclaimStop)
 	}
+	d.stopTrim()
 	d.calls.Wait()
 
 	d.mu.Lock()

@@ -13,10 +13,13 @@ type StreamReport struct {
 }
 
 // MemoryUsage is the device memory of every stream's pools, summed (pinned staging is
-// not counted, as in CubeCL).
+// not counted, as in CubeCL). A released buffer counts as in use while work that used it
+// may still run: the borrowings of streams with nothing left to run are given back
+// first.
 func (d *Device) MemoryUsage() (memory.Usage, error) {
 	var total memory.Usage
 	err := d.Stream.do(func() error {
+		d.srv.ReturnFinishedBorrowings()
 		for _, id := range d.srv.StreamIDs() {
 			u, err := d.srv.MemoryUsage(id)
 			if err != nil {
@@ -36,6 +39,7 @@ func (d *Device) MemoryUsage() (memory.Usage, error) {
 func (d *Device) MemoryReport() ([]StreamReport, error) {
 	var out []StreamReport
 	err := d.Stream.do(func() error {
+		d.srv.ReturnFinishedBorrowings()
 		for _, id := range d.srv.StreamIDs() {
 			r, err := d.srv.MemoryReport(id)
 			if err != nil {
@@ -49,9 +53,16 @@ func (d *Device) MemoryReport() ([]StreamReport, error) {
 }
 
 // Cleanup gives every stream's free pool memory back to the device (CubeCL's
-// memory_cleanup on each stream), skipping what a recording capture holds. It waits for
-// the streams' finished copies, under the device's lock.
+// memory_cleanup on each stream), skipping what a recording capture holds. First it
+// waits, outside the device's lock, for the work of every stream that used a buffer of
+// another stream's pools: a released buffer's memory is free once that work is done, so
+// after Cleanup the pools hold only the buffers the program still holds, the graphs'
+// and a recording capture's. Then it waits for the streams' finished copies, under the
+// lock.
 func (d *Device) Cleanup() error {
+	if err := d.settleBorrowings(); err != nil {
+		return err
+	}
 	return d.Stream.do(func() error {
 		var errs []error
 		for _, id := range d.srv.StreamIDs() {
@@ -108,7 +119,26 @@ func (s Stream) SetAllocationMode(mode memory.Mode) error {
 	return s.do(func() error { return s.d.srv.AllocationMode(mode, s.id) })
 }
 
-// Cleanup gives the stream's free pool memory back to the device.
+// Cleanup gives the stream's free pool memory back to the device. As Device.Cleanup, it
+// first waits, outside the lock, for the work of every stream that used a buffer of
+// another stream's pools, this stream's buffers among them.
 func (s Stream) Cleanup() error {
+	if err := s.d.settleBorrowings(); err != nil {
+		return err
+	}
 	return s.do(func() error { return s.d.srv.MemoryCleanup(s.id) })
+}
+
+// settleBorrowings gives back every buffer that a stream's finished work used from
+// another stream's pools (compute.Server.SettleBorrowings), waiting for that work
+// outside the device's lock, as a Sync waits.
+func (d *Device) settleBorrowings() error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	done := d.srv.SettleBorrowings()
+	d.unlockToWait()
+	defer d.exit()
+	<-done
+	return nil
 }

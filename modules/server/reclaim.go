@@ -30,6 +30,8 @@ func (d *Device) startReclaimer() {
 				}
 				d.srv.ReclaimImports()
 				d.leave()
+				// The references given back may have left pages free.
+				d.scheduleTrim()
 			}
 		}
 	}()

@@ -53,6 +53,25 @@ func (f Fence) Wait() error {
 	return nil
 }
 
+// sync blocks until the fence completes, and done reports whether it has, without a
+// wait: neither destroys it, so a query may meet a wait on another goroutine; destroy
+// ends it. A zero Fence is complete.
+func (f Fence) sync() error {
+	if f.p == nil {
+		return nil
+	}
+	return wrapStep("wait for stream event", f.p.EventSynchronize(f.ev))
+}
+
+func (f Fence) done() bool { return f.p == nil || f.p.EventQuery(f.ev) == nil }
+
+func (f Fence) destroy() error {
+	if f.p == nil {
+		return nil
+	}
+	return wrapStep("destroy a fence", f.p.EventDestroy(f.ev))
+}
+
 // WaitOn makes stream wait on the device for the fence (no host wait), then destroys it;
 // HIP keeps the wait valid after the event is destroyed.
 func (f Fence) WaitOn(stream hipsys.Stream) error {

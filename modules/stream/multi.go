@@ -25,6 +25,7 @@ type config struct {
 	gpuProps    *memory.DeviceProps
 	infoPolicy  InfoPolicy
 	dropPolicy  *DropPolicy
+	trimPolicy  *TrimPolicy
 	log         *slog.Logger
 	managerOpts []memory.Option
 }
@@ -87,6 +88,11 @@ type MultiStream struct {
 	// created is the created streams' slots in ascending order, replaced whole under mu at
 	// each creation and at Close: StreamIDs reads it without scanning every slot.
 	created atomic.Pointer[[]ID]
+	// lending counts the streams whose closed commands hold borrowings that wait for a
+	// fence (Stream.deferred): while it is zero, returning borrowings (borrows.go) has
+	// nothing to look at.
+	lending atomic.Int32
+	trim    trimState // TrimIdle's, its caller's alone
 }
 
 // New returns a MultiStream over p with no stream created yet, and starts its release
@@ -273,6 +279,9 @@ func (m *MultiStream) Close() error {
 			serr := m.p.StreamSynchronize(s.Sys)
 			errs = append(errs, serr)
 			if d := s.deferred; d != nil {
+				if len(d.pins) > 0 {
+					m.lending.Add(-1)
+				}
 				if serr == nil {
 					// Every command's work is done: what waited for a fence is free to go.
 					for i := range d.pins {

@@ -296,6 +296,9 @@ func (r Resolved) Close() error {
 		s.deferred = new(deferredPins)
 	}
 	d := s.deferred
+	if len(d.pins) == 0 {
+		s.m.lending.Add(1)
+	}
 	d.pins = append(d.pins, s.pins...)
 	clear(s.pins)
 	s.pins = s.pins[:0]
@@ -331,6 +334,7 @@ func (s *Stream) FencePins() error {
 	pins := append([]Binding(nil), d.pins...)
 	clear(d.pins)
 	d.pins, d.cmds = d.pins[:0], 0
+	s.m.lending.Add(-1)
 	f, err := NewFence(s.m.p, s.Sys)
 	if err != nil {
 		if serr := s.m.p.StreamSynchronize(s.Sys); serr != nil {
@@ -342,6 +346,6 @@ func (s *Stream) FencePins() error {
 		}
 		return err
 	}
-	s.m.rel.send(releaseBatch{pins: pins, fence: f})
+	s.m.rel.send(&releaseBatch{pins: pins, fence: f})
 	return nil
 }

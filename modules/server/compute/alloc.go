@@ -99,13 +99,11 @@ func (s *Server) MemoryCleanup(id StreamID) error {
 		return err
 	}
 	defer r.Close()
-	// Every stream's borrowings still waiting for a fence get it: some may be of this
-	// stream's memory, which the cleanup then finds given back once that work is done.
-	for _, other := range s.streams.StreamIDs() {
-		if o := s.streams.TryStream(other); o != nil {
-			_ = o.FencePins()
-		}
-	}
+	// Every stream's borrowings still waiting for a fence get it, or go back at once
+	// where their stream has nothing left to run: some may be of this stream's memory,
+	// which the cleanup then finds free, or a later one once that work is done. The
+	// Device waits for them first (SettleBorrowings), outside its lock.
+	s.streams.FenceBorrowings()
 	err = r.Stream().Cleanup()
 	s.reclaimImports()
 	return err

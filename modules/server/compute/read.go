@@ -462,7 +462,8 @@ func (s *Server) Sync(handles []Binding, id StreamID) SyncFuture {
 	}
 	_ = r.Close()
 	// The borrowings still waiting for a fence (stream.pinBatch) get it now, before the
-	// wait: a program that waits for its work sees the memory it borrowed given back.
-	_ = r.Stream().FencePins()
+	// wait, and those of streams with nothing left to run go back at once (borrows.go):
+	// a program that waits for its work sees the memory it borrowed given back.
+	s.syncBorrowings(r.Stream())
 	return SyncFuture{s: s, id: id, sys: r.Stream().Sys}
 }
