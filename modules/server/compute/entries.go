@@ -69,13 +69,20 @@ var cppWords = map[string]bool{"__launch_bounds__": true, "__attribute__": true,
 // define: the name asked for and the ones it does define, so a misspelling is seen.
 func missingEntryLog(entry, source string) string {
 	var b strings.Builder
+	names := definedKernels(source)
+	if slices.Contains(names, entry) {
+		// The text declares it, the compiled module lacks it: declared through a macro
+		// the platform's entry lookup does not expand, or with C++ linkage.
+		return `the compiled module has no entry point "` + entry + `" though the source seems to declare one ` +
+			`(with C++ linkage, or through a macro): declare it extern "C", or take it by a name expression`
+	}
 	b.WriteString("the source has no kernel named ")
 	b.WriteString(`"` + entry + `"`)
-	if names := definedKernels(source); len(names) > 0 {
+	if len(names) > 0 {
 		b.WriteString(" (it defines: " + strings.Join(names, ", ") + ")")
 	} else {
 		b.WriteString(" (it declares no __global__ function)")
 	}
-	b.WriteString(`: an entry point is an extern "C" __global__ function of that name`)
+	b.WriteString(`: an entry point is an extern "C" __global__ function of that name, or a C++ one the module resolves as a name expression`)
 	return b.String()
 }

@@ -18,7 +18,9 @@ extern "C" __global__ void saxpy(int n, float a, const float* x, float* y);`
 	assert.Equal(t, []string{"saxpy", "bounded", "reduce", "attributed"}, definedKernels(src))
 	assert.Empty(t, definedKernels(`__device__ int f() { return 1; }`))
 	assert.Equal(t,
-		`the source has no kernel named "Saxpy" (it defines: saxpy, bounded, reduce, attributed): an entry point is an extern "C" __global__ function of that name`,
+		`the source has no kernel named "Saxpy" (it defines: saxpy, bounded, reduce, attributed): an entry point is an extern "C" __global__ function of that name, or a C++ one the module resolves as a name expression`,
 		missingEntryLog("Saxpy", src))
 	assert.Contains(t, missingEntryLog("k", "int x;"), "(it declares no __global__ function)")
+	assert.Contains(t, missingEntryLog("saxpy", src), `no entry point "saxpy" though the source seems to declare one`,
+		"never a list that names the kernel asked for")
 }
