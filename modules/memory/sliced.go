@@ -197,10 +197,10 @@ const firstPage = 2 << 20
 // to the spec's page size.
 //
 // Differs from CubeCL, whose pool allocates whole pages from the first slice on. Each
-// stream has pools of its own, and the smallest rung of the default ladder has pages
-// that grow with the device (tens of MiB on a GPU): a stream that holds one small
-// buffer kept a whole page of it, so a host that gives each of many threads a stream id
-// reserved that page times the threads however little they used. Starting small and
+// stream has pools of its own, and the pages of the default ladder's smallest rung grow
+// with the device's memory: a stream that holds one small buffer kept a whole page for
+// it, so a host that gives each of many threads a stream id reserved that page times
+// the threads however little they used. Starting small and
 // doubling keeps a small pool's reserve near what it holds, and costs a growing pool a
 // few more allocations before it reaches full pages, after which nothing changes. A
 // capped pool keeps whole pages: its cap counts them.

@@ -35,10 +35,10 @@ type TrimPolicy struct {
 }
 
 // DefaultTrimPolicy gives a stream's free pages back once it has allocated nothing for
-// a second, long enough that a stream serving requests in a steady loop keeps its
-// pages, short enough that a thread's stream that went quiet does not keep them for
-// good; and it keeps the pools within twice the bytes in use plus 256 MiB, what a
-// training loop's reuse between steps needs, whatever the streams do.
+// a second: long enough that a stream serving requests in a steady loop keeps the
+// pages it reuses, short enough that the stream of a thread that went quiet does not
+// keep them for good. Its slack lets busy streams keep their pages unless the pools
+// hold far more than is in use.
 var DefaultTrimPolicy = TrimPolicy{Idle: time.Second, Slack: 256 << 20}
 
 // WithTrimPolicy sets when TrimIdle gives idle pools' pages back (default
