@@ -153,10 +153,28 @@ type GraphAPI interface {
 // gives is what ModuleLoadData takes on the same platform.
 type RTCAPI interface {
 	RTCCreateProgram(source, name string, headers []Header) (Program, error)
+	// RTCAddNameExpression asks the compile to come to resolve expr, a C++ expression
+	// naming a kernel (hiprtcAddNameExpression, nvrtcAddNameExpression): a template's
+	// specialization ("reduce<float, 256>", which the compile instantiates), a C++-linkage
+	// kernel ("scale", "ns::scale"), or one overload of several, told apart by a cast
+	// ("(void(*)(float*, int))scale"). It is resolved as if written at global scope after
+	// the source. Adding an expression twice is adding it once. Only before the program
+	// compiles: after, RTCErrorNoNameExpressionsAfterCompile; an empty expr is
+	// RTCErrorInvalidInput. An expression the compiler cannot resolve (an overloaded name
+	// without a cast, a name the source lacks) fails RTCCompileProgram with
+	// RTCErrorCompilation and the compiler's words.
+	RTCAddNameExpression(prog Program, expr string) error
 	// RTCCompileProgram fails with RTCErrorCompilation and the log in the error's Detail.
 	RTCCompileProgram(prog Program, options []string) error
 	RTCGetProgramLog(prog Program) (string, error)
 	RTCGetCode(prog Program) ([]byte, error)
+	// RTCGetLoweredName is the symbol the compile gave expr, an expression added with
+	// RTCAddNameExpression (the same string): the mangled name ("_Z6reduceIfLi256EEvPT_i"),
+	// or the name itself for an extern "C" kernel. It is the name ModuleGetFunction takes
+	// in the module loaded from this program's code. Before a successful compile it is
+	// RTCErrorNoLoweredNamesBeforeCompile; an expression never added is
+	// RTCErrorNameExpressionNotValid.
+	RTCGetLoweredName(prog Program, expr string) (string, error)
 	RTCDestroyProgram(prog Program) error
 }
 

@@ -186,6 +186,7 @@ func (r *rtcSyms) identify(lib *dl.Library) {
 	if C.amdt_lib_path(r.compile, &buf[0], C.size_t(len(buf))) == 0 {
 		r.path = C.GoString(&buf[0])
 	}
+	r.addName, r.lowered = lib.Lookup("hiprtcAddNameExpression"), lib.Lookup("hiprtcGetLoweredName")
 	if f := lib.Lookup("hiprtcVersion"); f != nil {
 		var major, minor C.int
 		if C.amdt_rtc_version(f, &major, &minor) == 0 {

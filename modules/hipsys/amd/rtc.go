@@ -5,6 +5,9 @@ package amd
 import "C"
 
 import (
+	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -26,6 +29,18 @@ type program struct {
 	// refused is the log of a program that launches a kernel from device code
 	// (hipsys.DeviceLaunchLog): its compile fails with it, before hiprtc runs.
 	refused string
+	// The name expressions given to hiprtc, and whether a compile ran and succeeded: the
+	// statuses for asking at the wrong time are decided here, the same on every platform
+	// and ROCm release (hiprtc's own differ between releases).
+	exprs           []string
+	tried, compiled bool
+	// What the names' own resolution (names.go) compiles again: the program as created,
+	// and the last compile's architecture ("" when the options name it) and options.
+	source, name string
+	headers      []hipsys.Header
+	arch         string
+	options      []string
+	lowered      map[string]string // resolved names, filled once a cast needs them
 }
 
 type programs struct {
@@ -72,7 +87,8 @@ func (p *Platform) RTCCreateProgram(source, progName string, headers []hipsys.He
 	}
 	refused := hipsys.DeviceLaunchLog(source, progName, headers)
 	p.programs.mu.Lock()
-	p.programs.m[hipsys.Program(h)] = &program{h: h, refused: refused}
+	p.programs.m[hipsys.Program(h)] = &program{h: h, refused: refused, source: source, name: progName,
+		headers: append([]hipsys.Header(nil), headers...)}
 	p.programs.mu.Unlock()
 	return hipsys.Program(h), nil
 }
@@ -97,10 +113,74 @@ func (p *Platform) RTCCompileProgram(prog hipsys.Program, options []string) erro
 		return badProgram(call)
 	}
 	defer pr.mu.Unlock()
+	pr.tried, pr.compiled, pr.lowered = true, false, nil
 	if pr.refused != "" {
 		return hipsys.NewRTCError(name, call, hipsys.RTCErrorCompilation, pr.refused)
 	}
-	return p.lib.compile(pr.h, arch, options)
+	if err := p.lib.compile(pr.h, arch, options); err != nil {
+		return err
+	}
+	pr.compiled, pr.arch, pr.options = true, arch, append([]string(nil), options...)
+	return nil
+}
+
+// RTCAddNameExpression is hiprtcAddNameExpression, before the program compiles.
+func (p *Platform) RTCAddNameExpression(prog hipsys.Program, expr string) error {
+	const call = "hiprtcAddNameExpression"
+	pr := p.programs.lock(prog)
+	if pr == nil {
+		return badProgram(call)
+	}
+	defer pr.mu.Unlock()
+	switch {
+	case strings.TrimSpace(expr) == "" || strings.ContainsRune(expr, 0):
+		return hipsys.NewRTCError(name, call, hipsys.RTCErrorInvalidInput, "empty name expression")
+	case pr.tried:
+		return hipsys.NewRTCError(name, call, hipsys.RTCErrorNoNameExpressionsAfterCompile, "the program was compiled")
+	case slices.Contains(pr.exprs, expr):
+		return nil
+	}
+	if err := p.lib.addName(pr.h, expr); err != nil {
+		return err
+	}
+	pr.exprs = append(pr.exprs, expr)
+	return nil
+}
+
+// RTCGetLoweredName is hiprtcGetLoweredName after a successful compile, for an
+// expression added before it. Where hiprtc resolves no name for an expression that
+// compiled (ROCm 5.2's matches a kernel's demangled name against the expression, so a
+// cast picking one overload of several finds none), the platform finds it itself
+// (resolveNames).
+func (p *Platform) RTCGetLoweredName(prog hipsys.Program, expr string) (string, error) {
+	const call = "hiprtcGetLoweredName"
+	pr := p.programs.lock(prog)
+	if pr == nil {
+		return "", badProgram(call)
+	}
+	defer pr.mu.Unlock()
+	switch {
+	case !pr.compiled:
+		return "", hipsys.NewRTCError(name, call, hipsys.RTCErrorNoLoweredNamesBeforeCompile, "the program is not compiled")
+	case !slices.Contains(pr.exprs, expr):
+		return "", hipsys.NewRTCError(name, call, hipsys.RTCErrorNameExpressionNotValid,
+			"name expression "+strconv.Quote(expr)+" was not added before the compile")
+	}
+	if got, ok := pr.lowered[expr]; ok {
+		return got, nil
+	}
+	got, err := p.lib.loweredName(pr.h, expr)
+	if err == nil || !errors.Is(err, hipsys.RTCErrorNameExpressionNotValid) {
+		return got, err
+	}
+	if rerr := p.lib.resolveNames(pr); rerr != nil {
+		return "", hipsys.NewRTCError(name, call, hipsys.RTCErrorNameExpressionNotValid,
+			strconv.Quote(expr)+": hiprtc resolved no name, and cubehip could not either: "+rerr.Error())
+	}
+	if got, ok := pr.lowered[expr]; ok {
+		return got, nil
+	}
+	return "", err
 }
 
 // currentArch is the gcnArchName of the calling thread's current device.

@@ -134,6 +134,46 @@ func (l *library) code(h uintptr) ([]byte, error) {
 	return l.fetch("hiprtcGetCodeSize", l.rtc.codeSize, "hiprtcGetCode", l.rtc.code, h)
 }
 
+// addName is hiprtcAddNameExpression.
+func (l *library) addName(h uintptr, expr string) error {
+	const call = "hiprtcAddNameExpression"
+	if err := l.rtcReady(call); err != nil {
+		return err
+	}
+	defer rtcMu.Unlock()
+	if l.rtc.addName == nil {
+		return hipsys.NewRTCError(name, call, hipsys.RTCErrorInternalError, l.rtc.lib+" has no hiprtcAddNameExpression")
+	}
+	cexpr := C.CString(expr)
+	defer C.free(unsafe.Pointer(cexpr))
+	// SAFETY: cexpr is C memory freed after the call; hiprtc copies it.
+	return rtcCheck(call, C.amdt_rtc_add_name(l.rtc.addName, C.uintptr_t(h), cexpr), expr)
+}
+
+// loweredName is hiprtcGetLoweredName, copied into Go memory.
+func (l *library) loweredName(h uintptr, expr string) (string, error) {
+	const call = "hiprtcGetLoweredName"
+	if err := l.rtcReady(call); err != nil {
+		return "", err
+	}
+	defer rtcMu.Unlock()
+	if l.rtc.lowered == nil {
+		return "", hipsys.NewRTCError(name, call, hipsys.RTCErrorInternalError, l.rtc.lib+" has no hiprtcGetLoweredName")
+	}
+	cexpr := C.CString(expr)
+	defer C.free(unsafe.Pointer(cexpr))
+	var out *C.char
+	// SAFETY: cexpr is C memory freed after the call; out points into the program, which
+	// the caller's lock keeps alive while it is copied.
+	if err := rtcCheck(call, C.amdt_rtc_lowered(l.rtc.lowered, C.uintptr_t(h), cexpr, &out), expr); err != nil {
+		return "", err
+	}
+	if out == nil {
+		return "", hipsys.NewRTCError(name, call, hipsys.RTCErrorNameExpressionNotValid, expr+": hiprtc gave no name")
+	}
+	return C.GoString(out), nil
+}
+
 func (l *library) destroy(h uintptr) error {
 	if err := l.rtcReady("hiprtcDestroyProgram"); err != nil {
 		return err

@@ -108,6 +108,9 @@ type rtcSyms struct {
 	major, minor                 int    // hiprtcVersion; -1 where the library has no such call
 	create, compile, destroy     unsafe.Pointer
 	logSize, log, codeSize, code unsafe.Pointer
+	// Name expressions: looked up, not required (identify), so that a hiprtc without them
+	// still compiles; the calls that need them say they are missing.
+	addName, lowered unsafe.Pointer
 }
 
 func (r *rtcSyms) entries() []dl.Entry {

@@ -139,6 +139,13 @@ int amdt_rtc_destroy(void* f, uintptr_t prog) {
 	return ((int (*)(void**))f)(&p);
 }
 int amdt_rtc_version(void* f, int* major, int* minor) { return ((int (*)(int*, int*))f)(major, minor); }
+int amdt_rtc_add_name(void* f, uintptr_t prog, char* expr) {
+	return ((int (*)(void*, const char*))f)((void*)prog, expr);
+}
+/* *out points into the program, valid until it is destroyed. */
+int amdt_rtc_lowered(void* f, uintptr_t prog, char* expr, const char** out) {
+	return ((int (*)(void*, const char*, const char**))f)((void*)prog, expr, out);
+}
 // comgr's ISA list (amd_comgr_get_isa_count / amd_comgr_get_isa_name).
 int amdt_isa_count(void* f, size_t* n) { return ((int (*)(size_t*))f)(n); }
 int amdt_isa_name(void* f, size_t i, char* out, size_t cap) {

@@ -43,6 +43,8 @@ int amdt_rtc_size(void* f, uintptr_t prog, size_t* n);
 int amdt_rtc_get(void* f, uintptr_t prog, char* out);
 int amdt_rtc_destroy(void* f, uintptr_t prog);
 int amdt_rtc_version(void* f, int* major, int* minor);
+int amdt_rtc_add_name(void* f, uintptr_t prog, char* expr);
+int amdt_rtc_lowered(void* f, uintptr_t prog, char* expr, const char** out);
 int amdt_isa_count(void* f, size_t* n);
 int amdt_isa_name(void* f, size_t i, char* out, size_t cap);
 int amdt_lib_path(void* sym, char* out, size_t cap);

@@ -33,6 +33,7 @@ func Run(t *testing.T, p hipsys.Platform) {
 	t.Run("streams", s.streams)
 	t.Run("events", s.events)
 	t.Run("hiprtc", s.rtc)
+	t.Run("name expressions", s.names)
 	t.Run("modules", s.moduleErrors)
 	t.Run("kernels", s.kernels)
 	t.Run("kernel parameters", s.kernelParams)

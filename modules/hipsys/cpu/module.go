@@ -61,8 +61,9 @@ func (p *Platform) ModuleLoadData(image []byte) (hipsys.Module, error) {
 	return hipsys.Module(p.modules.add(&module{jm: jm, fns: map[string]hipsys.Function{}, globals: map[uintptr]struct{}{}})), nil
 }
 
-// ModuleGetFunction finds an extern "C" __global__ entry point. Asking twice for one
-// name gives the same handle.
+// ModuleGetFunction finds an extern "C" __global__ entry point by its name, or a kernel
+// a name expression of the program designated by its lowered name (RTCGetLoweredName).
+// Asking twice for one name gives the same handle.
 func (p *Platform) ModuleGetFunction(mh hipsys.Module, name string) (hipsys.Function, error) {
 	const call = "hipModuleGetFunction"
 	m := p.modules.get(uintptr(mh))

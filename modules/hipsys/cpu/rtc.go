@@ -2,21 +2,29 @@ package cpu
 
 import (
 	"errors"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
 )
 
-// program is a hiprtc program: its source until compiled, then its image and log. mu
-// serializes compiles of one program; different programs compile in parallel.
+// program is a hiprtc program: its source and name expressions until compiled, then its
+// image, log and lowered names. mu serializes compiles of one program; different programs
+// compile in parallel.
 type program struct {
 	mu       sync.Mutex
 	source   string
 	name     string
 	headers  []hipsys.Header
+	exprs    []string          // name expressions, in the order first added
+	lowered  map[string]string // expression -> lowered name, after a successful compile
 	image    []byte
 	log      string
 	compiled bool
+	tried    bool // a compile ran: no more name expressions
 }
 
 // RTCCreateProgram keeps the source and in-memory headers for a later compile. An
@@ -51,10 +59,14 @@ func (p *Platform) RTCCompileProgram(h hipsys.Program, options []string) error {
 	}
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	image, log, err := p.compiler.Compile(pr.source, pr.name, pr.headers, options)
+	pr.tried = true
+	image, log, err := p.compiler.CompileNamed(pr.source, pr.name, pr.headers, options, pr.exprs)
 	pr.log = log
+	if err == nil {
+		pr.lowered, err = jit.LoweredNames(image)
+	}
 	if err != nil {
-		pr.image, pr.compiled = nil, false
+		pr.image, pr.compiled, pr.lowered = nil, false, nil
 		var he *hipsys.Error
 		if errors.As(err, &he) && he.RTCStatus != hipsys.RTCSuccess {
 			if he.Detail == "" && log != "" {
@@ -72,6 +84,49 @@ func (p *Platform) RTCCompileProgram(h hipsys.Program, options []string) error {
 	}
 	pr.image, pr.compiled = image, true
 	return nil
+}
+
+// RTCAddNameExpression adds a name expression for the compile to resolve with the C++
+// compiler's own mangling (jit.Compiler.CompileNamed). Only before the first compile.
+func (p *Platform) RTCAddNameExpression(h hipsys.Program, expr string) error {
+	const call = "hiprtcAddNameExpression"
+	pr, err := p.program(call, h)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(expr) == "" || strings.ContainsRune(expr, 0) {
+		return hipsys.NewRTCError(name, call, hipsys.RTCErrorInvalidInput, "empty name expression")
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.tried {
+		return hipsys.NewRTCError(name, call, hipsys.RTCErrorNoNameExpressionsAfterCompile, "the program was compiled")
+	}
+	if !slices.Contains(pr.exprs, expr) {
+		pr.exprs = append(pr.exprs, expr)
+	}
+	return nil
+}
+
+// RTCGetLoweredName is the symbol the compile resolved expr to, the name
+// ModuleGetFunction takes for its kernel.
+func (p *Platform) RTCGetLoweredName(h hipsys.Program, expr string) (string, error) {
+	const call = "hiprtcGetLoweredName"
+	pr, err := p.program(call, h)
+	if err != nil {
+		return "", err
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if !pr.compiled {
+		return "", hipsys.NewRTCError(name, call, hipsys.RTCErrorNoLoweredNamesBeforeCompile, "the program is not compiled")
+	}
+	lowered, ok := pr.lowered[expr]
+	if !ok {
+		return "", hipsys.NewRTCError(name, call, hipsys.RTCErrorNameExpressionNotValid,
+			"name expression "+strconv.Quote(expr)+" was not added before the compile")
+	}
+	return lowered, nil
 }
 
 // RTCGetProgramLog is the last compile's log ("" before any compile).

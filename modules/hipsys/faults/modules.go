@@ -141,6 +141,13 @@ func (w *Platform) RTCCreateProgram(source, name string, headers []hipsys.Header
 	return created(w, liveProgram, prog, 0, err)
 }
 
+func (w *Platform) RTCAddNameExpression(prog hipsys.Program, expr string) error {
+	if err := w.check(cRTCAddNameExpression); err != nil {
+		return err
+	}
+	return w.inner.RTCAddNameExpression(prog, expr)
+}
+
 func (w *Platform) RTCCompileProgram(prog hipsys.Program, options []string) error {
 	if err := w.check(cRTCCompileProgram); err != nil {
 		return err
@@ -160,6 +167,13 @@ func (w *Platform) RTCGetCode(prog hipsys.Program) ([]byte, error) {
 		return nil, err
 	}
 	return w.inner.RTCGetCode(prog)
+}
+
+func (w *Platform) RTCGetLoweredName(prog hipsys.Program, expr string) (string, error) {
+	if err := w.check(cRTCGetLoweredName); err != nil {
+		return "", err
+	}
+	return w.inner.RTCGetLoweredName(prog, expr)
 }
 
 func (w *Platform) RTCDestroyProgram(prog hipsys.Program) error {

@@ -63,9 +63,11 @@ const (
 	cGraphDestroy
 
 	cRTCCreateProgram
+	cRTCAddNameExpression
 	cRTCCompileProgram
 	cRTCGetProgramLog
 	cRTCGetCode
+	cRTCGetLoweredName
 	cRTCDestroyProgram
 
 	cDeviceCanAccessPeer
@@ -117,9 +119,10 @@ var methods = map[string]call{
 	"GraphUpload": cGraphUpload, "GraphLaunch": cGraphLaunch,
 	"GraphExecDestroy": cGraphExecDestroy, "GraphDestroy": cGraphDestroy,
 
-	"RTCCreateProgram": cRTCCreateProgram, "RTCCompileProgram": cRTCCompileProgram,
-	"RTCGetProgramLog": cRTCGetProgramLog, "RTCGetCode": cRTCGetCode,
-	"RTCDestroyProgram": cRTCDestroyProgram,
+	"RTCCreateProgram": cRTCCreateProgram, "RTCAddNameExpression": cRTCAddNameExpression,
+	"RTCCompileProgram": cRTCCompileProgram,
+	"RTCGetProgramLog":  cRTCGetProgramLog, "RTCGetCode": cRTCGetCode,
+	"RTCGetLoweredName": cRTCGetLoweredName, "RTCDestroyProgram": cRTCDestroyProgram,
 
 	"DeviceCanAccessPeer": cDeviceCanAccessPeer, "DeviceEnablePeerAccess": cDeviceEnablePeerAccess,
 	"MemcpyPeerAsync": cMemcpyPeerAsync,

@@ -18,6 +18,8 @@ typedef nvrtcResult (*nv_compile_fn)(nvrtcProgram, int, const char* const*);
 typedef nvrtcResult (*nv_destroy_fn)(nvrtcProgram*);
 typedef nvrtcResult (*nv_size_fn)(nvrtcProgram, size_t*);
 typedef nvrtcResult (*nv_get_fn)(nvrtcProgram, char*);
+typedef nvrtcResult (*nv_add_name_fn)(nvrtcProgram, const char*);
+typedef nvrtcResult (*nv_lowered_fn)(nvrtcProgram, const char*, const char**);
 
 // getNumSupportedArchs and getSupportedArchs are optional (NVRTC 11.2 and later).
 struct cubehip_nvrtc {
@@ -28,6 +30,8 @@ struct cubehip_nvrtc {
 	nv_destroy_fn destroyProgram;
 	nv_size_fn getProgramLogSize, getCUBINSize, getPTXSize;
 	nv_get_fn getProgramLog, getCUBIN, getPTX;
+	nv_add_name_fn addNameExpression;
+	nv_lowered_fn getLoweredName;
 };
 extern struct cubehip_nvrtc cubehip_nvrtc;
 

@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -17,6 +18,10 @@ type program struct {
 	mu       sync.Mutex
 	compiled bool
 	cubin    bool // RTCGetCode returns CUBIN (else PTX)
+	// The name expressions given to NVRTC, and whether a compile ran: the statuses for
+	// asking at the wrong time are decided here, as on the other platforms.
+	exprs map[string]bool
+	tried bool
 	// refused is the log of a program that launches a kernel from device code
 	// (hipsys.DeviceLaunchLog): its compile fails with it, before NVRTC runs, though
 	// NVRTC could build it with relocatable code and the device runtime, which HIP has
@@ -86,6 +91,7 @@ func (p *Platform) RTCCompileProgram(h hipsys.Program, options []string) error {
 
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
+	pr.tried, pr.compiled = true, false
 	if pr.refused != "" {
 		return hipsys.NewRTCError(platformName, call, hipsys.RTCErrorCompilation, pr.refused)
 	}
@@ -116,6 +122,72 @@ func compileOptions(user []string, cc int, nv *nvrtcLib) ([]string, bool) {
 		opts = append(opts, "-I"+d)
 	}
 	return opts, cubin
+}
+
+// RTCAddNameExpression is nvrtcAddNameExpression, before the program compiles: NVRTC
+// instantiates what expr names and reports its mangled name (RTCGetLoweredName).
+func (p *Platform) RTCAddNameExpression(h hipsys.Program, expr string) error {
+	const call = "hiprtcAddNameExpression"
+	pr, err := p.program(call, h)
+	if err != nil {
+		return err
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	switch {
+	case strings.TrimSpace(expr) == "" || strings.ContainsRune(expr, 0):
+		return hipsys.NewRTCError(platformName, call, hipsys.RTCErrorInvalidInput, "empty name expression")
+	case pr.tried:
+		return hipsys.NewRTCError(platformName, call, hipsys.RTCErrorNoNameExpressionsAfterCompile, "the program was compiled")
+	case pr.exprs[expr]:
+		return nil
+	case C.cubehip_nvrtc.addNameExpression == nil:
+		return hipsys.NewRTCError(platformName, call, hipsys.RTCErrorInternalError, "NVRTC has no nvrtcAddNameExpression")
+	}
+	cexpr := C.CString(expr)
+	defer C.free(unsafe.Pointer(cexpr))
+	// SAFETY: cexpr is C memory freed after the call; NVRTC copies it.
+	if err := nvrtcError(call, int32(C.nv_add_name(C.uintptr_t(h), cexpr)), expr); err != nil {
+		return err
+	}
+	if pr.exprs == nil {
+		pr.exprs = map[string]bool{}
+	}
+	pr.exprs[expr] = true
+	return nil
+}
+
+// RTCGetLoweredName is nvrtcGetLoweredName after a successful compile, for an
+// expression added before it: the name ModuleGetFunction takes.
+func (p *Platform) RTCGetLoweredName(h hipsys.Program, expr string) (string, error) {
+	const call = "hiprtcGetLoweredName"
+	pr, err := p.program(call, h)
+	if err != nil {
+		return "", err
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	switch {
+	case !pr.compiled:
+		return "", hipsys.NewRTCError(platformName, call, hipsys.RTCErrorNoLoweredNamesBeforeCompile, "the program is not compiled")
+	case !pr.exprs[expr]:
+		return "", hipsys.NewRTCError(platformName, call, hipsys.RTCErrorNameExpressionNotValid,
+			"name expression "+strconv.Quote(expr)+" was not added before the compile")
+	case C.cubehip_nvrtc.getLoweredName == nil:
+		return "", hipsys.NewRTCError(platformName, call, hipsys.RTCErrorInternalError, "NVRTC has no nvrtcGetLoweredName")
+	}
+	cexpr := C.CString(expr)
+	defer C.free(unsafe.Pointer(cexpr))
+	var out *C.char
+	// SAFETY: cexpr is C memory freed after the call; out points into the program, which
+	// pr's lock keeps from being destroyed while it is copied.
+	if err := nvrtcError(call, int32(C.nv_lowered(C.uintptr_t(h), cexpr, &out)), expr); err != nil {
+		return "", err
+	}
+	if out == nil {
+		return "", hipsys.NewRTCError(platformName, call, hipsys.RTCErrorNameExpressionNotValid, expr+": NVRTC gave no name")
+	}
+	return C.GoString(out), nil
 }
 
 // RTCGetProgramLog is the compile log (warnings too), empty when there was nothing to say.
@@ -183,8 +255,13 @@ func (p *Platform) RTCGetCode(h hipsys.Program) ([]byte, error) {
 // RTCDestroyProgram frees the program; its handle is invalid at once.
 func (p *Platform) RTCDestroyProgram(h hipsys.Program) error {
 	const call = "hiprtcDestroyProgram"
-	if _, ok := p.programs.take(uintptr(h)); !ok {
+	pr, ok := p.programs.take(uintptr(h))
+	if !ok {
 		return hipsys.NewRTCError(platformName, call, hipsys.RTCErrorInvalidProgram, fmt.Sprintf("program %#x", uintptr(h)))
 	}
+	// A call in flight on the program (a compile, a lowered name being copied out of it)
+	// finishes first.
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
 	return nvrtcError(call, int32(C.nv_destroy(C.uintptr_t(h))), "")
 }

@@ -69,6 +69,7 @@ func openNVRTC() (*nvrtcLib, error) {
 		entry(&f.getProgramLogSize, "nvrtcGetProgramLogSize"), entry(&f.getProgramLog, "nvrtcGetProgramLog"),
 		entry(&f.getCUBINSize, "nvrtcGetCUBINSize"), entry(&f.getCUBIN, "nvrtcGetCUBIN"),
 		entry(&f.getPTXSize, "nvrtcGetPTXSize"), entry(&f.getPTX, "nvrtcGetPTX"),
+		entry(&f.addNameExpression, "nvrtcAddNameExpression"), entry(&f.getLoweredName, "nvrtcGetLoweredName"),
 	}); err != nil {
 		return nil, err
 	}

@@ -24,3 +24,13 @@ func swapParamInfoEntry(entry unsafe.Pointer) unsafe.Pointer {
 	*f = entry
 	return old
 }
+
+// swapNameEntries puts add and lowered where NVRTC's nvrtcAddNameExpression and
+// nvrtcGetLoweredName are called (nil: a library without them) and returns the ones
+// before: the name expression tests run over rawdriver's fakes, with no NVRTC.
+func swapNameEntries(add, lowered unsafe.Pointer) (oldAdd, oldLowered unsafe.Pointer) {
+	a, l := entryAddr(&C.cubehip_nvrtc.addNameExpression), entryAddr(&C.cubehip_nvrtc.getLoweredName)
+	oldAdd, oldLowered = *a, *l
+	*a, *l = add, lowered
+	return oldAdd, oldLowered
+}

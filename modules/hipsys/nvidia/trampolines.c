@@ -421,6 +421,13 @@ nvrtcResult nv_code_size(uintptr_t p, int cubin, size_t* n) {
 	if (cubin) return cubehip_nvrtc.getCUBINSize((nvrtcProgram)p, n);
 	return cubehip_nvrtc.getPTXSize((nvrtcProgram)p, n);
 }
+nvrtcResult nv_add_name(uintptr_t p, const char* expr) {
+	return cubehip_nvrtc.addNameExpression((nvrtcProgram)p, expr);
+}
+/* *out points into the program, valid until it is destroyed. */
+nvrtcResult nv_lowered(uintptr_t p, const char* expr, const char** out) {
+	return cubehip_nvrtc.getLoweredName((nvrtcProgram)p, expr, out);
+}
 nvrtcResult nv_code(uintptr_t p, int cubin, char* out) {
 	if (cubin) return cubehip_nvrtc.getCUBIN((nvrtcProgram)p, out);
 	return cubehip_nvrtc.getPTX((nvrtcProgram)p, out);

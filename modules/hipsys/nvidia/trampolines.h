@@ -120,6 +120,8 @@ nvrtcResult nv_log_size(uintptr_t p, size_t* n);
 nvrtcResult nv_log(uintptr_t p, char* out);
 nvrtcResult nv_code_size(uintptr_t p, int cubin, size_t* n);
 nvrtcResult nv_code(uintptr_t p, int cubin, char* out);
+nvrtcResult nv_add_name(uintptr_t p, const char* expr);
+nvrtcResult nv_lowered(uintptr_t p, const char* expr, const char** out);
 
 // Peers.
 CUresult cu_can_access_peer(int* v, int dev, int peer);

@@ -58,6 +58,19 @@ func (c *Compiler) root() string { return workDir(c.cacheDir) }
 // running the compiler. It blocks for the length of the compile (about a second with g++
 // -O3) otherwise.
 func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options []string) ([]byte, string, error) {
+	return c.CompileNamed(source, name, headers, options, nil)
+}
+
+// CompileNamed is Compile with the program's name expressions (names.go): each is
+// resolved by the C++ compiler, and the code object records its lowered name
+// (LoweredNames) and, for a kernel, a launcher that Module.Function finds by that name.
+// An expression that resolves to nothing fails the compile, the log saying why.
+func (c *Compiler) CompileNamed(source, name string, headers []hipsys.Header, options, exprs []string) ([]byte, string, error) {
+	for _, e := range exprs {
+		if strings.TrimSpace(e) == "" || strings.ContainsRune(e, 0) {
+			return nil, "", hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInvalidInput, "name expression "+strconv.Quote(e)+" is empty or holds a NUL")
+		}
+	}
 	// g++ would read child<<<g, b>>>() as shifts and fail with a syntax error; every
 	// platform refuses dynamic parallelism with the same log instead.
 	if refused := hipsys.DeviceLaunchLog(source, sourceName(name), headers); refused != "" {
@@ -75,6 +88,9 @@ func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options
 		hs[i] = header{h.Name, h.Source}
 	}
 	key := cacheKey(codeKey(tc, options), hs, source)
+	if len(exprs) > 0 {
+		key = namedKey(key, exprs)
+	}
 
 	c.mu.Lock()
 	if img, ok := c.memory[key]; ok {
@@ -90,7 +106,7 @@ func (c *Compiler) Compile(source, name string, headers []hipsys.Header, options
 	c.flight[key] = f
 	c.mu.Unlock()
 
-	f.image, f.log, f.err = c.compileMiss(tc, key, source, name, hs, options)
+	f.image, f.log, f.err = c.compileMiss(tc, key, source, name, hs, options, exprs)
 	c.mu.Lock()
 	delete(c.flight, key)
 	if f.err == nil {
@@ -117,7 +133,7 @@ func (c *Compiler) CodeIdentity(options []string) (string, error) {
 }
 
 // compileMiss looks on disk, then compiles and stores.
-func (c *Compiler) compileMiss(tc *toolchain, key, source, name string, headers []header, options []string) ([]byte, string, error) {
+func (c *Compiler) compileMiss(tc *toolchain, key, source, name string, headers []header, options, exprs []string) ([]byte, string, error) {
 	path := filepath.Join(c.root(), "obj", key[:2], key+".img")
 	if img, ok := unsealObject(key, readCached(path)); ok {
 		if _, err := decodeImage(img); err == nil {
@@ -125,7 +141,7 @@ func (c *Compiler) compileMiss(tc *toolchain, key, source, name string, headers 
 			return img, "", nil
 		}
 	}
-	img, log, err := c.build(tc, source, name, headers, options)
+	img, log, err := c.build(tc, source, name, headers, options, exprs)
 	if err != nil {
 		return nil, log, err
 	}
@@ -138,7 +154,7 @@ func (c *Compiler) compileMiss(tc *toolchain, key, source, name string, headers 
 
 // build runs the compiler in a scratch directory: the (rewritten) source plus the
 // generated launchers as one translation unit, the headers beside it.
-func (c *Compiler) build(tc *toolchain, source, name string, headers []header, options []string) ([]byte, string, error) {
+func (c *Compiler) build(tc *toolchain, source, name string, headers []header, options, exprs []string) ([]byte, string, error) {
 	internal := func(err error) error {
 		return hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorInternalError, err.Error())
 	}
@@ -179,7 +195,8 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		}
 		live = liveLines(tc, tmp, file, source, ppFlags(common))
 	}
-	prog := scanLive(source, live)
+	prog := scanLive(source, live, len(exprs) > 0)
+	prog.exprs = exprs
 	// Implicit warp-synchronous code would run with wrong results (warpsync.go): refused.
 	refused := warpSynchronous(source, file, live)
 	for _, h := range headers {
@@ -255,6 +272,9 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	}
 	for _, e := range prog.entries {
 		im.entries = append(im.entries, e.Name)
+	}
+	if im.names, err = prog.nameRecords(obj); err != nil {
+		return nil, log, internal(err)
 	}
 	return im.encode(), log, nil
 }

@@ -11,6 +11,8 @@
 //
 //	NewCompiler(cacheDir string) *Compiler          // "" = DefaultCacheDir()
 //	(*Compiler).Compile(source, name string, headers []hipsys.Header, options []string) (image []byte, log string, err error)
+//	(*Compiler).CompileNamed(source, name string, headers []hipsys.Header, options, exprs []string) (image []byte, log string, err error)
+//	LoweredNames(image []byte) (map[string]string, error) // name expression -> lowered name
 //	Load(image []byte) (*Module, error)
 //	(*Module).Function(name string) (*Function, error)
 //	(*Module).Close() error
@@ -55,8 +57,11 @@
 //
 // Before compiling, the source is scanned (entries.go) for its extern "C" __global__
 // definitions (also inside extern "C" { } blocks and namespaces, with __launch_bounds__
-// before or after __global__); templates and C++-linkage kernels are not entries, as on
-// the GPU platforms. Each entry body is wrapped in CUBEHIP_THREADS_BEGIN/END: the
+// before or after __global__); templates and C++-linkage kernels are not entries by their
+// own names, as on the GPU platforms. With name expressions (CompileNamed; hiprtc's
+// hiprtcAddNameExpression), their bodies are wrapped as the entries' are, and each
+// expression naming a kernel gets a launcher that Module.Function finds by the symbol the
+// C++ compiler gave it, its lowered name (names.go). Each entry body is wrapped in CUBEHIP_THREADS_BEGIN/END: the
 // original body becomes a lambda taking blockIdx and threadIdx (blockDim and gridDim are
 // locals it captures), called once per thread by loops over the blocks of the call's
 // range and their threads (so `return` ends a thread and each thread has its own copy of

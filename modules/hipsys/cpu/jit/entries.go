@@ -9,7 +9,9 @@ import (
 // program is what the jit learns from a kernel source before compiling it.
 type program struct {
 	entries     []entry  // extern "C" __global__ functions, in source order
-	bodies      []body   // the entries' bodies, wrapped in the thread loop before compiling
+	bodies      []body   // the kernels' bodies, wrapped in the thread loop before compiling
+	cxx         bool     // C++-linkage and template kernels are wrapped too (for name expressions)
+	exprs       []string // the program's name expressions (names.go), in the order added
 	shared      []shared // extern __shared__ declarations, rewritten before compiling
 	barrier     bool     // the source names __syncthreads
 	warps       bool     // the source names a warp function: fiber entries scheduled as warps too
@@ -65,24 +67,26 @@ type scope struct {
 }
 
 // scan finds the entry points and dynamic shared declarations of src.
-func scan(src string) *program { return scanLive(src, nil) }
+func scan(src string) *program { return scanLive(src, nil, false) }
 
 // scanLive is scan taking only what sits on live lines (1-based; nil = every line): the
 // lines the preprocessor kept, so a kernel in a disabled #if block is not an entry. With
 // regions on, shuffle helpers are inlined into the entries first (inline.go), when that
-// lets an entry run as regions.
-func scanLive(src string, live map[int]bool) *program {
+// lets an entry run as regions. With cxx, the bodies of C++-linkage and template
+// __global__ definitions are wrapped as the entries' are, for the launchers of the
+// program's name expressions (names.go); they are still not entries by their own name.
+func scanLive(src string, live map[int]bool, cxx bool) *program {
 	why := ""
 	if regionsEnabled() {
 		var in string
 		if in, why = inlineHelpers(src); in != src {
-			if p := scanSource(in, live); p.regions() {
+			if p := scanSource(in, live, cxx); p.regions() {
 				p.orig = src
 				return p
 			}
 		}
 	}
-	p := scanSource(src, live)
+	p := scanSource(src, live, cxx)
 	if why != "" {
 		// A shuffle left in a helper is why the entries run as fibers: say why it stayed.
 		for i := range p.bodies {
@@ -95,9 +99,9 @@ func scanLive(src string, live map[int]bool) *program {
 }
 
 // scanSource scans src as it is.
-func scanSource(src string, live map[int]bool) *program {
+func scanSource(src string, live map[int]bool, cxx bool) *program {
 	toks := tokenize(src)
-	p := &program{src: src, live: live}
+	p := &program{src: src, live: live, cxx: cxx}
 	lines := newLineIndex(src)
 	alive := func(tok token) bool { return live == nil || live[lines.of(tok.start)] }
 	var stack []scope
@@ -145,7 +149,11 @@ func scanSource(src string, live map[int]bool) *program {
 			}
 		case t.text == "__global__" && !inFunction():
 			at, ok := kernelName(toks, i)
-			if !ok || !alive(toks[at]) || !(externC() || declaredExternC(toks, i)) {
+			if !ok || !alive(toks[at]) {
+				continue
+			}
+			isEntry := externC() || declaredExternC(toks, i)
+			if !isEntry && !cxx {
 				continue
 			}
 			// Only a definition is an entry: the launcher relies on the body being wrapped
@@ -156,7 +164,7 @@ func scanSource(src string, live map[int]bool) *program {
 				continue
 			}
 			p.bodies = append(p.bodies, b)
-			if name := toks[at].text; !seen[name] {
+			if name := toks[at].text; isEntry && !seen[name] {
 				seen[name] = true
 				p.entries = append(p.entries, entry{Name: name, Ref: qualify(stack, name)})
 			}
@@ -204,6 +212,7 @@ func (p *program) plan(src string, toks []token, why string) {
 	var edits []edit
 	regions := regionsEnabled()
 	macros := pureMacros(src)
+	regionEdits := make([][]edit, len(p.bodies))
 	for i := range p.bodies {
 		b := &p.bodies[i]
 		switch {
@@ -216,11 +225,18 @@ func (p *program) plan(src string, toks []token, why string) {
 		default:
 			e, reason := formRegions(src, toks, b.openTok, b.closeTok, b.params, macros)
 			if reason == "" {
-				b.mode = modeRegions
-				edits = append(edits, e...)
+				b.mode, regionEdits[i] = modeRegions, e
 				continue
 			}
 			b.mode, b.why = modeFiber, reason
+		}
+	}
+	unifyModes(p.bodies)
+	for i := range p.bodies {
+		b := &p.bodies[i]
+		if b.mode == modeRegions {
+			edits = append(edits, regionEdits[i]...)
+			continue
 		}
 		begin, end := "{ CUBEHIP_THREADS_BEGIN ", " CUBEHIP_THREADS_END }"
 		if b.mode == modeFiber {
@@ -244,6 +260,25 @@ func (p *program) plan(src string, toks []token, why string) {
 	p.tlsBuiltins = p.tlsBuiltins || p.warps && p.fibers()
 }
 
+// unifyModes runs every body of a name as fibers when one of them does: a launcher
+// knows its kernel by name only (the name expression's, names.go; an entry's), and a
+// launcher of one mode runs a body wrapped for the other wrongly. Bodies share a name
+// where a template has specializations or a kernel overloads; a fiber runs any body
+// correctly, only slower.
+func unifyModes(bodies []body) {
+	fiber := map[string]string{}
+	for _, b := range bodies {
+		if _, ok := fiber[b.name]; !ok && b.mode == modeFiber {
+			fiber[b.name] = b.why
+		}
+	}
+	for i := range bodies {
+		if why, ok := fiber[bodies[i].name]; ok && bodies[i].mode != modeFiber {
+			bodies[i].mode, bodies[i].why = modeFiber, "another kernel named "+bodies[i].name+" runs as fibers: "+why
+		}
+	}
+}
+
 // withHeaders replans every entry as fibers when an in-memory header names a barrier or
 // a warp function: a __device__ function there may hold it.
 func (p *program) withHeaders(headers []header) {
@@ -263,7 +298,8 @@ func (p *program) fallBack(why string) {
 		return
 	}
 	if p.orig != "" {
-		q := scanSource(p.orig, p.live)
+		q := scanSource(p.orig, p.live, p.cxx)
+		q.exprs = p.exprs
 		q.barrier = q.barrier || p.barrier
 		q.warps = q.warps || p.warps
 		q.tlsBuiltins = q.tlsBuiltins || p.tlsBuiltins
@@ -470,7 +506,11 @@ func builtinsOutside(src string, bodies []body) bool {
 // kernelBody finds the braces of the function whose name is toks[at]: past its parameter
 // list and any trailing attributes, a "{" (a definition) rather than a ";".
 func kernelBody(toks []token, at int) (body, bool) {
-	i := skipParens(toks, at+1)
+	lp := at + 1 // the parameter list's "(", after an explicit specialization's <...>
+	if lp < len(toks) && toks[lp].text == "<" {
+		lp = skipAngles(toks, lp)
+	}
+	i := skipParens(toks, lp)
 	for i < len(toks) && toks[i].text != "{" {
 		switch {
 		case toks[i].text == ";":
@@ -484,7 +524,7 @@ func kernelBody(toks []token, at int) (body, bool) {
 	if i >= len(toks) {
 		return body{}, false
 	}
-	b := body{name: toks[at].text, params: paramNames(toks, at+1), open: toks[i].start, openTok: i}
+	b := body{name: toks[at].text, params: paramNames(toks, lp), open: toks[i].start, openTok: i}
 	depth := 0
 	for ; i < len(toks); i++ {
 		switch t := toks[i]; {
@@ -555,7 +595,8 @@ func declaredExternC(toks []token, at int) bool {
 }
 
 // kernelName finds the name declared by the __global__ at toks[at] and returns its
-// index: the first identifier followed by "(" that is not an attribute
+// index: the first identifier followed by "(" (or by template arguments and "(") that is
+// not an attribute
 // (__launch_bounds__ may come before or after __global__, and the return type between).
 func kernelName(toks []token, at int) (int, bool) {
 	for i := at + 1; i+1 < len(toks); {
@@ -565,6 +606,14 @@ func kernelName(toks []token, at int) (int, bool) {
 			i = skipParens(toks, i+1)
 		case t.kind == 'i' && toks[i+1].text == "(":
 			return i, true
+		case t.kind == 'i' && toks[i+1].text == "<":
+			// An explicit specialization names its arguments before the parameters
+			// (`k<int>(`); a templated return type does not.
+			j := skipAngles(toks, i+1)
+			if j < len(toks) && toks[j].text == "(" {
+				return i, true
+			}
+			i = j
 		case t.text == ";" || t.text == "{" || t.text == "(":
 			return 0, false
 		default:
@@ -687,5 +736,6 @@ func (p *program) tail() string {
 		}
 		b.WriteString("CUBEHIP_ENTRY(" + e.Name + ", " + e.Ref + ", " + mode + ")\n")
 	}
+	b.WriteString(p.namedTail(fiber))
 	return b.String()
 }

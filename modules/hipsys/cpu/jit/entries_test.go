@@ -131,7 +131,7 @@ func TestMainFileLines(t *testing.T) {
 
 func TestScanLiveSkipsRemovedLines(t *testing.T) {
 	src := "#if 0\nextern \"C\" __global__ void dead(int* p) { extern __shared__ int s[]; }\n#endif\nextern \"C\" __global__ void live(int* p) {}\n"
-	p := scanLive(src, map[int]bool{4: true})
+	p := scanLive(src, map[int]bool{4: true}, false)
 	assert.Equal(t, []entry{{"live", "live"}}, p.entries)
 	assert.Empty(t, p.shared)
 	assert.Len(t, p.bodies, 1)

@@ -32,9 +32,12 @@ const (
 type Module struct {
 	handle  unsafe.Pointer // dlopen handle
 	barrier bool
-	entries map[string]bool
-	globals map[string]symbol // the object's variables, by symbol name
-	base    uintptr           // the address the object was loaded at: a symbol's is base+value
+	entries map[string]string // kernel name -> its launcher's suffix (cubehip_run_<suffix>)
+	// unwrapped are the lowered names of name expressions that designate no kernel the jit
+	// wrapped (a kernel defined in a header or by a macro, a __device__ function or variable).
+	unwrapped map[string]bool
+	globals   map[string]symbol // the object's variables, by symbol name
+	base      uintptr           // the address the object was loaded at: a symbol's is base+value
 
 	users  atomic.Int64 // launches in flight
 	closed atomic.Bool
@@ -69,14 +72,24 @@ func Load(image []byte) (*Module, error) {
 	if h == nil {
 		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, why)
 	}
-	m := &Module{handle: h, barrier: im.flags&flagBarrier != 0, entries: map[string]bool{}, funcs: map[string]*Function{}}
+	m := &Module{handle: h, barrier: im.flags&flagBarrier != 0, entries: map[string]string{}, unwrapped: map[string]bool{}, funcs: map[string]*Function{}}
 	abi := m.sym("cubehip_abi_version")
 	if abi == nil || C.cubehip_call_abi(abi) != C.CUBEHIP_ABI_VERSION {
 		C.cubehip_dlclose(h)
 		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, "code object built for another cubehip ABI")
 	}
 	for _, e := range im.entries {
-		m.entries[e] = true
+		m.entries[e] = e
+	}
+	for _, n := range im.names {
+		if _, ok := m.entries[n.lowered]; ok {
+			continue // an extern "C" entry's own name, or two expressions for one kernel
+		}
+		if n.launcher == "" {
+			m.unwrapped[n.lowered] = true
+			continue
+		}
+		m.entries[n.lowered] = n.launcher
 	}
 	globals, anchor, ok := objectSymbols(im.object, "cubehip_abi_version")
 	if !ok {
@@ -111,9 +124,10 @@ func lookup(h unsafe.Pointer, name string) unsafe.Pointer {
 	return C.cubehip_dlsym(h, cn)
 }
 
-// Function looks up an extern "C" __global__ entry by name. The same *Function is
-// returned for every lookup of a name. Errors: hipErrorNotFound for a name the module
-// does not define, hipErrorInvalidHandle after Close.
+// Function looks up a kernel by name: an extern "C" __global__ entry by its own, or a
+// kernel a name expression of the program designated by its lowered name (CompileNamed).
+// The same *Function is returned for every lookup of a name. Errors: hipErrorNotFound for
+// a name the module does not define, hipErrorInvalidHandle after Close.
 func (m *Module) Function(name string) (*Function, error) {
 	if m == nil {
 		return nil, hipsys.NewError("cpu", callGetFunction, hipsys.ErrorInvalidHandle, "nil module")
@@ -126,11 +140,17 @@ func (m *Module) Function(name string) (*Function, error) {
 	if f, ok := m.funcs[name]; ok {
 		return f, nil
 	}
-	notFound := hipsys.NewError("cpu", callGetFunction, hipsys.ErrorNotFound, "no kernel named "+name+` (only extern "C" __global__ functions are entry points)`)
-	if !m.entries[name] {
+	notFound := hipsys.NewError("cpu", callGetFunction, hipsys.ErrorNotFound, "no kernel named "+name+
+		` (the entry points are extern "C" __global__ functions, by their names, and the kernels the program's name expressions designate, by their lowered names)`)
+	if m.unwrapped[name] {
+		return nil, hipsys.NewError("cpu", callGetFunction, hipsys.ErrorNotFound, name+" is what a name expression designates, "+
+			"but no __global__ definition in the program's source that the cpu device runs as a kernel (one in a header or a macro, or no kernel at all)")
+	}
+	suffix, ok := m.entries[name]
+	if !ok {
 		return nil, notFound
 	}
-	run, sig := m.sym("cubehip_run_"+name), m.sym("cubehip_sig_"+name)
+	run, sig := m.sym("cubehip_run_"+suffix), m.sym("cubehip_sig_"+suffix)
 	if run == nil || sig == nil {
 		return nil, notFound
 	}

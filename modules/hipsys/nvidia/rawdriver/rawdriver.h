@@ -73,6 +73,11 @@ void rawd_fake_reset(uintptr_t refuse, unsigned delay_us);
 void rawd_fake_set_params(const uint64_t* offsets, const uint64_t* sizes, int n);
 int rawd_fake_count(void);
 void rawd_fake_call(int i, uintptr_t* fn, uint64_t* arg, uintptr_t* thread);
+
+// The fake NVRTC name expression calls (fakenvrtc.c).
+void* rawd_fake_add_name_entry(void);
+void* rawd_fake_lowered_entry(void);
+void rawd_fake_names_reset(void);
 uintptr_t rawd_thread_self(void);
 
 #endif
