@@ -228,3 +228,15 @@ func TestNameExpressionsAreKeyed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, nc)
 }
+
+// A kernel the source exports (default visibility, against the jit's hidden default) is
+// pointed at through a relocation against its symbol rather than a relative one: the
+// same lowered name either way.
+func TestNameExpressionsOfAnExportedKernel(t *testing.T) {
+	const src = "template <int N> __attribute__((visibility(\"default\"))) __global__ void k(int* p) { p[threadIdx.x] = N; }\n"
+	m, names := compileNamed(t, src, []string{"k<5>"})
+	assert.Equal(t, map[string]string{"k<5>": "_Z1kILi5EEvPi"}, names)
+	out := alloc[int32](t, 4)
+	launch(t, function(t, m, names["k<5>"]), dim(1, 1, 1), dim(4, 1, 1), 0, new(hipsys.KernelArgs).Ptr(out.dev()))
+	assert.Equal(t, []int32{5, 5, 5, 5}, out.s)
+}
