@@ -85,6 +85,15 @@ func kernelFromDesc(desc *C.capi_ckernel_desc) (k *server.Kernel, io []server.Ac
 	}
 	block := hipsys.Dim3{X: uint32(desc.block[0]), Y: uint32(desc.block[1]), Z: uint32(desc.block[2])}
 	kopts := []server.KernelOption{server.Block(block), server.SharedMem(uint32(desc.shared_mem)), server.CompilerOptions(opts...)}
+	// desc.flags came after option_count: a host built before it sets a size without it.
+	if desc.size >= C.size_t(unsafe.Offsetof(desc.flags)+unsafe.Sizeof(desc.flags)) {
+		if f := desc.flags &^ C.CUBEHIP_KERNEL_COOPERATIVE; f != 0 {
+			return nil, nil, false, argError(fmt.Sprintf("%s: desc.flags has unknown bits %#x", call, uint32(f)))
+		}
+		if desc.flags&C.CUBEHIP_KERNEL_COOPERATIVE != 0 {
+			kopts = append(kopts, server.Cooperative())
+		}
+	}
 	// A NULL desc.access leaves IO out, so the Device infers it from the declaration; a
 	// non-NULL one, even of count 0, is the host's word ("no buffers"), which a kernel
 	// taking only the info pointer needs: inference would count that pointer as a buffer.

@@ -438,6 +438,11 @@ func (s Stream) launch(k *Kernel, grid compute.CubeCount, count *Buffer, vals []
 	if err := d.limits.check(k, static); err != nil {
 		return err
 	}
+	if k.k.Cooperative && static != nil {
+		if err := d.checkCooperative(k, static); err != nil {
+			return err
+		}
+	}
 	var err error
 	if d.trace == nil {
 		err = d.launch(k, grid, s.id, vals, &args)

@@ -101,6 +101,7 @@ type Device struct {
 	lastK      *Kernel
 	lastParams []hipsys.KernelParam
 	paramsOf   map[compute.KernelID][]hipsys.KernelParam
+	coopLimit  map[coopShape]uint64
 	vals       []Arg // scratch: Call's Go values as Args (under mu)
 
 	// single is a platform with one device. Then every thread's current device is that

@@ -74,6 +74,7 @@ type kernelSpec struct {
 	io      []Access // nil: inferred from the signature
 	options []string
 	shared  uint32
+	coop    bool
 }
 
 // Block is the kernel's block shape, threads per block in x, y, z (default
@@ -101,6 +102,15 @@ func CompilerOptions(options ...string) KernelOption {
 // device's limit per block.
 func SharedMem(bytes uint32) KernelOption { return func(s *kernelSpec) { s.shared = bytes } }
 
+// Cooperative launches the kernel cooperatively (hipModuleLaunchCooperativeKernel,
+// cuLaunchCooperativeKernel): every block of the grid runs at once, so that blocks may
+// wait for each other, as cooperative groups' this_grid().sync() does (valid only in such a
+// launch). A launch whose grid has more blocks than the device holds at once
+// (Device.MaxActiveBlocksPerMultiprocessor × Props().MultiProcessorCount) is refused at
+// the call, naming that limit. On the cpu device, this_grid().sync() in a kernel
+// launched without it fails that launch, naming the construct.
+func Cooperative() KernelOption { return func(s *kernelSpec) { s.coop = true } }
+
 // DefineKernel returns a kernel of source's entry point with the given options: by
 // default blocks of 256×1×1 threads, the access of each buffer inferred from the
 // entry's declaration (see IO), no dynamic shared memory and no compiler options.
@@ -123,6 +133,7 @@ func DefineKernel(source, entry string, opts ...KernelOption) *Kernel {
 	}
 	k := compute.NewKernel(source, entry, shape(spec.block), spec.io, spec.options...)
 	k.SharedMem = spec.shared
+	k.Cooperative = spec.coop
 	return &Kernel{k: k, sig: sig, inferred: inferred}
 }
 
@@ -137,6 +148,9 @@ func (k *Kernel) Block() hipsys.Dim3 { return k.k.Block }
 
 // SharedMem is the dynamic shared memory per block, in bytes.
 func (k *Kernel) SharedMem() uint32 { return k.k.SharedMem }
+
+// Cooperative reports whether the kernel is launched cooperatively (Cooperative).
+func (k *Kernel) Cooperative() bool { return k.k.Cooperative }
 
 // IO is a copy of the access of each buffer parameter.
 func (k *Kernel) IO() []Access { return append([]Access(nil), k.k.IO...) }

@@ -74,6 +74,7 @@ typedef int32_t cubehip_status;
 #define CUBEHIP_HIP_ERROR_ILLEGAL_ADDRESS 700
 #define CUBEHIP_HIP_ERROR_LAUNCH_OUT_OF_RESOURCES 701
 #define CUBEHIP_HIP_ERROR_LAUNCH_FAILURE 719
+#define CUBEHIP_HIP_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE 720
 #define CUBEHIP_HIP_ERROR_NOT_SUPPORTED 801
 #define CUBEHIP_HIP_ERROR_STREAM_CAPTURE_UNSUPPORTED 900
 #define CUBEHIP_HIP_ERROR_STREAM_CAPTURE_INVALIDATED 901
@@ -302,7 +303,21 @@ typedef struct cubehip_kernel_desc {
 	size_t access_count;
 	const char* const* options;    /* compiler options (for example "-DN=4") */
 	size_t option_count;
+	uint32_t flags;                /* CUBEHIP_KERNEL_* or'ed together; 0 for none */
 } cubehip_kernel_desc;
+
+/* Kernel flags (cubehip_kernel_desc.flags). */
+enum {
+	/* Launched cooperatively (hipModuleLaunchCooperativeKernel): every block of the grid
+	 * runs at once, so that blocks may wait for each other, as cooperative groups'
+	 * this_grid().sync() does (valid only in such a launch). A launch whose grid has more
+	 * blocks than the device holds at once (cubehip_kernel_max_active_blocks times
+	 * cubehip_device_props.multiprocessor_count) is
+	 * CUBEHIP_HIP_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, naming the limit, and queues
+	 * nothing. On the cpu device, this_grid().sync() in a kernel launched without it
+	 * fails that launch (CUBEHIP_HIP_ERROR_LAUNCH_FAILURE), naming the construct. */
+	CUBEHIP_KERNEL_COOPERATIVE = 1
+};
 
 /* Creates a kernel on the device. Nothing is compiled yet: cubehip_kernel_compile does
  * it at once, a first launch otherwise. */
@@ -317,6 +332,14 @@ cubehip_status cubehip_kernel_log(cubehip_kernel kernel, char* buf, size_t cap, 
 
 /* Destroys the kernel handle. Launches already queued are unaffected. */
 cubehip_status cubehip_kernel_destroy(cubehip_kernel kernel);
+
+/* How many blocks of the kernel, of block_threads threads with shared_mem bytes of dynamic
+ * shared memory each, one multiprocessor of its device holds at once
+ * (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor; 0 for a block that cannot run).
+ * Times cubehip_device_props.multiprocessor_count it is the most blocks a
+ * CUBEHIP_KERNEL_COOPERATIVE launch may have. The kernel is compiled first if it was not:
+ * a compile error is CUBEHIP_ERROR_COMPILE. */
+cubehip_status cubehip_kernel_max_active_blocks(cubehip_kernel kernel, uint32_t block_threads, uint32_t shared_mem, int32_t* blocks);
 
 /* ---- launches ----------------------------------------------------------------------- */
 

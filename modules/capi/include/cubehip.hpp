@@ -291,12 +291,13 @@ private:
 
 // kernel is HIP C++ source with an extern "C" __global__ entry point. An empty access
 // list (the default) reads each buffer's access from the entry's declaration (desc.access
-// NULL): a const T* is read, any other pointer read and written.
+// NULL): a const T* is read, any other pointer read and written. flags are desc.flags
+// (CUBEHIP_KERNEL_COOPERATIVE).
 class kernel {
 public:
 	kernel(device& dev, const std::string& source, const std::string& entry,
 		std::initializer_list<std::uint32_t> block = {}, std::initializer_list<cubehip_access> access = {},
-		std::uint32_t shared_mem = 0, const std::vector<std::string>& options = {}) {
+		std::uint32_t shared_mem = 0, const std::vector<std::string>& options = {}, std::uint32_t flags = 0) {
 		std::vector<cubehip_access> acc(access);
 		std::vector<const char*> opts;
 		for (const auto& o : options) opts.push_back(o.c_str());
@@ -316,6 +317,7 @@ public:
 		d.access_count = acc.size();
 		d.options = opts.data();
 		d.option_count = opts.size();
+		d.flags = flags;
 		cubehip_kernel h{};
 		detail::check(cubehip_kernel_create(dev.handle(), &d, &h), "cubehip_kernel_create");
 		h_ = decltype(h_)(h);
@@ -333,6 +335,12 @@ public:
 	}
 	void launch(const std::uint32_t (&grid)[3], std::initializer_list<cubehip_arg> args, std::uint64_t stream = 0) {
 		detail::check(cubehip_launch(h_.get(), stream, grid, args.begin(), args.size()), "cubehip_launch");
+	}
+	// Blocks of block_threads threads one multiprocessor holds at once (compiles first).
+	int max_active_blocks(std::uint32_t block_threads, std::uint32_t shared_mem = 0) const {
+		std::int32_t n = 0;
+		detail::check(cubehip_kernel_max_active_blocks(h_.get(), block_threads, shared_mem, &n), "cubehip_kernel_max_active_blocks");
+		return n;
 	}
 
 	// The module variable name (a __constant__ or __device__ variable of the kernel's

@@ -62,6 +62,11 @@ func (f *flagger) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim3
 	return f.Platform.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
 }
 
+func (f *flagger) ModuleLaunchCooperativeKernel(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream, args *hipsys.KernelArgs) error {
+	f.queued(s)
+	return f.Platform.ModuleLaunchCooperativeKernel(fn, grid, block, shmem, s, args)
+}
+
 func (f *flagger) MemcpyHtoDAsync(dst hipsys.DevicePtr, src hipsys.HostPtr, size uint64, s hipsys.Stream) error {
 	f.queued(s)
 	return f.Platform.MemcpyHtoDAsync(dst, src, size, s)

@@ -49,6 +49,12 @@ type Kernel struct {
 
 	id  KernelID
 	mod ModuleID
+
+	// Cooperative launches every block of the grid at once (hipModuleLaunchCooperativeKernel),
+	// for a kernel whose blocks wait for each other (cooperative groups' this_grid().sync()).
+	// Such a launch never goes through the launch queue, which issues plain launches only.
+	// Not part of the kernel's identity: the code is the same.
+	Cooperative bool
 }
 
 // NewKernel returns a kernel with its ids computed (once: a launch pays no hashing).

@@ -302,10 +302,14 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 	// the call must run after the launch (a queued launch would reach the driver later).
 	// NativeStream settled the queue when it shared the stream, so nothing of this
 	// stream is left in the queue to be overtaken.
+	// A cooperative launch is issued here too: the queue issues plain launches only.
 	ss := s.watch.state(st.Sys)
-	if quick && s.queue != nil && !ss.shared.Load() {
+	switch {
+	case k.Cooperative:
+		err = s.p.ModuleLaunchCooperativeKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)
+	case quick && s.queue != nil && !ss.shared.Load():
 		err = s.launchQueued(ck, k, grid, st.Sys, a, args.Buffers, id)
-	} else {
+	default:
 		err = s.p.ModuleLaunchKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)
 	}
 	if owned != nil {

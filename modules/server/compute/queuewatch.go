@@ -242,6 +242,15 @@ func (w *queueWatch) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.D
 	return err
 }
 
+// A cooperative launch queues its kernel on the stream as ModuleLaunchKernel does, and is
+// counted the same way (it never goes through the launch queue).
+func (w *queueWatch) ModuleLaunchCooperativeKernel(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream, args *hipsys.KernelArgs) error {
+	q := w.begin(s)
+	err := w.Platform.ModuleLaunchCooperativeKernel(fn, grid, block, shmem, s, args)
+	q.end()
+	return err
+}
+
 // A capture queues nothing, but the stream's state changes under it: counted, so a
 // stream is never taken for idle across a capture's beginning or end.
 func (w *queueWatch) StreamBeginCapture(s hipsys.Stream, mode hipsys.CaptureMode) error {
