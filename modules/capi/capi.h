@@ -13,6 +13,7 @@ typedef const void capi_cvoid;
 typedef const uint32_t capi_cu32;
 typedef const cubehip_device_options capi_cdevice_options;
 typedef const cubehip_kernel_desc capi_ckernel_desc;
+typedef const cubehip_module_desc capi_cmodule_desc;
 typedef const cubehip_arg capi_carg;
 
 void capi_set_last_error(const char* msg, size_t n);

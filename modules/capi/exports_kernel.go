@@ -24,7 +24,7 @@ func cubehip_kernel_create(h C.cubehip_device, desc *C.capi_ckernel_desc, out *C
 	if err != nil {
 		return fail(err)
 	}
-	k, io, inferred, err := kernelFromDesc(desc)
+	k, io, inferred, err := kernelFromDesc(desc, nil, "cubehip_kernel_create")
 	if err != nil {
 		return fail(err)
 	}
@@ -34,19 +34,27 @@ func cubehip_kernel_create(h C.cubehip_device, desc *C.capi_ckernel_desc, out *C
 
 // kernelFromDesc copies everything the host described, so the host's strings and arrays
 // may go as soon as the call returns. inferred is true when desc.access is NULL: each
-// buffer's access is then read from the entry's declaration, as Go and Python do.
-func kernelFromDesc(desc *C.capi_ckernel_desc) (k *server.Kernel, io []server.Access, inferred bool, err error) {
-	const call = "cubehip_kernel_create"
+// buffer's access is then read from the entry's declaration, as Go and Python do. A
+// kernel of module mod (cubehip_module_kernel) takes the module's source and options:
+// desc.source and desc.options must be unset.
+func kernelFromDesc(desc *C.capi_ckernel_desc, mod *server.Module, call string) (k *server.Kernel, io []server.Access, inferred bool, err error) {
 	if desc == nil {
 		return nil, nil, false, argError(call + ": desc is NULL")
 	}
 	if desc.size < C.size_t(unsafe.Offsetof(desc.option_count)+unsafe.Sizeof(desc.option_count)) {
 		return nil, nil, false, argError(fmt.Sprintf("%s: desc.size is %d: set it to sizeof(cubehip_kernel_desc)", call, desc.size))
 	}
-	if desc.source == nil || desc.entry == nil {
+	if mod != nil && (desc.source != nil || desc.option_count != 0) {
+		return nil, nil, false, argError(call + ": desc.source and desc.options must be unset: a module's kernel takes the module's")
+	}
+	if (mod == nil && desc.source == nil) || desc.entry == nil {
 		return nil, nil, false, argError(call + ": desc.source and desc.entry must not be NULL")
 	}
-	source, entry := C.GoString(desc.source), C.GoString(desc.entry)
+	var source string
+	if mod == nil {
+		source = C.GoString(desc.source)
+	}
+	entry := C.GoString(desc.entry)
 	if entry == "" {
 		return nil, nil, false, argError(call + ": desc.entry is empty")
 	}
@@ -101,7 +109,11 @@ func kernelFromDesc(desc *C.capi_ckernel_desc) (k *server.Kernel, io []server.Ac
 	if !inferred {
 		kopts = append(kopts, server.IO(io...))
 	}
-	k = server.DefineKernel(source, entry, kopts...)
+	if mod != nil {
+		k = mod.Kernel(entry, kopts...)
+	} else {
+		k = server.DefineKernel(source, entry, kopts...)
+	}
 	if inferred {
 		io = k.IO()
 	}

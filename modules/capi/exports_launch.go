@@ -255,13 +255,15 @@ func (s *launchScratch) convert(k *kernel, args *C.capi_carg, n C.size_t) error 
 // inferredCountError says why a launch's buffers do not match a kernel whose accesses
 // were read from its declaration: the Device's own message counts an IO the host never
 // gave. A source that does not compile (or lacks the entry) is the likelier mistake, and
-// its compile error says more than a count, so it is compiled first and that error wins.
+// its compile error says more than a count: it is compiled first, and where it fails,
+// nil lets the launch go on to the Device, which returns that error as the launch's own
+// (and the stream's next sync reports it, as every failed launch's).
 //
 //go:noinline
 func inferredCountError(k *kernel, nbuf int) error {
 	if err := k.dev.d.Compile(k.k); err != nil {
 		k.noteCompile(err)
-		return err
+		return nil
 	}
 	if len(k.io) == 0 {
 		return argError(fmt.Sprintf("%d buffers given, and no pointer parameter was read from the declaration of %s "+

@@ -49,6 +49,13 @@ type (
 		dev *device
 		p   *server.Profile
 	}
+	module struct {
+		dev *device
+		m   *server.Module
+
+		mu  sync.Mutex // guards log
+		log string     // the compiler's log of the last failed compile
+	}
 )
 
 func ownerOf(obj any) *device {
@@ -60,6 +67,8 @@ func ownerOf(obj any) *device {
 	case *graph:
 		return o.dev
 	case *profile:
+		return o.dev
+	case *module:
 		return o.dev
 	}
 	return nil

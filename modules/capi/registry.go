@@ -15,6 +15,7 @@ const (
 	kindKernel
 	kindGraph
 	kindProfile
+	kindModule
 )
 
 func (k kind) String() string {
@@ -29,6 +30,8 @@ func (k kind) String() string {
 		return "graph"
 	case kindProfile:
 		return "profile"
+	case kindModule:
+		return "module"
 	}
 	return "handle"
 }

@@ -486,9 +486,17 @@ func (d *Device) launch(k *Kernel, grid compute.CubeCount, id StreamID, vals []a
 		params = nil // the declaration alone checks the launch
 	}
 	if err := d.fit(k, params, list); err != nil {
+		if perr != nil && !d.srv.Loaded(k.k) && errors.Is(perr, ErrCompilation) {
+			// A source that does not compile says more than arguments judged against
+			// its text: its error wins, and no argument was sorted, so no buffer fails.
+			return d.srv.FailLaunch(k.k, nil, id, perr)
+		}
 		return err
 	}
 	if len(d.bufs) != len(k.k.IO) {
+		if perr != nil && !d.srv.Loaded(k.k) && errors.Is(perr, ErrCompilation) {
+			return d.srv.FailLaunch(k.k, nil, id, perr) // as above
+		}
 		return ioError(k, len(d.bufs))
 	}
 	if perr != nil && !d.srv.Loaded(k.k) {

@@ -75,6 +75,7 @@ type kernelSpec struct {
 	options []string
 	shared  uint32
 	coop    bool
+	names   []string // the module's name expressions (Module.Kernel); nil: the entry's own, if it needs one
 }
 
 // Block is the kernel's block shape, threads per block in x, y, z (default
@@ -126,12 +127,16 @@ func DefineKernel(source, entry string, opts ...KernelOption) *Kernel {
 	if spec.block == (Dim3{}) {
 		spec.block = defaultBlock
 	}
-	sig, ok := parseSignature(source, entry)
+	names := spec.names
+	if names == nil && needsName(source, entry) {
+		names = []string{entry}
+	}
+	sig, ok := entrySignature(source, entry)
 	inferred := spec.io == nil && ok
 	if inferred {
 		spec.io = inferIO(sig)
 	}
-	k := compute.NewKernel(source, entry, shape(spec.block), spec.io, spec.options...)
+	k := compute.NewNamedKernel(source, entry, names, shape(spec.block), spec.io, spec.options...)
 	k.SharedMem = spec.shared
 	k.Cooperative = spec.coop
 	return &Kernel{k: k, sig: sig, inferred: inferred}

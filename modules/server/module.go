@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 
+	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
@@ -22,25 +23,41 @@ import (
 type Module struct {
 	k       *compute.Kernel // the module as compute names it: no entry point
 	options []string
+	names   []string
 }
 
 // NewModule returns the module of source compiled with options (passed to the
 // platform's compiler as given, as CompilerOptions passes them). Nothing is compiled
 // until a device needs it (LoadModule, a launch of one of its kernels, a variable).
 func NewModule(source string, options ...string) *Module {
+	return NewModuleWithNames(source, nil, options...)
+}
+
+// NewModuleWithNames is NewModule whose compile also resolves the C++ name expressions
+// names, as CuPy's RawModule(name_expressions=...) and hiprtcAddNameExpression do: each
+// is then a kernel Kernel takes by that expression, a template's specialization
+// ("reduce<float, 256>", which the compile instantiates), a C++-linkage kernel ("scale"),
+// or one overload told apart by a cast ("(void(*)(float*))scale").
+func NewModuleWithNames(source string, names []string, options ...string) *Module {
 	options = append([]string(nil), options...)
-	return &Module{k: compute.ModuleOf(source, options...), options: options}
+	names = append([]string{}, names...)
+	return &Module{k: compute.NewNamedKernel(source, "", names, hipsys.Dim3{}, nil, options...), options: options, names: names}
 }
 
 // Kernel is the module's kernel entry, with the kernel options DefineKernel takes
 // (Block, IO, SharedMem; CompilerOptions adds to the module's options and so names
-// another module).
+// another module): an extern "C" kernel by its name, any other by one of the module's
+// name expressions.
 func (m *Module) Kernel(entry string, opts ...KernelOption) *Kernel {
 	if m == nil || m.k == nil {
 		return &Kernel{} // invalid: every call with it says so
 	}
-	return DefineKernel(m.k.Source, entry, append([]KernelOption{CompilerOptions(m.options...)}, opts...)...)
+	names := func(s *kernelSpec) { s.names = m.names }
+	return DefineKernel(m.k.Source, entry, append([]KernelOption{CompilerOptions(m.options...), names}, opts...)...)
 }
+
+// NameExpressions is a copy of the C++ name expressions the module resolves.
+func (m *Module) NameExpressions() []string { return append([]string(nil), m.names...) }
 
 // Source is the module's HIP C++ source.
 func (m *Module) Source() string { return m.k.Source }

@@ -117,6 +117,9 @@ typedef struct cubehip_buffer {
 typedef struct cubehip_kernel {
 	uint64_t id;
 } cubehip_kernel;
+typedef struct cubehip_module {
+	uint64_t id;
+} cubehip_module;
 typedef struct cubehip_graph {
 	uint64_t id;
 } cubehip_graph;
@@ -340,6 +343,50 @@ cubehip_status cubehip_kernel_destroy(cubehip_kernel kernel);
  * CUBEHIP_KERNEL_COOPERATIVE launch may have. The kernel is compiled first if it was not:
  * a compile error is CUBEHIP_ERROR_COMPILE. */
 cubehip_status cubehip_kernel_max_active_blocks(cubehip_kernel kernel, uint32_t block_threads, uint32_t shared_mem, int32_t* blocks);
+
+/* ---- modules ------------------------------------------------------------------------ */
+
+/* A module: a source compiled with its options as one unit, once per device, loaded once,
+ * its kernels taken from it by name and its __device__ and __constant__ variables shared
+ * by all of them (one kernel writes a device variable, another reads it). Every kernel of
+ * one source and options is of one module, whichever call made it. name_expressions are
+ * the C++ kernels the compile resolves (a template's specialization "reduce<float, 256>",
+ * a C++-linkage kernel "scale", an overload picked by a cast), each then taken by that
+ * expression; an extern "C" kernel is taken by its name. Set size to
+ * sizeof(cubehip_module_desc). */
+typedef struct cubehip_module_desc {
+	size_t size;
+	const char* source;
+	const char* const* options; /* compiler options (for example "-DN=4") */
+	size_t option_count;
+	const char* const* name_expressions;
+	size_t name_count;
+} cubehip_module_desc;
+
+/* Creates a module on the device. Nothing is compiled yet: cubehip_module_compile does it
+ * at once, a first launch of one of its kernels otherwise. */
+cubehip_status cubehip_module_create(cubehip_device device, const cubehip_module_desc* desc, cubehip_module* module);
+
+/* Compiles the module now (or loads it from the kernel caches). A compile error is
+ * CUBEHIP_ERROR_COMPILE, with the compiler's log in cubehip_module_log. */
+cubehip_status cubehip_module_compile(cubehip_module module);
+
+/* The compiler's log of the module's last failed compile ("" when none). */
+cubehip_status cubehip_module_log(cubehip_module module, char* buf, size_t cap, size_t* len);
+
+/* A kernel of the module: desc as for cubehip_kernel_create, with desc.source NULL and no
+ * desc.options (the module's). An entry the module lacks fails its first launch (or
+ * cubehip_kernel_compile) with CUBEHIP_ERROR_COMPILE, naming the kernels it defines. */
+cubehip_status cubehip_module_kernel(cubehip_module module, const cubehip_kernel_desc* desc, cubehip_kernel* kernel);
+
+/* Destroys the module handle; its kernels' handles stay valid. */
+cubehip_status cubehip_module_destroy(cubehip_module module);
+
+/* The module's variables, by symbol name, as cubehip_kernel_global_* (below) reach them
+ * through any of its kernels. */
+cubehip_status cubehip_module_global_size(cubehip_module module, const char* name, uint64_t* size);
+cubehip_status cubehip_module_global_write(cubehip_module module, uint64_t stream, const char* name, const void* src, uint64_t size);
+cubehip_status cubehip_module_global_read(cubehip_module module, uint64_t stream, const char* name, void* dst, uint64_t size);
 
 /* ---- launches ----------------------------------------------------------------------- */
 

@@ -187,7 +187,7 @@ type kernelCache struct {
 	lastK  *Kernel
 	lastCK *compiled
 	m      map[KernelID]*compiled
-	mods   map[ModuleID]hipsys.Module // each module loaded once, its kernels' shared code
+	mods   map[ModuleID]*loadedModule // each module loaded once, its kernels' shared code
 
 	p    hipsys.Platform
 	arch string
@@ -243,30 +243,36 @@ func (c *kernelCache) load(k *Kernel) (_ *compiled, err error) {
 	return ck, nil
 }
 
+// loadedModule is a module loaded on the server, and the symbol the compile gave each
+// of its name expressions (Kernel.Names).
+type loadedModule struct {
+	mod     hipsys.Module
+	lowered map[string]string
+}
+
 // module is k's module, loaded: compiled once per server (disk cache first, then the
 // platform's compiler) and loaded once, whichever of its kernels asked first, so that
 // every kernel of a source shares its device and constant variables and N kernels of
 // one source cost one compile.
-func (c *kernelCache) module(k *Kernel) (_ hipsys.Module, err error) {
+func (c *kernelCache) module(k *Kernel) (_ *loadedModule, err error) {
 	mid := k.Module()
-	if mod, ok := c.mods[mid]; ok {
-		return mod, nil
+	if lm, ok := c.mods[mid]; ok {
+		return lm, nil
 	}
 	cached := false
 	if c.observe != nil {
 		defer c.observed(k, time.Now(), &cached, &err)
 	}
 	entry := c.disk.entryName(k)
-	code := c.disk.read(entry)
+	code, lowered := unpackNames(c.disk.read(entry), k.Names)
 	if entry != "" {
 		c.log.Debug("server: kernel disk cache "+map[bool]string{true: "hit", false: "miss"}[code != nil], "kernel", k.Entry, "platform", c.p.Name())
 	}
 	if code != nil {
 		mod, err := c.p.ModuleLoadData(code)
 		if err == nil {
-			c.keep(mid, mod)
 			cached = true
-			return mod, nil
+			return c.keep(mid, mod, lowered), nil
 		}
 		// The code is intact but this device or driver refuses it (one the code
 		// identity does not cover): compile afresh and overwrite it rather than fail a
@@ -274,42 +280,53 @@ func (c *kernelCache) module(k *Kernel) (_ hipsys.Module, err error) {
 		c.log.Warn("server: cached code object did not load; recompiling", "kernel", k.Entry, "err", err)
 	}
 	start := time.Now()
-	code, err = c.compile(k)
+	code, lowered, err = c.compile(k)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if took := time.Since(start); took > slowCompile {
 		// One line for a wait a user would notice, so a slow first launch is explained.
 		c.log.Info("server: compiled kernel", "kernel", k.Entry, "platform", c.p.Name(), "took", took.Round(time.Millisecond))
 	}
-	c.disk.write(entry, code)
+	c.disk.write(entry, packNames(code, k.Names, lowered))
 	mod, err := c.p.ModuleLoadData(code)
 	if err != nil {
-		return 0, fmt.Errorf("server: load kernel %q: %w", k.Entry, err)
+		return nil, fmt.Errorf("server: load kernel %q: %w", k.Entry, err)
 	}
-	c.keep(mid, mod)
-	return mod, nil
+	return c.keep(mid, mod, lowered), nil
 }
 
-func (c *kernelCache) keep(mid ModuleID, mod hipsys.Module) {
+func (c *kernelCache) keep(mid ModuleID, mod hipsys.Module, lowered map[string]string) *loadedModule {
 	if c.mods == nil {
-		c.mods = make(map[ModuleID]hipsys.Module)
+		c.mods = make(map[ModuleID]*loadedModule)
 	}
-	c.mods[mid] = mod
+	lm := &loadedModule{mod: mod, lowered: lowered}
+	c.mods[mid] = lm
+	return lm
 }
 
-// compile runs hiprtc on k. The program is always destroyed (CubeCL leaks it).
-func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
+// compile runs the platform's compiler on k's module, and resolves its name
+// expressions (Kernel.Names) to the symbols the compile gave them. The program is
+// always destroyed (CubeCL leaks it).
+func (c *kernelCache) compile(k *Kernel) ([]byte, map[string]string, error) {
 	compiler := c.compilerName()
 	name := k.Entry
-	if name == "" {
-		name = "module"
+	if name == "" || !identifierName(name) {
+		name = "module" // a name expression is no file name
+	}
+	fail := func(err error, log string) ([]byte, map[string]string, error) {
+		return nil, nil, &CompileError{Entry: k.Entry, Compiler: compiler, Log: log, Source: k.Source, Err: err}
 	}
 	prog, err := c.p.RTCCreateProgram(k.Source, name+".hip", nil)
 	if err != nil {
-		return nil, &CompileError{Entry: k.Entry, Compiler: compiler, Source: k.Source, Err: err}
+		return fail(err, "")
 	}
 	defer func() { _ = c.p.RTCDestroyProgram(prog) }()
+	for _, expr := range k.Names {
+		if err := c.p.RTCAddNameExpression(prog, expr); err != nil {
+			return fail(err, fmt.Sprintf("the name expression %q: %v", expr, err))
+		}
+	}
 	if err := c.p.RTCCompileProgram(prog, k.Options); err != nil {
 		log, lerr := c.p.RTCGetProgramLog(prog)
 		if lerr != nil || log == "" {
@@ -318,13 +335,35 @@ func (c *kernelCache) compile(k *Kernel) ([]byte, error) {
 				log = he.Detail
 			}
 		}
-		return nil, &CompileError{Entry: k.Entry, Compiler: compiler, Log: userLog(log), Source: k.Source, Err: err}
+		return fail(err, userLog(log))
 	}
 	code, err := c.p.RTCGetCode(prog)
 	if err != nil {
-		return nil, &CompileError{Entry: k.Entry, Compiler: compiler, Source: k.Source, Err: err}
+		return fail(err, "")
 	}
-	return code, nil
+	var lowered map[string]string
+	for _, expr := range k.Names {
+		sym, err := c.p.RTCGetLoweredName(prog, expr)
+		if err != nil {
+			return fail(err, fmt.Sprintf("the name expression %q has no symbol: %v", expr, err))
+		}
+		if lowered == nil {
+			lowered = make(map[string]string, len(k.Names))
+		}
+		lowered[expr] = sym
+	}
+	return code, lowered, nil
+}
+
+// identifierName reports whether s is a C identifier (a kernel's name that is also a
+// fine file name), not a name expression.
+func identifierName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // compilerName is the platform's compiler, as a compile error names it.
@@ -340,8 +379,8 @@ func (c *kernelCache) compilerName() string {
 func (c *kernelCache) close() {
 	c.lastK, c.lastCK = nil, nil
 	clear(c.m)
-	for id, mod := range c.mods {
-		_ = c.p.ModuleUnload(mod)
+	for id, lm := range c.mods {
+		_ = c.p.ModuleUnload(lm.mod)
 		delete(c.mods, id)
 	}
 }
@@ -349,8 +388,13 @@ func (c *kernelCache) close() {
 // function is k's entry point in mod, its module, and its parameters as the platform
 // lists them. The module stays loaded whatever happens here: its other kernels, and its
 // variables, are still good.
-func (c *kernelCache) function(k *Kernel, mod hipsys.Module) (*compiled, error) {
-	fn, err := c.p.ModuleGetFunction(mod, k.Entry)
+func (c *kernelCache) function(k *Kernel, lm *loadedModule) (*compiled, error) {
+	symbol := k.Entry
+	if sym, ok := lm.lowered[k.Entry]; ok {
+		symbol = sym // a name expression: the symbol its compile gave it
+	}
+	mod := lm.mod
+	fn, err := c.p.ModuleGetFunction(mod, symbol)
 	if err != nil {
 		if errors.Is(err, hipsys.ErrorNotFound) {
 			// The source compiled but has no such kernel: the user's mistake, reported as

@@ -25,11 +25,11 @@ func (s *Server) Global(k *Kernel, name string) (hipsys.DevicePtr, uint64, error
 	if name == "" {
 		return 0, 0, fmt.Errorf("%w: empty module variable name (%s)", ErrInvalidArgument, k.what())
 	}
-	mod, err := s.kernels.module(k)
+	lm, err := s.kernels.module(k)
 	if err != nil {
 		return 0, 0, err
 	}
-	ptr, size, err := s.p.ModuleGetGlobal(mod, name)
+	ptr, size, err := s.p.ModuleGetGlobal(lm.mod, name)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s has no module variable %q: %w", k.what(), name, err)
 	}

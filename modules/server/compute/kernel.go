@@ -46,6 +46,12 @@ type Kernel struct {
 	Block     hipsys.Dim3
 	SharedMem uint32   // dynamic shared memory bytes per block
 	IO        []Access // one per buffer parameter, in order
+	// Names are the C++ name expressions the module resolves when it compiles
+	// ("reduce<float, 256>", a C++-linkage kernel's name): an Entry among them is found
+	// by the symbol the compiler gave it (hipsys.Platform.RTCGetLoweredName), any other
+	// as written (an extern "C" kernel). Part of the module's identity: the compile
+	// instantiates what they name.
+	Names []string
 
 	id  KernelID
 	mod ModuleID
@@ -59,9 +65,16 @@ type Kernel struct {
 
 // NewKernel returns a kernel with its ids computed (once: a launch pays no hashing).
 func NewKernel(source, entry string, block hipsys.Dim3, io []Access, options ...string) *Kernel {
-	k := &Kernel{Source: source, Entry: entry, Options: append([]string(nil), options...), Block: block, IO: append([]Access(nil), io...)}
-	k.id = kernelID(source, entry, k.Options)
-	k.mod = moduleID(source, k.Options)
+	return NewNamedKernel(source, entry, nil, block, io, options...)
+}
+
+// NewNamedKernel is NewKernel of a module that resolves the C++ name expressions names
+// (Kernel.Names); entry may be one of them.
+func NewNamedKernel(source, entry string, names []string, block hipsys.Dim3, io []Access, options ...string) *Kernel {
+	k := &Kernel{Source: source, Entry: entry, Options: append([]string(nil), options...), Block: block, IO: append([]Access(nil), io...),
+		Names: append([]string(nil), names...)}
+	k.id = kernelID(source, entry, k.Options, k.Names)
+	k.mod = moduleID(source, k.Options, k.Names)
 	return k
 }
 
@@ -83,7 +96,7 @@ func (k *Kernel) what() string {
 // Module is the kernel's module identity: kernels of one source and options share it.
 func (k *Kernel) Module() ModuleID {
 	if k.mod == (ModuleID{}) {
-		k.mod = moduleID(k.Source, k.Options) // a Kernel built as a literal
+		k.mod = moduleID(k.Source, k.Options, k.Names) // a Kernel built as a literal
 	}
 	return k.mod
 }
@@ -93,7 +106,7 @@ func (k *Kernel) Module() ModuleID {
 func (k *Kernel) ID() KernelID {
 	if k.id == (KernelID{}) {
 		// A Kernel built as a literal: hash on first use.
-		k.id = kernelID(k.Source, k.Entry, k.Options)
+		k.id = kernelID(k.Source, k.Entry, k.Options, k.Names)
 	}
 	return k.id
 }
@@ -111,14 +124,24 @@ func (k *Kernel) writes() bool {
 
 // kernelID hashes each part with its length in front, so that moving bytes between
 // source and entry cannot give two kernels one id.
-func kernelID(source, entry string, options []string) KernelID {
-	return KernelID(hashParts(append([]string{source, entry}, options...)))
+func kernelID(source, entry string, options, names []string) KernelID {
+	return KernelID(hashParts(withNames(append([]string{source, entry}, options...), names)))
 }
 
 // moduleID is kernelID without the entry; a marker part keeps a module's id apart from
 // every kernel's (no kernel id is a module id by accident).
-func moduleID(source string, options []string) ModuleID {
-	return ModuleID(hashParts(append([]string{"module", source}, options...)))
+func moduleID(source string, options, names []string) ModuleID {
+	return ModuleID(hashParts(withNames(append([]string{"module", source}, options...), names)))
+}
+
+// withNames appends the name expressions behind a marker part, so that an option and a
+// name expression of the same text never give one id; with none, the parts are as they
+// were before modules had names.
+func withNames(parts, names []string) []string {
+	if len(names) == 0 {
+		return parts
+	}
+	return append(append(parts, "\x00names"), names...)
 }
 
 func hashParts(parts []string) [32]byte {

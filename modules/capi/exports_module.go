@@ -1,0 +1,197 @@
+package main
+
+/*
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/cubehip/cubehip/modules/server"
+)
+
+// Modules: a source compiled with its options (and its C++ name expressions) as one
+// unit, its kernels taken by name, its variables shared by all of them (server.Module).
+
+//export cubehip_module_create
+func cubehip_module_create(h C.cubehip_device, desc *C.capi_cmodule_desc, out *C.cubehip_module) C.cubehip_status {
+	const call = "cubehip_module_create"
+	if out == nil {
+		return fail(argError(call + ": module is NULL"))
+	}
+	out.id = 0
+	dev, err := lookup[*device](uint64(h.id), kindDevice)
+	if err != nil {
+		return fail(err)
+	}
+	if desc == nil {
+		return fail(argError(call + ": desc is NULL"))
+	}
+	if desc.size < C.size_t(unsafe.Offsetof(desc.name_count)+unsafe.Sizeof(desc.name_count)) {
+		return fail(argError(fmt.Sprintf("%s: desc.size is %d: set it to sizeof(cubehip_module_desc)", call, desc.size)))
+	}
+	if desc.source == nil {
+		return fail(argError(call + ": desc.source is NULL"))
+	}
+	options, err := cStrings(desc.options, desc.option_count, call+": desc.options")
+	if err != nil {
+		return fail(err)
+	}
+	names, err := cStrings(desc.name_expressions, desc.name_count, call+": desc.name_expressions")
+	if err != nil {
+		return fail(err)
+	}
+	m := server.NewModuleWithNames(C.GoString(desc.source), names, options...)
+	out.id = C.uint64_t(handles.add(kindModule, &module{dev: dev, m: m}))
+	return success()
+}
+
+// cStrings copies n C strings from list, what names them for an error.
+func cStrings(list **C.capi_cchar, n C.size_t, what string) ([]string, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if list == nil {
+		return nil, argError(what + " is NULL but its count is not 0")
+	}
+	if n > 4096 {
+		return nil, argError(fmt.Sprintf("%s: %d strings is more than any module takes", what, n))
+	}
+	out := make([]string, 0, int(n))
+	for i, s := range unsafe.Slice(list, int(n)) {
+		if s == nil {
+			return nil, argError(fmt.Sprintf("%s[%d] is NULL", what, i))
+		}
+		out = append(out, C.GoString(s))
+	}
+	return out, nil
+}
+
+//export cubehip_module_compile
+func cubehip_module_compile(h C.cubehip_module) C.cubehip_status {
+	m, err := lookup[*module](uint64(h.id), kindModule)
+	if err != nil {
+		return fail(err)
+	}
+	err = m.dev.d.LoadModule(m.m)
+	var ce *server.CompileError
+	m.mu.Lock()
+	switch {
+	case errors.As(err, &ce):
+		m.log = ce.Log
+	case err == nil:
+		m.log = ""
+	}
+	m.mu.Unlock()
+	return result(err)
+}
+
+//export cubehip_module_log
+func cubehip_module_log(h C.cubehip_module, buf *C.char, capacity C.size_t, length *C.size_t) C.cubehip_status {
+	m, err := lookup[*module](uint64(h.id), kindModule)
+	if err != nil {
+		return fail(err)
+	}
+	m.mu.Lock()
+	log := m.log
+	m.mu.Unlock()
+	return result(putOut(log, buf, capacity, length))
+}
+
+//export cubehip_module_kernel
+func cubehip_module_kernel(h C.cubehip_module, desc *C.capi_ckernel_desc, out *C.cubehip_kernel) C.cubehip_status {
+	const call = "cubehip_module_kernel"
+	if out == nil {
+		return fail(argError(call + ": kernel is NULL"))
+	}
+	out.id = 0
+	m, err := lookup[*module](uint64(h.id), kindModule)
+	if err != nil {
+		return fail(err)
+	}
+	k, io, inferred, err := kernelFromDesc(desc, m.m, call)
+	if err != nil {
+		return fail(err)
+	}
+	out.id = C.uint64_t(handles.add(kindKernel, &kernel{dev: m.dev, k: k, io: io, inferred: inferred, entry: k.Entry()}))
+	return success()
+}
+
+//export cubehip_module_destroy
+func cubehip_module_destroy(h C.cubehip_module) C.cubehip_status {
+	if _, ok := handles.remove(uint64(h.id), kindModule); !ok {
+		return fail(handleError{k: kindModule, id: uint64(h.id)})
+	}
+	return success()
+}
+
+// moduleGlobal is the module of handle h and the variable name the host passed, checked
+// and copied.
+func moduleGlobal(h C.cubehip_module, name *C.capi_cchar, call string) (*module, string, error) {
+	m, err := lookup[*module](uint64(h.id), kindModule)
+	if err != nil {
+		return nil, "", err
+	}
+	if name == nil {
+		return nil, "", argError(call + ": name is NULL")
+	}
+	n := C.GoString(name)
+	if n == "" {
+		return nil, "", argError(call + ": name is empty")
+	}
+	return m, n, nil
+}
+
+//export cubehip_module_global_size
+func cubehip_module_global_size(h C.cubehip_module, name *C.capi_cchar, size *C.uint64_t) C.cubehip_status {
+	const call = "cubehip_module_global_size"
+	if size == nil {
+		return fail(argError(call + ": size is NULL"))
+	}
+	*size = 0
+	m, n, err := moduleGlobal(h, name, call)
+	if err != nil {
+		return fail(err)
+	}
+	s, err := m.dev.d.GlobalSize(m.m, n)
+	*size = C.uint64_t(s)
+	return result(err)
+}
+
+//export cubehip_module_global_write
+func cubehip_module_global_write(h C.cubehip_module, stream C.uint64_t, name *C.capi_cchar, src *C.capi_cvoid, size C.uint64_t) C.cubehip_status {
+	const call = "cubehip_module_global_write"
+	m, n, err := moduleGlobal(h, name, call)
+	if err != nil {
+		return fail(err)
+	}
+	data, err := hostBytes(unsafe.Pointer(src), size, call+": src")
+	if err != nil {
+		return fail(err)
+	}
+	if err := m.dev.caps.refuseWrite(uint64(stream), call); err != nil {
+		return fail(err)
+	}
+	return result(m.dev.d.On(server.StreamID(stream)).WriteGlobal(m.m, n, data))
+}
+
+//export cubehip_module_global_read
+func cubehip_module_global_read(h C.cubehip_module, stream C.uint64_t, name *C.capi_cchar, dst unsafe.Pointer, size C.uint64_t) C.cubehip_status {
+	const call = "cubehip_module_global_read"
+	m, n, err := moduleGlobal(h, name, call)
+	if err != nil {
+		return fail(err)
+	}
+	data, err := hostBytes(dst, size, call+": dst")
+	if err != nil {
+		return fail(err)
+	}
+	st, err := m.dev.stream(uint64(stream), call)
+	if err != nil {
+		return fail(err)
+	}
+	return result(st.ReadGlobalInto(data, m.m, n))
+}
