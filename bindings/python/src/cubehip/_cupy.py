@@ -27,13 +27,11 @@ def _options(options: Any) -> tuple[str, ...]:
     return tuple(options)
 
 
-def _refuse_unsupported(translate_cucomplex: bool, enable_cooperative_groups: bool, backend: str) -> None:
+def _refuse_unsupported(translate_cucomplex: bool, backend: str) -> None:
     if backend not in _BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(_BACKENDS)} (cubehip ignores it), not {backend!r}")
     if translate_cucomplex:
         raise NotImplementedError("translate_cucomplex: cubehip does not rewrite cuComplex; use HIP's hipComplex or your own struct")
-    if enable_cooperative_groups:
-        raise NotImplementedError("enable_cooperative_groups: cubehip does not launch cooperative kernels")
 
 
 class RawKernel:
@@ -43,7 +41,12 @@ class RawKernel:
 
     code is HIP C++ with an ``extern "C" __global__`` function name. backend and jitify are
     accepted and ignored (cubehip compiles with the platform's compiler, and reads parameter
-    types from the declaration itself). Like CuPy, it compiles on its first call: a
+    types from the declaration itself). enable_cooperative_groups launches it cooperatively
+    (hipModuleLaunchCooperativeKernel, as CuPy's cuLaunchCooperativeKernel): every block of
+    the grid runs at once, so that blocks may wait for each other at cooperative groups'
+    ``this_grid().sync()``; a grid over what the device holds at once raises CubehipError
+    hipErrorCooperativeLaunchTooLarge, naming the limit (see
+    ``Kernel.max_active_blocks_per_multiprocessor``). Like CuPy, it compiles on its first call: a
     CompileError is raised there. args is a tuple (or list) of device arrays, numpy scalars
     (``np.float32(a)``, ``np.int32(n)``) and Python numbers, each converted to its parameter's
     C type by the rules of cubehip.Kernel. Without device=, the kernel goes to the device of
@@ -65,8 +68,9 @@ class RawKernel:
     ) -> None:
         if not isinstance(code, str) or not isinstance(name, str):
             raise TypeError("code and name must be str")
-        _refuse_unsupported(translate_cucomplex, enable_cooperative_groups, backend)
+        _refuse_unsupported(translate_cucomplex, backend)
         self.code, self.name = code, name
+        self.enable_cooperative_groups = bool(enable_cooperative_groups)
         self.options = _options(options)
         self.backend, self.jitify = backend, jitify
         self.device = device
@@ -74,35 +78,40 @@ class RawKernel:
         # (block, shared_mem) as given -> the Kernel made for that launch shape.
         self._kernels: dict[tuple[Any, int], Kernel] = {}
 
-    def kernel(self, block: Any = (256,), shared_mem: int = 0) -> Kernel:
+    def kernel(self, block: Any = (256,), shared_mem: int = 0, *, cooperative: bool | None = None) -> Kernel:
         """The cubehip Kernel this RawKernel launches with for block and shared_mem (made,
-        and compiled, on first use): cubehip's own call convention, ``k(grid, *args)``."""
+        and compiled, on first use): cubehip's own call convention, ``k(grid, *args)``.
+        cooperative (default: enable_cooperative_groups) picks the cooperative kernel."""
+        coop = self.enable_cooperative_groups if cooperative is None else bool(cooperative)
+        # The constructor's launch mode is keyed by the shape alone, as every call finds it.
+        tag: tuple[Any, ...] = () if coop == self.enable_cooperative_groups else (coop,)
         try:
-            k = self._kernels.get((block, shared_mem))
+            k = self._kernels.get((block, shared_mem, *tag))
         except TypeError:  # a list: not a key; its normalised tuple is
             k = None
         if k is not None and k._h:
             return k
         dims = _dim3(block, "block")
-        k = self._kernels.get((dims, shared_mem))
+        k = self._kernels.get((dims, shared_mem, *tag))
         if k is None or k._h == 0:
             k = Kernel(self.code, self.name, block=dims, shared_mem=shared_mem, options=self.options,
-                       device=self.device, arg_types=self.arg_types)
-            self._kernels[(dims, shared_mem)] = k
+                       device=self.device, arg_types=self.arg_types, cooperative=coop)
+            self._kernels[(dims, shared_mem, *tag)] = k
         if _plain_grid(block):  # an int or a tuple of ints cannot change: remembered as given
-            self._kernels[(block, shared_mem)] = k
+            self._kernels[(block, shared_mem, *tag)] = k
         return k
 
     def __call__(self, grid: Any, block: Any, args: Sequence[Any], *, shared_mem: int = 0, stream: Any = None,
                  enable_cooperative_groups: bool = False) -> None:
-        if enable_cooperative_groups:
-            raise NotImplementedError("enable_cooperative_groups: cubehip does not launch cooperative kernels")
         if not isinstance(args, (tuple, list)):
             raise TypeError(f"{self.name}: args must be a tuple or list of the kernel's arguments, not {type(args).__name__}")
-        try:
-            k = self._kernels[(block, shared_mem)]
-        except (KeyError, TypeError):
-            k = self.kernel(block, shared_mem)
+        if enable_cooperative_groups and not self.enable_cooperative_groups:
+            k = self.kernel(block, shared_mem, cooperative=True)
+        else:
+            try:
+                k = self._kernels[(block, shared_mem)]
+            except (KeyError, TypeError):
+                k = self.kernel(block, shared_mem)
         k(grid, *args, stream=stream)
 
     def compile(self, block: Any = (256,), shared_mem: int = 0) -> None:
@@ -142,8 +151,9 @@ class RawModule:
             raise NotImplementedError("path: cubehip compiles HIP source, not compiled modules; pass code=open(path).read() for a source file")
         if not isinstance(code, str):
             raise TypeError(f"code must be the module's source (a str), not {type(code).__name__}")
-        _refuse_unsupported(translate_cucomplex, enable_cooperative_groups, backend)
+        _refuse_unsupported(translate_cucomplex, backend)
         self.code = code
+        self.enable_cooperative_groups = bool(enable_cooperative_groups)
         self.options = _options(options)
         self.backend, self.jitify = backend, jitify
         self.device = device
@@ -159,7 +169,8 @@ class RawModule:
             _plain_name(name)
             if self.name_expressions is not None and name not in self.name_expressions:
                 raise ValueError(f"{name!r} is not one of the module's name_expressions {self.name_expressions}")
-            k = self._functions[name] = RawKernel(self.code, name, self.options, self.backend, device=self.device)
+            k = self._functions[name] = RawKernel(self.code, name, self.options, self.backend, device=self.device,
+                                                  enable_cooperative_groups=self.enable_cooperative_groups)
         return k
 
     def __repr__(self) -> str:

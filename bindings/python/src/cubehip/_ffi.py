@@ -44,6 +44,8 @@ ERROR_CLOSED = 10004
 ERROR_CAPTURE_REFUSED = 10005
 ERROR_UNSUPPORTED = 10006
 ERROR_INTERNAL = 10007
+HIP_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720
+KERNEL_COOPERATIVE = 1  # cubehip_kernel_desc.flags
 
 # cubehip_access
 ACCESS_DEFAULT, ACCESS_READ, ACCESS_WRITE, ACCESS_READ_WRITE = 0, 1, 2, 3
@@ -103,6 +105,7 @@ class KernelDesc(Structure):
         ("access_count", c_size_t),
         ("options", POINTER(c_char_p)),
         ("option_count", c_size_t),
+        ("flags", c_uint32),
     ]
 
 
@@ -184,6 +187,7 @@ _PROTOTYPES = {
     "cubehip_kernel_global_size": ([handle, c_char_p, _u64p], _status),
     "cubehip_kernel_global_write": ([handle, c_uint64, c_char_p, c_void_p, c_uint64], _status),
     "cubehip_kernel_global_read": ([handle, c_uint64, c_char_p, c_void_p, c_uint64], _status),
+    "cubehip_kernel_max_active_blocks": ([handle, c_uint32, c_uint32, POINTER(c_int32)], _status),
     "cubehip_launch": ([handle, c_uint64, c_void_p, c_void_p, c_size_t], _status),
     "cubehip_launch_dynamic": ([handle, c_uint64, handle, c_void_p, c_size_t], _status),
     "cubehip_capture_begin": ([handle, c_uint64], _status),

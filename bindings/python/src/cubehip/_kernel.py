@@ -367,7 +367,8 @@ class Kernel:
     """A kernel: HIP C++ source with an ``extern "C" __global__`` function entry.
 
     ``Kernel(source, entry, block=(256,), shared_mem=0, io=None, options=(), device=None,
-    arg_types=None)`` compiles at once (CompileError carries the compiler's log).
+    arg_types=None, cooperative=False)`` compiles at once (CompileError carries the
+    compiler's log).
 
     - block: threads per block (an int or up to three ints).
     - shared_mem: dynamic shared memory per block, in bytes.
@@ -380,6 +381,13 @@ class Kernel:
       By default the kinds are read from the source's declaration of entry. A pointer entry
       says its element type as a declaration does ("float*" takes float32 arrays); "buffer"
       or "void*" takes an array of any dtype.
+    - cooperative: launch it cooperatively (hipModuleLaunchCooperativeKernel): every block of
+      the grid runs at once, so that blocks may wait for each other at cooperative groups'
+      ``this_grid().sync()``, valid only in such a launch. A grid of more blocks than the
+      device holds at once (``max_active_blocks_per_multiprocessor()`` times the device's
+      ``multiprocessor_count``) raises CubehipError hipErrorCooperativeLaunchTooLarge, naming
+      the limit, and queues nothing. On the cpu device, ``this_grid().sync()`` in a kernel
+      launched without it fails that launch, naming it (CarriedFailure on the next read).
 
     Call it with the grid and the arguments in the kernel's order:
     ``k(grid, x, y, np.float32(2), n, stream=s)``. Device arrays pass as pointers, each of a
@@ -402,10 +410,12 @@ class Kernel:
         device: Any = None,
         arg_types: Sequence[Any] | None = None,
         compile: bool = True,
+        cooperative: bool = False,
     ) -> None:
         from ._device import current_device
 
         self._h = 0
+        self.cooperative = bool(cooperative)
         # A kernel made without device= follows the arrays it is launched with (see _retry):
         # it starts on the current device and moves to the arrays' device on a launch.
         self._implicit = device is None
@@ -472,6 +482,7 @@ class Kernel:
         d.access, d.access_count = acc, len(access)
         opts = (ctypes.c_char_p * max(len(self.options), 1))(*[o.encode() for o in self.options])
         d.options, d.option_count = opts, len(self.options)
+        d.flags = _ffi.KERNEL_COOPERATIVE if self.cooperative else 0
         out = ctypes.c_uint64()
         check(_ffi.lib.cubehip_kernel_create(device._live(), ctypes.byref(d), ctypes.byref(out)), "cubehip_kernel_create")
         return out.value
@@ -650,6 +661,28 @@ class Kernel:
         """The same as calling the kernel."""
         self(grid, *args, stream=stream)
 
+    def max_active_blocks_per_multiprocessor(self, block_size: int | None = None, shared_mem: int | None = None) -> int:
+        """How many blocks of block_size threads (default: the kernel's block) with shared_mem
+        bytes of dynamic shared memory (default: the kernel's) one multiprocessor of the
+        device holds at once (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor; 0 for a
+        block that cannot run). Times ``device.properties.multiprocessor_count`` it is the
+        most blocks a cooperative launch may have."""
+        if block_size is None:
+            block_size = self.block[0] * self.block[1] * self.block[2]
+        if shared_mem is None:
+            shared_mem = self.shared_mem
+        if not isinstance(block_size, int) or not 1 <= block_size < 2**31:
+            raise ValueError(f"block_size must be an int in [1, 2**31), not {block_size!r}")
+        if not isinstance(shared_mem, int) or not 0 <= shared_mem < 2**32:
+            raise ValueError(f"shared_mem must be an int in [0, 2**32), not {shared_mem!r}")
+        out = ctypes.c_int32()
+        st = _ffi.lib.cubehip_kernel_max_active_blocks(self._live(), block_size, shared_mem, ctypes.byref(out))
+        if st == _ffi.ERROR_COMPILE:
+            err = error(st, "cubehip_kernel_max_active_blocks")
+            raise CompileError(st, err.message, "cubehip_kernel_max_active_blocks", self.log())
+        check(st, "cubehip_kernel_max_active_blocks")
+        return out.value
+
     # --- module variables ------------------------------------------------------------------
 
     def global_size(self, name: str) -> int:
@@ -743,7 +776,8 @@ class Kernel:
             pass
 
     def __repr__(self) -> str:
-        return f"<cubehip.Kernel {self.entry}({self._signature()}) block={self.block}>"
+        coop = " cooperative" if self.cooperative else ""
+        return f"<cubehip.Kernel {self.entry}({self._signature()}) block={self.block}{coop}>"
 
 
 _NO_GRID = object()  # no grid remembered: every grid, None included, is checked
