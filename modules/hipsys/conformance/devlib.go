@@ -101,10 +101,10 @@ var deviceLibraryChecks = map[string]func(t *testing.T, c *corpusRun){
 		assert.Equal(t, []int32{7, -7, 7, -7, 7, 42, 7, -7}, down[int32](t, c, raw, 8), "four Cells constructed in place")
 	},
 	"bf16_pairs": func(t *testing.T, c *corpusRun) {
-		nan := float32(math.NaN())
+		nan, negZero := float32(math.NaN()), float32(math.Copysign(0, -1))
 		// Pairs whose rounding is known (ties go to the even neighbour) and pairs to compare
 		// them with: both lanes differ, one lane equal, a NaN in one lane, both equal.
-		a := []float32{1 + 0x1p-8, 1 + 3*0x1p-8, -1.5, 3.1415927, 65504, 0x1p-130, 1e30, -0.0, 2, 7}
+		a := []float32{1 + 0x1p-8, 1 + 3*0x1p-8, -1.5, 3.1415927, 65504, 0x1p-130, 1e30, negZero, 2, 7}
 		b := []float32{1, 1 + 3*0x1p-8, -1.5, 2.5, nan, 5, 1e30, 1, 3, 8}
 		const n = 5 // pairs: (a[2k], a[2k+1]) against (b[2k], b[2k+1])
 		bits, ne := c.s.zeros(t, 2*2*n), c.s.zeros(t, 4*n)
