@@ -10,7 +10,6 @@ A call with a shape seen before costs one dictionary lookup more than a Kernel's
 
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 from ._kernel import Kernel, _dim3, _plain_grid
@@ -39,7 +38,8 @@ class RawKernel:
     translate_cucomplex=False, *, enable_cooperative_groups=False, jitify=False,
     device=None)``, called as ``k(grid, block, args, shared_mem=0, stream=None)``.
 
-    code is HIP C++ with an ``extern "C" __global__`` function name. backend and jitify are
+    code is HIP C++ with a ``__global__`` function name: an ``extern "C"`` name, or a C++
+    name expression (``"reduce<float, 256>"``, a C++-linkage kernel's name). backend and jitify are
     accepted and ignored (cubehip compiles with the platform's compiler, and reads parameter
     types from the declaration itself). enable_cooperative_groups launches it cooperatively
     (hipModuleLaunchCooperativeKernel, as CuPy's cuLaunchCooperativeKernel): every block of
@@ -65,9 +65,12 @@ class RawKernel:
         jitify: bool = False,
         device: Any = None,
         arg_types: Sequence[Any] | None = None,
+        name_expressions: Sequence[str] | None = None,
     ) -> None:
         if not isinstance(code, str) or not isinstance(name, str):
             raise TypeError("code and name must be str")
+        # A RawModule's kernels carry its name expressions: one module on the device.
+        self._names = None if name_expressions is None else tuple(name_expressions)
         _refuse_unsupported(translate_cucomplex, backend)
         self.code, self.name = code, name
         self.enable_cooperative_groups = bool(enable_cooperative_groups)
@@ -95,7 +98,7 @@ class RawKernel:
         k = self._kernels.get((dims, shared_mem, *tag))
         if k is None or k._h == 0:
             k = Kernel(self.code, self.name, block=dims, shared_mem=shared_mem, options=self.options,
-                       device=self.device, arg_types=self.arg_types, cooperative=coop)
+                       device=self.device, arg_types=self.arg_types, cooperative=coop, name_expressions=self._names)
             self._kernels[(dims, shared_mem, *tag)] = k
         if _plain_grid(block):  # an int or a tuple of ints cannot change: remembered as given
             self._kernels[(block, shared_mem, *tag)] = k
@@ -127,11 +130,13 @@ class RawModule:
     translate_cucomplex=False, enable_cooperative_groups=False, name_expressions=None,
     jitify=False, device=None)``; ``get_function(name)`` is a RawKernel of the module.
 
-    path (a compiled cubin, PTX or code object in CuPy) is refused: cubehip compiles HIP
-    source. name_expressions names the kernels ``get_function`` may be asked for; as
-    cubehip launches ``extern "C"`` functions only, each must be a plain identifier (a
-    template instantiation needs an ``extern "C"`` wrapper). backend and jitify are
-    accepted and ignored.
+    The module is one on the device: compiled once, its kernels sharing its ``__device__``
+    and ``__constant__`` variables. name_expressions are the C++ kernels its compile
+    resolves, as CuPy's (hiprtc's and NVRTC's name expressions): a template's specialization
+    (``"reduce<float, 256>"``), a C++-linkage kernel, an overload picked by a cast;
+    ``get_function`` takes each by that expression, and an ``extern "C"`` kernel by its
+    name. path (a compiled cubin, PTX or code object in CuPy) is refused: cubehip compiles
+    HIP source. backend and jitify are accepted and ignored.
     """
 
     def __init__(
@@ -159,27 +164,29 @@ class RawModule:
         self.device = device
         self.name_expressions = None if name_expressions is None else tuple(name_expressions)
         for n in self.name_expressions or ():
-            _plain_name(n)
+            if not isinstance(n, str) or not n.strip():
+                raise ValueError(f"name_expressions must be non-empty strings, not {n!r}")
         self._functions: dict[str, RawKernel] = {}
 
     def get_function(self, name: str) -> RawKernel:
-        """The module's kernel name (one RawKernel per name), compiled on its first call."""
+        """The module's kernel name, an ``extern "C"`` name or one of its name_expressions
+        (one RawKernel per name), compiled here: CompileError for a name the module lacks."""
         k = self._functions.get(name)
         if k is None:
-            _plain_name(name)
-            if self.name_expressions is not None and name not in self.name_expressions:
-                raise ValueError(f"{name!r} is not one of the module's name_expressions {self.name_expressions}")
-            k = self._functions[name] = RawKernel(self.code, name, self.options, self.backend, device=self.device,
-                                                  enable_cooperative_groups=self.enable_cooperative_groups)
+            if not isinstance(name, str) or not name.strip():
+                raise ValueError(f"a kernel's name must be a non-empty str, not {name!r}")
+            k = RawKernel(self.code, name, self.options, self.backend, device=self.device,
+                          enable_cooperative_groups=self.enable_cooperative_groups,
+                          name_expressions=self.name_expressions)
+            # Compiled here, as CuPy's get_function does: a name the module lacks, or a
+            # source or option that does not compile, raises CompileError now, not at the
+            # first launch (the module is compiled once whichever kernel asks).
+            k.kernel()
+            self._functions[name] = k
         return k
 
     def __repr__(self) -> str:
         return f"<cubehip.RawModule {len(self._functions)} functions>"
 
 
-def _plain_name(name: Any) -> None:
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_]\w*", name):
-        raise ValueError(
-            f"{name!r}: cubehip launches extern \"C\" functions by name; a template instantiation "
-            "or a C++ name needs an extern \"C\" wrapper in the source"
-        )
+

@@ -109,6 +109,17 @@ class KernelDesc(Structure):
     ]
 
 
+class ModuleDesc(Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("source", c_char_p),
+        ("options", POINTER(c_char_p)),
+        ("option_count", c_size_t),
+        ("name_expressions", POINTER(c_char_p)),
+        ("name_count", c_size_t),
+    ]
+
+
 class _BufArg(Structure):
     _fields_ = [("buffer", c_uint64), ("offset", c_uint64)]
 
@@ -181,6 +192,9 @@ _PROTOTYPES = {
     "cubehip_stream_wait_native": ([handle, c_uint64, c_uint64], _status),
     "cubehip_device_export_stream": ([handle, _u64p], _status),
     "cubehip_kernel_create": ([handle, POINTER(KernelDesc), _u64p], _status),
+    "cubehip_module_create": ([handle, POINTER(ModuleDesc), _u64p], _status),
+    "cubehip_module_kernel": ([handle, POINTER(KernelDesc), _u64p], _status),
+    "cubehip_module_destroy": ([handle], _status),
     "cubehip_kernel_compile": ([handle], _status),
     "cubehip_kernel_log": ([handle, c_void_p, c_size_t, POINTER(c_size_t)], _status),
     "cubehip_kernel_destroy": ([handle], _status),

@@ -203,12 +203,58 @@ def _split_top(s: str) -> list[str]:
     return parts
 
 
+def _cast_params(entry: str) -> list[Param] | None:
+    """The parameter list of a cast that picks one overload, ``(void(*)(float*, int))twice``:
+    its types, without names; None when entry is no such cast."""
+    e = entry.strip()
+    if not e.startswith("("):
+        return None
+    depth = 0
+    for end, c in enumerate(e):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth == 0:
+            break
+    else:
+        return None
+    cast = e[1:end].strip()  # void(*)(float*, int)
+    if not cast.endswith(")") or "(" not in cast:
+        return None
+    inner = cast[cast.rfind("(") + 1 : -1].strip()
+    if inner in ("", "void"):
+        return []
+    return [_parse_param(p.strip(), k) for k, p in enumerate(_split_top(inner))]
+
+
+def declared_name(entry: str) -> str:
+    """The function a name expression names, for reading its declaration: ``reduce<float,
+    256>`` is reduce, ``ns::scale`` scale, a cast's operand its name; "" where it cannot tell."""
+    e = entry.strip()
+    if e.startswith("("):
+        depth = 0
+        for i, c in enumerate(e):
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            if depth == 0:
+                e = e[i + 1 :].strip()
+                break
+    e = e.lstrip("&").split("<", 1)[0].rsplit("::", 1)[-1].strip()
+    return e if re.fullmatch(r"[A-Za-z_]\w*", e) else ""
+
+
 def parse_params(source: str, entry: str) -> list[Param] | None:
     """The parameters of the ``__global__`` function entry in source, or None when its
-    declaration cannot be read (built by a macro, a template): then each call's arguments
-    say their own types."""
+    declaration cannot be read (built by a macro, an overloaded name without a cast): then
+    each call's arguments say their own types. entry may be a C++ name expression: a
+    template's specialization (its parameters of a template type take any array), a
+    qualified name, a cast that picks an overload (the cast's own parameters)."""
+    cast = _cast_params(entry)
+    if cast is not None:
+        return cast
+    name = declared_name(entry)
+    if not name:
+        return None
     src = _strip_comments(source)
-    for m in re.finditer(r"\b" + re.escape(entry) + r"\s*\(", src):
+    found: list[list[Param]] = []
+    for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(", src):
         head = src[max(0, m.start() - 300) : m.start()]
         decl_start = max(head.rfind(";"), head.rfind("}"))
         if "__global__" not in head[decl_start + 1 :]:
@@ -220,10 +266,19 @@ def parse_params(source: str, entry: str) -> list[Param] | None:
         if depth:
             return None
         inner = src[m.end() : i - 1].strip()
-        if inner in ("", "void"):
-            return []
-        return [_parse_param(p.strip(), k) for k, p in enumerate(_split_top(inner))]
-    return None
+        found.append([] if inner in ("", "void") else [_parse_param(p.strip(), k) for k, p in enumerate(_split_top(inner))])
+    if not found:
+        return None
+    # A declaration and its definition are one kernel; overloads are the compiler's to tell
+    # apart, by a cast.
+    if any(_types(f) != _types(found[0]) for f in found[1:]):
+        return None
+    return found[0]
+
+
+def _types(params: list[Param]) -> list[list[str]]:
+    """The declared types of params, their names left out."""
+    return [(re.sub(r"\b" + re.escape(p.name) + r"\b", "", p.text) if p.name else p.text).split() for p in params]
 
 
 def _parse_param(text: str, index: int) -> Param:
@@ -411,10 +466,18 @@ class Kernel:
         arg_types: Sequence[Any] | None = None,
         compile: bool = True,
         cooperative: bool = False,
+        name_expressions: Sequence[str] | None = None,
     ) -> None:
         from ._device import current_device
 
         self._h = 0
+        # The C++ name expressions the kernel's module resolves (RawModule's): with them, the
+        # kernel is made from that module, so it shares the variables of every kernel made with
+        # the same source, options and expressions. Without them an entry that is a name
+        # expression is resolved alone.
+        self.name_expressions = None if name_expressions is None else tuple(name_expressions)
+        if self.name_expressions is not None and not all(isinstance(n, str) and n for n in self.name_expressions):
+            raise TypeError("name_expressions must be non-empty strings")
         self.cooperative = bool(cooperative)
         # A kernel made without device= follows the arrays it is launched with (see _retry):
         # it starts on the current device and moves to the arrays' device on a launch.
@@ -474,17 +537,34 @@ class Kernel:
         access = self.io
         d = _ffi.KernelDesc()
         d.size = ctypes.sizeof(d)
-        d.source = self.source.encode()
         d.entry = self.entry.encode()
         d.block[:] = self.block
         d.shared_mem = self.shared_mem
         acc = (ctypes.c_int32 * max(len(access), 1))(*access)
         d.access, d.access_count = acc, len(access)
         opts = (ctypes.c_char_p * max(len(self.options), 1))(*[o.encode() for o in self.options])
-        d.options, d.option_count = opts, len(self.options)
         d.flags = _ffi.KERNEL_COOPERATIVE if self.cooperative else 0
         out = ctypes.c_uint64()
-        check(_ffi.lib.cubehip_kernel_create(device._live(), ctypes.byref(d), ctypes.byref(out)), "cubehip_kernel_create")
+        if self.name_expressions is None:
+            d.source = self.source.encode()
+            d.options, d.option_count = opts, len(self.options)
+            check(_ffi.lib.cubehip_kernel_create(device._live(), ctypes.byref(d), ctypes.byref(out)), "cubehip_kernel_create")
+            return out.value
+        # A kernel of the module: the module handle goes once the kernel is made (a module's
+        # kernels outlive it; the device keeps the module itself, one per source, options and
+        # expressions).
+        md = _ffi.ModuleDesc()
+        md.size = ctypes.sizeof(md)
+        md.source = self.source.encode()
+        md.options, md.option_count = opts, len(self.options)
+        names = (ctypes.c_char_p * max(len(self.name_expressions), 1))(*[n.encode() for n in self.name_expressions])
+        md.name_expressions, md.name_count = names, len(self.name_expressions)
+        mod = ctypes.c_uint64()
+        check(_ffi.lib.cubehip_module_create(device._live(), ctypes.byref(md), ctypes.byref(mod)), "cubehip_module_create")
+        try:
+            check(_ffi.lib.cubehip_module_kernel(mod.value, ctypes.byref(d), ctypes.byref(out)), "cubehip_module_kernel")
+        finally:
+            _ffi.lib.cubehip_module_destroy(mod.value)
         return out.value
 
     def _retry(self, st: int, grid: Any, args: tuple[Any, ...], stream: Any) -> None:
@@ -808,11 +888,17 @@ def _dim3(v: Any, what: str) -> tuple[int, int, int]:
 
 
 class Module:
-    """Several kernels from one source, like CuPy's RawModule: ``m.get_function(name)``."""
+    """Several kernels from one source, like CuPy's RawModule: ``m.get_function(name)``. The
+    kernels of one source and options are one module on the device, compiled once and sharing
+    its ``__device__`` and ``__constant__`` variables; name_expressions are the C++ kernels
+    (``"reduce<float, 256>"``, a C++-linkage kernel's name, an overload picked by a cast) its
+    compile resolves, each then taken by that expression."""
 
-    def __init__(self, source: str, options: Sequence[str] = (), device: Any = None) -> None:
+    def __init__(self, source: str, options: Sequence[str] = (), device: Any = None,
+                 name_expressions: Sequence[str] | None = None) -> None:
         self.source = source
         self.options = tuple(options)
+        self.name_expressions = None if name_expressions is None else tuple(name_expressions)
         # None: each kernel follows the arrays it is launched with, as a Kernel made without
         # device= does.
         self.device = device
@@ -825,7 +911,7 @@ class Module:
         k = self._kernels.get(key)
         if k is None or k._h == 0:
             k = Kernel(self.source, name, block=block, shared_mem=shared_mem, io=io, options=self.options,
-                       device=self.device, arg_types=arg_types)
+                       device=self.device, arg_types=arg_types, name_expressions=self.name_expressions)
             self._kernels[key] = k
         return k
 
