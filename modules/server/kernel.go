@@ -7,9 +7,10 @@ import (
 	"github.com/cubehip/cubehip/modules/server/compute"
 )
 
-// Kernel is a HIP C++ kernel: source with an `extern "C" __global__` entry point, the
-// options it is compiled with, its block shape, its dynamic shared memory and the access
-// of each of its buffer parameters. Build it once with NewKernel or DefineKernel and
+// Kernel is a HIP C++ kernel: source with a `__global__` entry point (an `extern "C"`
+// name, or a C++ name expression: see DefineKernel), the options it is compiled with,
+// its block shape, its dynamic shared memory and the access of each of its buffer
+// parameters. The kernels of one source and options are one Module. Build it once with NewKernel or DefineKernel and
 // launch it many times, on any device. It cannot be changed once built (its accessors
 // return copies), so it is safe to share between goroutines.
 type Kernel struct {
@@ -116,6 +117,12 @@ func Cooperative() KernelOption { return func(s *kernelSpec) { s.coop = true } }
 // default blocks of 256×1×1 threads, the access of each buffer inferred from the
 // entry's declaration (see IO), no dynamic shared memory and no compiler options.
 //
+// entry is an `extern "C"` kernel's name, or a C++ name expression the platform's
+// compiler resolves: a template's specialization ("reduce<float, 256>", instantiated by
+// the compile), a C++-linkage kernel ("scale"), an overload picked by a cast
+// ("(void(*)(int*, int))twice"). Such a kernel's module is compiled with the expression
+// (NewModuleWithNames puts several in one module).
+//
 //	saxpy := server.DefineKernel(source, "saxpy") // 256 threads a block; x Read, y ReadWrite
 func DefineKernel(source, entry string, opts ...KernelOption) *Kernel {
 	spec := kernelSpec{block: defaultBlock}
@@ -145,7 +152,8 @@ func DefineKernel(source, entry string, opts ...KernelOption) *Kernel {
 // Source is the kernel's HIP C++ source.
 func (k *Kernel) Source() string { return k.k.Source }
 
-// Entry is the name of the kernel's `extern "C" __global__` function.
+// Entry is the kernel's entry point as given: an `extern "C"` function's name, or a C++
+// name expression.
 func (k *Kernel) Entry() string { return k.k.Entry }
 
 // Block is the kernel's block shape.
