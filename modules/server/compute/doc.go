@@ -14,9 +14,10 @@
 //     BeginCapture, EndCapture, Replay, GraphDestroy), the profiler (StartProfile,
 //     EndProfile, AbandonProfile), memory usage, report, cleanup, allocation mode, pool
 //     installation, stream ids and GetResource.
-//   - Kernels ([Kernel]): HIP C++ source with an `extern "C" __global__` entry point,
-//     identified by the hash of source, entry and options, compiled once per device
-//     architecture through hiprtc, kept in memory and on disk ($CUBEHIP_CACHE_DIR, else
+//   - Kernels ([Kernel]): HIP C++ source with a `__global__` entry point (an `extern "C"`
+//     name or a C++ name expression), identified by the hash of source, entry and options;
+//     the kernels of one source and options are one module ([ModuleID]), compiled once per
+//     device architecture through hiprtc, kept in memory and on disk ($CUBEHIP_CACHE_DIR, else
 //     cubehip under os.UserCacheDir()) so a second process loads the code object
 //     without compiling. A disk entry is also keyed by the compiler's code identity
 //     (hipsys.CodeIdentifier) and checked against its SHA-256 before it is loaded, in a

@@ -35,8 +35,8 @@ type ModuleID [32]byte
 
 func (id ModuleID) String() string { return hex.EncodeToString(id[:8]) }
 
-// Kernel is a HIP C++ kernel: source with an `extern "C" __global__` entry point, the
-// options it is compiled with, its block shape, its dynamic shared memory and the access
+// Kernel is a HIP C++ kernel: source with a `__global__` entry point (an `extern "C"`
+// name, or one of Names), the options it is compiled with, its block shape, its dynamic shared memory and the access
 // of each of its buffer parameters. Build it once with NewKernel and launch it many
 // times; it is immutable and safe to share between goroutines and servers.
 type Kernel struct {
