@@ -92,8 +92,17 @@ static char* stacks_map(unsigned n) {
 	if (base == MAP_FAILED) return NULL;
 	long page = sysconf(_SC_PAGESIZE);
 	/* A guard page at the bottom of each stack turns a kernel that overflows its 64 KiB
-	 * into a crash at the fault rather than silent corruption of its neighbour thread. */
-	for (unsigned i = 0; i < n; i++) mprotect(base + (size_t)i * CUBEHIP_FIBER_STACK, (size_t)page, PROT_NONE);
+	 * into a crash at the fault rather than silent corruption of its neighbour thread.
+	 * Each guard is a mapping of its own: past the kernel's limit on mappings
+	 * (vm.max_map_count, reached with many cores' arenas) mprotect fails, and stacks
+	 * without their guards would overflow silently, so the arena is refused instead and
+	 * the launch fails as out of memory. */
+	for (unsigned i = 0; i < n; i++) {
+		if (mprotect(base + (size_t)i * CUBEHIP_FIBER_STACK, (size_t)page, PROT_NONE) != 0) {
+			munmap(base, total);
+			return NULL;
+		}
+	}
 	return base;
 }
 
