@@ -38,12 +38,22 @@ from ._errors import (
     last_error,
     status_name,
 )
-from ._cupy import RawKernel, RawModule
+from ._cupy import RawKernel, RawModule, translate_cucomplex
 from ._hostcache import free_host_cache, host_cache_bytes, set_host_cache_limit
 from ._import import asarray, from_dlpack
 from ._kernel import Kernel, Module, Param, parse_params
 
 __version__ = "0.1.0"
+
+# CuPy's names for the exceptions its RawKernel and RawModule raise, so that a CuPy program's
+# except clauses catch cubehip's: CompileException (cupy.cuda.compiler) is CompileError, with
+# its get_message() and dump(f); CUDADriverError and CUDARuntimeError (cupy.cuda.driver and
+# cupy.cuda.runtime: a failed call's status) are CubehipError, whose status and name are the
+# library's (HIP's statuses), and which every cubehip error (CompileError and CarriedFailure
+# among them) is.
+CompileException = CompileError
+CUDADriverError = CubehipError
+CUDARuntimeError = CubehipError
 
 library_path: str = _ffi.library_path
 """The path libcubehip was loaded from."""
@@ -56,8 +66,11 @@ def library_version() -> tuple[int, int, int]:
 
 
 __all__ = [
+    "CUDADriverError",
+    "CUDARuntimeError",
     "CarriedFailure",
     "CompileError",
+    "CompileException",
     "CubehipError",
     "Device",
     "DeviceArray",
@@ -88,6 +101,7 @@ __all__ = [
     "parse_params",
     "set_host_cache_limit",
     "status_name",
+    "translate_cucomplex",
 ]
 
 

@@ -10,8 +10,13 @@ A call with a shape seen before costs one dictionary lookup more than a Kernel's
 
 from __future__ import annotations
 
+import ctypes
+import pickle
+import re
 from typing import Any, Sequence
 
+from . import _ffi
+from ._errors import CompileError, check, error
 from ._kernel import Kernel, _dim3, _plain_grid
 
 # CuPy's compiler choices; cubehip compiles with the platform's own compiler (hipcc, nvcc
@@ -26,11 +31,58 @@ def _options(options: Any) -> tuple[str, ...]:
     return tuple(options)
 
 
-def _refuse_unsupported(translate_cucomplex: bool, backend: str) -> None:
+def _check_backend(backend: str) -> None:
     if backend not in _BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(_BACKENDS)} (cubehip ignores it), not {backend!r}")
-    if translate_cucomplex:
-        raise NotImplementedError("translate_cucomplex: cubehip does not rewrite cuComplex; use HIP's hipComplex or your own struct")
+
+
+# cuComplex.h's names, the ones CuPy's translate_cucomplex takes over (its cuComplex bridge).
+# HIP's <hip/hip_complex.h> has each under the same name with "hip" for "cu" (cuCaddf is
+# hipCaddf, make_cuFloatComplex make_hipFloatComplex), the same types (float2 and double2
+# underneath) and the same semantics, so a rename is the whole translation, on every platform.
+_CUCOMPLEX_NAMES = (
+    "cuFloatComplex", "cuComplex", "cuCrealf", "cuCimagf", "make_cuFloatComplex", "make_cuComplex", "cuConjf",
+    "cuCaddf", "cuCsubf", "cuCmulf", "cuCdivf", "cuCabsf", "cuComplexDoubleToFloat", "cuCfmaf",
+    "cuDoubleComplex", "cuCreal", "cuCimag", "make_cuDoubleComplex", "cuConj", "cuCadd", "cuCsub", "cuCmul",
+    "cuCdiv", "cuCabs", "cuComplexFloatToDouble", "cuCfma",
+)  # fmt: skip
+_CUCOMPLEX_NAME = re.compile(r"\b(" + "|".join(sorted(_CUCOMPLEX_NAMES, key=len, reverse=True)) + r")\b")
+_CUCOMPLEX_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)[<"]cuComplex\.h[>"]', re.M)
+
+
+def translate_cucomplex(code: str) -> str:
+    """code with cuComplex's names as HIP's and <hip/hip_complex.h> included: what a kernel
+    made with translate_cucomplex=True compiles. A ``#include <cuComplex.h>`` line becomes
+    HIP's header in place; a source without one gets it on a line of its own ahead, with
+    ``#line 1`` after it, so that the compiler's messages number the source's lines as
+    written either way."""
+    code, n = _CUCOMPLEX_INCLUDE.subn(r"\1<hip/hip_complex.h>", code)
+    code = _CUCOMPLEX_NAME.sub(lambda m: m.group(1).replace("cu", "hip", 1), code)
+    return code if n else "#include <hip/hip_complex.h>\n#line 1\n" + code
+
+
+def _write_log(log_stream: Any, log: str) -> None:
+    if log_stream is not None and log:
+        log_stream.write(log if log.endswith("\n") else log + "\n")
+        flush = getattr(log_stream, "flush", None)
+        if flush is not None:
+            flush()
+
+
+def _check_log_stream(log_stream: Any) -> None:
+    if log_stream is not None and not callable(getattr(log_stream, "write", None)):
+        raise TypeError(f"log_stream must be None or a text stream (sys.stdout, a file), not {type(log_stream).__name__}")
+
+
+# What a pickled RawKernel or RawModule holds: what it was made with, not the device or
+# its compiled kernels, which are compiled again (or found in the kernel caches) where it
+# is unpickled. The version lets a later layout refuse an older pickle by name.
+_PICKLE_VERSION = 1
+
+
+def _unpickle_check(state: dict[str, Any], what: str) -> None:
+    if state.get("cubehip_pickle") != _PICKLE_VERSION:
+        raise pickle.UnpicklingError(f"this pickled {what} is of another cubehip version; make it again from its source")
 
 
 class RawKernel:
@@ -41,16 +93,20 @@ class RawKernel:
     code is HIP C++ with a ``__global__`` function name: an ``extern "C"`` name, or a C++
     name expression (``"reduce<float, 256>"``, a C++-linkage kernel's name). backend and jitify are
     accepted and ignored (cubehip compiles with the platform's compiler, and reads parameter
-    types from the declaration itself). enable_cooperative_groups launches it cooperatively
+    types from the declaration itself). translate_cucomplex compiles a source written with
+    cuComplex.h's names (cuFloatComplex, cuCaddf, make_cuDoubleComplex, ...) as HIP's
+    (<hip/hip_complex.h>; see ``translate_cucomplex``). enable_cooperative_groups launches it cooperatively
     (hipModuleLaunchCooperativeKernel, as CuPy's cuLaunchCooperativeKernel): every block of
     the grid runs at once, so that blocks may wait for each other at cooperative groups'
     ``this_grid().sync()``; a grid over what the device holds at once raises CubehipError
     hipErrorCooperativeLaunchTooLarge, naming the limit (see
-    ``Kernel.max_active_blocks_per_multiprocessor``). Like CuPy, it compiles on its first call: a
-    CompileError is raised there. args is a tuple (or list) of device arrays, numpy scalars
+    ``Kernel.max_active_blocks_per_multiprocessor``). Like CuPy, it compiles on its first call,
+    at ``k.kernel`` or at ``k.compile()``: a CompileError (``cubehip.CompileException``) is raised
+    there. args is a tuple (or list) of device arrays, numpy scalars
     (``np.float32(a)``, ``np.int32(n)``) and Python numbers, each converted to its parameter's
     C type by the rules of cubehip.Kernel. Without device=, the kernel goes to the device of
-    the arrays it is launched with.
+    the arrays it is launched with. It pickles as what it was made with (not its device or
+    compiled kernels) and compiles again where it is unpickled.
     """
 
     def __init__(
@@ -71,19 +127,36 @@ class RawKernel:
             raise TypeError("code and name must be str")
         # A RawModule's kernels carry its name expressions: one module on the device.
         self._names = None if name_expressions is None else tuple(name_expressions)
-        _refuse_unsupported(translate_cucomplex, backend)
+        _check_backend(backend)
         self.code, self.name = code, name
+        self.translate_cucomplex = bool(translate_cucomplex)
         self.enable_cooperative_groups = bool(enable_cooperative_groups)
         self.options = _options(options)
         self.backend, self.jitify = backend, jitify
         self.device = device
         self.arg_types = arg_types
-        # (block, shared_mem) as given -> the Kernel made for that launch shape.
-        self._kernels: dict[tuple[Any, int], Kernel] = {}
+        self._setup()
 
-    def kernel(self, block: Any = (256,), shared_mem: int = 0, *, cooperative: bool | None = None) -> Kernel:
-        """The cubehip Kernel this RawKernel launches with for block and shared_mem (made,
-        and compiled, on first use): cubehip's own call convention, ``k(grid, *args)``.
+    def _setup(self) -> None:
+        # What is compiled: the source as given, or as translate_cucomplex rewrites it.
+        self._source = translate_cucomplex(self.code) if self.translate_cucomplex else self.code
+        # (block, shared_mem) as given -> the Kernel made for that launch shape.
+        self._kernels: dict[tuple[Any, ...], Kernel] = {}
+
+    @property
+    def kernel(self) -> "_KernelOf":
+        """The compiled kernel, compiled here if it was not (CuPy's ``k.kernel``, which
+        compiles: a source, an option or a name that does not compile raises CompileError
+        here). Called as cubehip's ``k.kernel(block=(256,), shared_mem=0, *,
+        cooperative=None)`` it is the cubehip Kernel this RawKernel launches with for that
+        launch shape (``kernel(grid, *args)``); called with CuPy's Function arguments
+        ``k.kernel(grid, block, args, shared_mem=0, stream=None)`` it launches, as
+        ``k(grid, block, args)``. Other attributes are those of the kernel of the default
+        shape (``k.kernel.device``)."""
+        return _KernelOf(self, self._kernel())
+
+    def _kernel(self, block: Any = (256,), shared_mem: int = 0, *, cooperative: bool | None = None) -> Kernel:
+        """The cubehip Kernel for block and shared_mem (made, and compiled, on first use);
         cooperative (default: enable_cooperative_groups) picks the cooperative kernel."""
         coop = self.enable_cooperative_groups if cooperative is None else bool(cooperative)
         # The constructor's launch mode is keyed by the shape alone, as every call finds it.
@@ -97,8 +170,14 @@ class RawKernel:
         dims = _dim3(block, "block")
         k = self._kernels.get((dims, shared_mem, *tag))
         if k is None or k._h == 0:
-            k = Kernel(self.code, self.name, block=dims, shared_mem=shared_mem, options=self.options,
-                       device=self.device, arg_types=self.arg_types, cooperative=coop, name_expressions=self._names)
+            try:
+                k = Kernel(self._source, self.name, block=dims, shared_mem=shared_mem, options=self.options,
+                           device=self.device, arg_types=self.arg_types, cooperative=coop, name_expressions=self._names)
+            except CompileError as e:
+                # The log numbers the lines of the source as written (a translated source
+                # keeps them), so dump() shows that source.
+                e.source = self.code
+                raise
             self._kernels[(dims, shared_mem, *tag)] = k
         if _plain_grid(block):  # an int or a tuple of ints cannot change: remembered as given
             self._kernels[(block, shared_mem, *tag)] = k
@@ -109,20 +188,81 @@ class RawKernel:
         if not isinstance(args, (tuple, list)):
             raise TypeError(f"{self.name}: args must be a tuple or list of the kernel's arguments, not {type(args).__name__}")
         if enable_cooperative_groups and not self.enable_cooperative_groups:
-            k = self.kernel(block, shared_mem, cooperative=True)
+            k = self._kernel(block, shared_mem, cooperative=True)
         else:
             try:
                 k = self._kernels[(block, shared_mem)]
             except (KeyError, TypeError):
-                k = self.kernel(block, shared_mem)
+                k = self._kernel(block, shared_mem)
         k(grid, *args, stream=stream)
 
-    def compile(self, block: Any = (256,), shared_mem: int = 0) -> None:
-        """Compiles now (for that launch shape) rather than on the first call."""
-        self.kernel(block, shared_mem)
+    def compile(self, log_stream: Any = None, shared_mem: int = 0, *, block: Any = None) -> None:
+        """Compiles now, rather than on the first call (CuPy's ``compile(log_stream=None)``):
+        CompileError for a source, option or name that does not compile. log_stream (a
+        text stream: sys.stdout, a file) receives the compiler's log; cubehip keeps the log
+        of a failed compile only, so a compile that succeeds writes nothing. The compiled
+        code is kept (and cached on disk), so a second compile costs a lookup, where CuPy
+        compiles again. cubehip's own ``compile(block, shared_mem=0)`` (a block shape
+        first, or ``block=``) makes the kernel of that launch shape now."""
+        if block is None and log_stream is not None and (isinstance(log_stream, (int, tuple, list))
+                                                          and not isinstance(log_stream, bool)):
+            log_stream, block = None, log_stream  # cubehip's compile(block, shared_mem)
+        _check_log_stream(log_stream)
+        try:
+            self._kernel((256,) if block is None else block, shared_mem)
+        except CompileError as e:
+            _write_log(log_stream, e.log)
+            raise
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "cubehip_pickle": _PICKLE_VERSION, "code": self.code, "name": self.name, "options": self.options,
+            "backend": self.backend, "translate_cucomplex": self.translate_cucomplex,
+            "enable_cooperative_groups": self.enable_cooperative_groups, "jitify": self.jitify,
+            "arg_types": self.arg_types, "name_expressions": self._names,
+        }  # fmt: skip
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        _unpickle_check(state, "RawKernel")
+        self.code, self.name, self.options = state["code"], state["name"], tuple(state["options"])
+        self.backend, self.jitify = state["backend"], state["jitify"]
+        self.translate_cucomplex = state["translate_cucomplex"]
+        self.enable_cooperative_groups = state["enable_cooperative_groups"]
+        self.arg_types, self._names = state["arg_types"], state["name_expressions"]
+        self.device = None  # follows its arrays, as a kernel made without device= does
+        self._setup()
 
     def __repr__(self) -> str:
         return f"<cubehip.RawKernel {self.name}>"
+
+
+class _KernelOf:
+    """What ``RawKernel.kernel`` gives: the RawKernel's compiled kernel, called either as
+    cubehip's ``kernel(block, shared_mem, *, cooperative=None)`` (the Kernel for that
+    launch shape) or as CuPy's Function ``kernel(grid, block, args, shared_mem=0,
+    stream=None, enable_cooperative_groups=False)`` (a launch). The two are told apart by
+    their arguments: CuPy's has three or more, or grid= or args=; cubehip's at most two."""
+
+    __slots__ = ("_raw", "_default")
+
+    def __init__(self, raw: RawKernel, default: Kernel) -> None:
+        self._raw, self._default = raw, default
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) >= 3 or "args" in kwargs or "grid" in kwargs:
+            return self._launch(*args, **kwargs)
+        return self._raw._kernel(*args, **kwargs)
+
+    def _launch(self, grid: Any, block: Any, args: Sequence[Any], shared_mem: int = 0, stream: Any = None,
+                enable_cooperative_groups: bool = False) -> None:
+        self._raw(grid, block, args, shared_mem=shared_mem, stream=stream,
+                  enable_cooperative_groups=enable_cooperative_groups)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._default, attr)
+
+    def __repr__(self) -> str:
+        return f"<cubehip.RawKernel.kernel of {self._raw.name}: {self._default!r}>"
 
 
 class RawModule:
@@ -135,8 +275,10 @@ class RawModule:
     resolves, as CuPy's (hiprtc's and NVRTC's name expressions): a template's specialization
     (``"reduce<float, 256>"``), a C++-linkage kernel, an overload picked by a cast;
     ``get_function`` takes each by that expression, and an ``extern "C"`` kernel by its
-    name. path (a compiled cubin, PTX or code object in CuPy) is refused: cubehip compiles
-    HIP source. backend and jitify are accepted and ignored.
+    name. ``compile()`` and ``get_function`` compile (CompileError there). translate_cucomplex
+    is RawKernel's. path (a compiled cubin, PTX or code object in CuPy) is refused: cubehip
+    compiles HIP source. backend and jitify are accepted and ignored. It pickles as what it
+    was made with, as a RawKernel does.
     """
 
     def __init__(
@@ -156,8 +298,9 @@ class RawModule:
             raise NotImplementedError("path: cubehip compiles HIP source, not compiled modules; pass code=open(path).read() for a source file")
         if not isinstance(code, str):
             raise TypeError(f"code must be the module's source (a str), not {type(code).__name__}")
-        _refuse_unsupported(translate_cucomplex, backend)
+        _check_backend(backend)
         self.code = code
+        self.translate_cucomplex = bool(translate_cucomplex)
         self.enable_cooperative_groups = bool(enable_cooperative_groups)
         self.options = _options(options)
         self.backend, self.jitify = backend, jitify
@@ -175,18 +318,65 @@ class RawModule:
         if k is None:
             if not isinstance(name, str) or not name.strip():
                 raise ValueError(f"a kernel's name must be a non-empty str, not {name!r}")
-            k = RawKernel(self.code, name, self.options, self.backend, device=self.device,
+            k = RawKernel(self.code, name, self.options, self.backend, self.translate_cucomplex, device=self.device,
                           enable_cooperative_groups=self.enable_cooperative_groups,
                           name_expressions=self.name_expressions)
             # Compiled here, as CuPy's get_function does: a name the module lacks, or a
             # source or option that does not compile, raises CompileError now, not at the
             # first launch (the module is compiled once whichever kernel asks).
-            k.kernel()
+            k._kernel()
             self._functions[name] = k
         return k
 
+    def compile(self, log_stream: Any = None) -> None:
+        """Compiles the module now (CuPy's ``compile(log_stream=None)``), on its device (else
+        the current one): CompileError for a source or option that does not compile, or a
+        name expression the source does not resolve. log_stream (a text stream) receives
+        the compiler's log; cubehip keeps the log of a failed compile only. Its kernels,
+        from get_function, are of the module compiled here."""
+        from ._device import _string, current_device
+
+        _check_log_stream(log_stream)
+        dev = self.device if self.device is not None else current_device()
+        source = translate_cucomplex(self.code) if self.translate_cucomplex else self.code
+        md = _ffi.ModuleDesc()
+        md.size = ctypes.sizeof(md)
+        md.source = source.encode()
+        opts = (ctypes.c_char_p * max(len(self.options), 1))(*[o.encode() for o in self.options])
+        md.options, md.option_count = opts, len(self.options)
+        exprs = self.name_expressions or ()
+        names = (ctypes.c_char_p * max(len(exprs), 1))(*[n.encode() for n in exprs])
+        md.name_expressions, md.name_count = (names, len(exprs)) if self.name_expressions is not None else (None, 0)
+        mod = ctypes.c_uint64()
+        check(_ffi.lib.cubehip_module_create(dev._live(), ctypes.byref(md), ctypes.byref(mod)), "cubehip_module_create")
+        try:
+            st = _ffi.lib.cubehip_module_compile(mod.value)
+            if st == _ffi.ERROR_COMPILE:
+                err = error(st, "cubehip_module_compile")
+                log = _string(_ffi.lib.cubehip_module_log, mod.value, "cubehip_module_log")
+                _write_log(log_stream, log)
+                raise CompileError(st, err.message, "cubehip_module_compile", log, self.code, self.options)
+            check(st, "cubehip_module_compile")
+        finally:
+            # The device keeps the compiled module (one per source, options and name
+            # expressions): the kernels get_function makes are of it.
+            _ffi.lib.cubehip_module_destroy(mod.value)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "cubehip_pickle": _PICKLE_VERSION, "code": self.code, "options": self.options, "backend": self.backend,
+            "translate_cucomplex": self.translate_cucomplex, "enable_cooperative_groups": self.enable_cooperative_groups,
+            "name_expressions": self.name_expressions, "jitify": self.jitify,
+        }  # fmt: skip
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        _unpickle_check(state, "RawModule")
+        self.code, self.options, self.backend = state["code"], tuple(state["options"]), state["backend"]
+        self.translate_cucomplex = state["translate_cucomplex"]
+        self.enable_cooperative_groups = state["enable_cooperative_groups"]
+        self.name_expressions, self.jitify = state["name_expressions"], state["jitify"]
+        self.device = None  # its kernels follow their arrays, as kernels made without device= do
+        self._functions = {}
+
     def __repr__(self) -> str:
         return f"<cubehip.RawModule {len(self._functions)} functions>"
-
-
-

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import _ffi
 
 
@@ -35,11 +37,35 @@ class DeviceClosed(InvalidHandle):
 
 
 class CompileError(CubehipError):
-    """A kernel did not compile; ``log`` is the compiler's log."""
+    """A kernel did not compile; ``log`` is the compiler's log, ``source`` and ``options``
+    what was compiled (where the raiser knew them).
 
-    def __init__(self, status: int, message: str, call: str = "", log: str = "") -> None:
+    CuPy's ``cupy.cuda.compiler.CompileException`` is this class (``cubehip.CompileException``),
+    with its ``get_message()`` and ``dump(f)``."""
+
+    def __init__(self, status: int, message: str, call: str = "", log: str = "", source: str = "",
+                 options: tuple[str, ...] = ()) -> None:
         super().__init__(status, message, call)
         self.log = log
+        self.source = source
+        self.options = tuple(options)
+
+    def get_message(self) -> str:
+        """The error with the compiler's log, as str(e) (CuPy's CompileException.get_message)."""
+        return str(self)
+
+    def dump(self, f: Any) -> None:
+        """Writes the error, the options and the source with its line numbers (the numbers
+        the log's messages use) to the text stream f, as CuPy's CompileException.dump does."""
+        lines = self.source.split("\n") if self.source else []
+        width = len(str(len(lines)))
+        f.write(f"compilation error: {self}\n-----\n")
+        f.write(f"Options: {' '.join(self.options)}\n")
+        f.write("Source:\n")
+        for i, line in enumerate(lines, 1):
+            f.write(f"{i:0{width}d} {line.rstrip()}\n")
+        f.write("-----\n")
+        f.flush()
 
     def __str__(self) -> str:
         if not self.log:

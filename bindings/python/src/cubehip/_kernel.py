@@ -600,7 +600,7 @@ class Kernel:
         st = _ffi.lib.cubehip_kernel_compile(self._live())
         if st == _ffi.ERROR_COMPILE:
             err = error(st, "cubehip_kernel_compile")
-            raise CompileError(st, err.message, "cubehip_kernel_compile", self.log())
+            raise CompileError(st, err.message, "cubehip_kernel_compile", self.log(), self.source, self.options)
         check(st, "cubehip_kernel_compile")
 
     def log(self) -> str:
