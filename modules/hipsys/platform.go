@@ -117,6 +117,15 @@ type ModuleAPI interface {
 	// multiprocessor holds at once (hipModuleOccupancyMaxActiveBlocksPerMultiprocessor,
 	// cuOccupancyMaxActiveBlocksPerMultiprocessor): 0 for a block that cannot run.
 	ModuleOccupancyMaxActiveBlocksPerMultiprocessor(fn Function, blockSize int, dynSharedMem uint64) (int, error)
+	// FuncGetAttribute is one of fn's attributes (hipFuncGetAttribute, cuFuncGetAttribute).
+	// An attribute the platform cannot tell is 0, as its documentation says.
+	FuncGetAttribute(fn Function, attr FuncAttribute) (int, error)
+	// FuncSetAttribute sets one of fn's settable attributes (hipFuncSetAttribute,
+	// cuFuncSetAttribute): MAX_DYNAMIC_SHARED_SIZE_BYTES, the dynamic shared memory a
+	// launch of fn may ask for, up to what the device can give it (more is
+	// hipErrorInvalidValue), and PREFERRED_SHARED_MEMORY_CARVEOUT (-1..100), a hint.
+	// Any other attribute is hipErrorInvalidValue.
+	FuncSetAttribute(fn Function, attr FuncAttribute, value int) error
 	ModuleUnload(module Module) error
 	// FuncGetParams lists fn's parameters in declaration order, as the platform's
 	// compiler laid out the kernel's parameter block (the cpu device's compiled

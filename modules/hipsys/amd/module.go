@@ -174,6 +174,7 @@ func (p *Platform) ModuleUnload(m hipsys.Module) error {
 	}
 	p.params.unload(uintptr(m)) // first: a launch finds its function here
 	p.functions.removeOwned(uintptr(m))
+	p.dropFuncAttrs()
 	p.vars.unload(uintptr(m))
 	if err := check("hipModuleUnload", C.amdt_h(p.lib.s.moduleUnload, C.uintptr_t(m))); err != nil {
 		return err // the image is leaked rather than freed under a module ROCm may still hold

@@ -28,6 +28,9 @@ type Platform struct {
 	imports                             *importSpans // ImportMemory's ranges, which device checks accept too
 	params                              *paramTables // FuncGetParams' answers, from each module's metadata
 
+	attrsMu sync.Mutex
+	attrs   map[uintptr]*funcAttrs // FuncSetAttribute's values, by function
+
 	propsMu sync.Mutex
 	props   map[int]hipsys.DeviceProps // per device, for the hiprtc architecture
 }
@@ -57,7 +60,7 @@ func newPlatform(lib *library) *Platform {
 		programs: newPrograms(), params: newParamTables(),
 		host:  &allocs{any: "pinned host"},
 		vars:  newModuleVars(),
-		props: map[int]hipsys.DeviceProps{},
+		props: map[int]hipsys.DeviceProps{}, attrs: map[uintptr]*funcAttrs{},
 	}
 	p.imports = &importSpans{}
 	p.vars.spans.also = p.imports

@@ -26,6 +26,7 @@ type syms struct {
 	moduleLoadData, moduleGetFunction, moduleLaunchKernel, moduleUnload, moduleGetGlobal unsafe.Pointer
 	moduleOccupancy                                                                      unsafe.Pointer
 	moduleLaunchCooperative                                                              unsafe.Pointer // optional: absent from older ROCm (5.2)
+	funcGetAttribute                                                                     unsafe.Pointer // optional: a library without it answers hipErrorNotSupported
 
 	streamBeginCapture, streamEndCapture, streamIsCapturing, graphGetNodes, graphNodeGetType unsafe.Pointer
 	graphInstantiate, graphLaunch, graphExecDestroy, graphDestroy                            unsafe.Pointer
@@ -91,6 +92,7 @@ func (s *syms) resolve(lib *dl.Library) error {
 		return err
 	}
 	s.graphUpload = lib.Lookup("hipGraphUpload")
+	s.funcGetAttribute = lib.Lookup("hipFuncGetAttribute")
 	s.moduleLaunchCooperative = lib.Lookup("hipModuleLaunchCooperativeKernel")
 	s.pointerGetAttributes = lib.Lookup("hipPointerGetAttributes")
 	s.memGetAddressRange = lib.Lookup("hipMemGetAddressRange")

@@ -121,6 +121,10 @@ int amdt_launch_coop(void* f, uintptr_t fn, unsigned gx, unsigned gy, unsigned g
 int amdt_occupancy(void* f, int* blocks, uintptr_t fn, int block, size_t shm) {
 	return ((int (*)(int*, void*, int, size_t))f)(blocks, (void*)fn, block, shm);
 }
+// hipFuncGetAttribute(int*, hipFunction_attribute, hipFunction_t).
+int amdt_func_attr(void* f, int* value, int attr, uintptr_t fn) {
+	return ((int (*)(int*, int, void*))f)(value, attr, (void*)fn);
+}
 int amdt_graph_nodes(void* f, uintptr_t g, uintptr_t* nodes, size_t* n) {
 	return ((int (*)(void*, void**, size_t*))f)((void*)g, (void**)nodes, n);
 }

@@ -36,6 +36,7 @@ int amdt_get_global(void* f, uintptr_t* out, size_t* size, uintptr_t mod, char* 
 int amdt_launch(void* f, uintptr_t fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shm, uintptr_t s, unsigned char* buf, uint32_t* offs, int n);
 int amdt_launch_coop(void* f, uintptr_t fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shm, uintptr_t s, unsigned char* buf, uint32_t* offs, int n);
 int amdt_occupancy(void* f, int* blocks, uintptr_t fn, int block, size_t shm);
+int amdt_func_attr(void* f, int* value, int attr, uintptr_t fn);
 int amdt_graph_nodes(void* f, uintptr_t g, uintptr_t* nodes, size_t* n);
 int amdt_rtc_create(void* f, uintptr_t* prog, char* src, char* name, int nh, char** hdrs, char** names);
 int amdt_rtc_compile(void* f, uintptr_t prog, int n, char** opts);

@@ -25,6 +25,19 @@ type module struct {
 type function struct {
 	mod *module
 	jf  *jit.Function
+	// maxDynShared is the function's MAX_DYNAMIC_SHARED_SIZE_BYTES, what a launch of it
+	// may ask for: all the device has until FuncSetAttribute lowers it (the cpu device
+	// needs no opt-in). carveout is its PREFERRED_SHARED_MEMORY_CARVEOUT, kept for the
+	// getter only: the host has no L1 to divide.
+	maxDynShared atomic.Uint32
+	carveout     atomic.Int32
+}
+
+func newFunction(m *module, jf *jit.Function) *function {
+	f := &function{mod: m, jf: jf}
+	f.maxDynShared.Store(sharedMemPerBlock)
+	f.carveout.Store(-1)
+	return f
 }
 
 // launch runs the kernel unless its module has been unloaded since the launch was
@@ -79,7 +92,7 @@ func (p *Platform) ModuleGetFunction(mh hipsys.Module, name string) (hipsys.Func
 	if err != nil {
 		return 0, err
 	}
-	h := hipsys.Function(p.functions.add(&function{mod: m, jf: jf}))
+	h := hipsys.Function(p.functions.add(newFunction(m, jf)))
 	m.fns[name] = h
 	return h, nil
 }
@@ -109,7 +122,8 @@ func (p *Platform) ModuleUnload(mh hipsys.Module) error {
 // The arguments are copied, so args may be reused as soon as the call returns. A shape
 // the device cannot run (a zero dimension, one over MaxThreadsDim or MaxGridSize, a
 // block over MaxThreadsPerBlock) is hipErrorInvalidConfiguration here; dynamic shared
-// memory over SharedMemPerBlock, an argument block over jit.MaxParamBytes, or arguments
+// memory over SharedMemPerBlock or over the function's MAX_DYNAMIC_SHARED_SIZE_BYTES
+// (FuncSetAttribute), an argument block over jit.MaxParamBytes, or arguments
 // whose number or sizes differ from the kernel's parameters is hipErrorInvalidValue. A
 // failure while the kernel runs is reported by the next synchronization that waits for
 // it (see the package doc). Kernel pointer arguments are not checked: a kernel that
@@ -138,6 +152,9 @@ func (p *Platform) launch(call string, coop bool, fh hipsys.Function, grid, bloc
 	}
 	if sharedMemBytes > sharedMemPerBlock {
 		return callNamed(errLaunchShared, coop)
+	}
+	if sharedMemBytes > f.maxDynShared.Load() {
+		return callNamed(errLaunchSharedAttr, coop)
 	}
 	if coop {
 		if err := jit.CheckCooperative(grid, block, sharedMemBytes); err != nil {
@@ -191,7 +208,9 @@ var (
 	errUnknownFunction = errorf("hipModuleLaunchKernel", hipsys.ErrorInvalidHandle, "unknown function")
 	errLaunchShape     = errorf("hipModuleLaunchKernel", hipsys.ErrorInvalidConfiguration,
 		"grid and block dimensions must be nonzero, within MaxGridSize and MaxThreadsDim, and a block at most MaxThreadsPerBlock threads")
-	errLaunchShared = errorf("hipModuleLaunchKernel", hipsys.ErrorInvalidValue, "dynamic shared memory over SharedMemPerBlock")
+	errLaunchShared     = errorf("hipModuleLaunchKernel", hipsys.ErrorInvalidValue, "dynamic shared memory over SharedMemPerBlock")
+	errLaunchSharedAttr = errorf("hipModuleLaunchKernel", hipsys.ErrorInvalidValue,
+		"dynamic shared memory over the function's MAX_DYNAMIC_SHARED_SIZE_BYTES (hipFuncSetAttribute)")
 	errLaunchParams = errorf("hipModuleLaunchKernel", hipsys.ErrorInvalidValue, "kernel argument block over jit.MaxParamBytes")
 )
 
@@ -213,4 +232,51 @@ func (p *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, erro
 		return nil, errorf("hipFuncGetParams", hipsys.ErrorInvalidHandle, "unknown function")
 	}
 	return f.jf.Params(), nil
+}
+
+// FuncGetAttribute is what the cpu device knows of fn: MAX_THREADS_PER_BLOCK is the
+// device's MaxThreadsPerBlock (a kernel's compiled code does not narrow it);
+// MAX_DYNAMIC_SHARED_SIZE_BYTES and PREFERRED_SHARED_MEMORY_CARVEOUT are as
+// FuncSetAttribute left them (all the device's dynamic shared memory and -1 until set).
+// The rest are 0: the compiled kernel keeps its __shared__ variables as thread-local
+// statics of the host code, apart from the dynamic buffer, so no static size is recorded;
+// it has no constant bank, no registers or local memory as a GPU counts them, and no PTX
+// or GPU binary version.
+func (p *Platform) FuncGetAttribute(fh hipsys.Function, attr hipsys.FuncAttribute) (int, error) {
+	const call = "hipFuncGetAttribute"
+	f := p.functions.get(uintptr(fh))
+	if f == nil {
+		return 0, errorf(call, hipsys.ErrorInvalidHandle, "unknown function")
+	}
+	switch attr {
+	case hipsys.FuncAttributeMaxThreadsPerBlock:
+		return maxThreadsPerBlock, nil
+	case hipsys.FuncAttributeMaxDynamicSharedSizeBytes:
+		return int(f.maxDynShared.Load()), nil
+	case hipsys.FuncAttributePreferredSharedMemoryCarveout:
+		return int(f.carveout.Load()), nil
+	}
+	if !attr.Valid() {
+		return 0, errorf(call, hipsys.ErrorInvalidValue, "unknown attribute "+attr.String())
+	}
+	return 0, nil
+}
+
+// FuncSetAttribute sets fn's MAX_DYNAMIC_SHARED_SIZE_BYTES (0..SharedMemPerBlock; a launch
+// of fn asking for more is then hipErrorInvalidValue) or its
+// PREFERRED_SHARED_MEMORY_CARVEOUT (-1..100, recorded only).
+func (p *Platform) FuncSetAttribute(fh hipsys.Function, attr hipsys.FuncAttribute, value int) error {
+	f := p.functions.get(uintptr(fh))
+	if f == nil {
+		return errorf("hipFuncSetAttribute", hipsys.ErrorInvalidHandle, "unknown function")
+	}
+	if err := hipsys.CheckFuncSetAttribute("cpu", attr, value, sharedMemPerBlock); err != nil {
+		return err
+	}
+	if attr == hipsys.FuncAttributeMaxDynamicSharedSizeBytes {
+		f.maxDynShared.Store(uint32(value))
+	} else {
+		f.carveout.Store(int32(value))
+	}
+	return nil
 }

@@ -182,3 +182,17 @@ func (w *Platform) RTCDestroyProgram(prog hipsys.Program) error {
 	}
 	return destroyed(w, liveProgram, prog, w.inner.RTCDestroyProgram(prog))
 }
+
+func (w *Platform) FuncGetAttribute(fn hipsys.Function, attr hipsys.FuncAttribute) (int, error) {
+	if err := w.check(cFuncGetAttribute); err != nil {
+		return 0, err
+	}
+	return w.inner.FuncGetAttribute(fn, attr)
+}
+
+func (w *Platform) FuncSetAttribute(fn hipsys.Function, attr hipsys.FuncAttribute, value int) error {
+	if err := w.check(cFuncSetAttribute); err != nil {
+		return err
+	}
+	return w.inner.FuncSetAttribute(fn, attr, value)
+}

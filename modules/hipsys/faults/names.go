@@ -49,6 +49,8 @@ const (
 	cModuleOccupancyMaxActiveBlocksPerMultiprocessor
 	cModuleUnload
 	cFuncGetParams
+	cFuncGetAttribute
+	cFuncSetAttribute
 	cModuleGetGlobal
 
 	cStreamBeginCapture
@@ -112,6 +114,7 @@ var methods = map[string]call{
 	"ModuleLaunchKernel": cModuleLaunchKernel, "ModuleUnload": cModuleUnload,
 	"ModuleLaunchCooperativeKernel":                   cModuleLaunchCooperativeKernel,
 	"ModuleOccupancyMaxActiveBlocksPerMultiprocessor": cModuleOccupancyMaxActiveBlocksPerMultiprocessor,
+	"FuncGetAttribute":                                cFuncGetAttribute, "FuncSetAttribute": cFuncSetAttribute,
 
 	"StreamBeginCapture": cStreamBeginCapture, "StreamEndCapture": cStreamEndCapture,
 	"StreamIsCapturing": cStreamIsCapturing, "GraphGetNodes": cGraphGetNodes,

@@ -66,3 +66,58 @@ func (p *Platform) optIn(call string, fn hipsys.Function, shmem uint32) error {
 	p.optedIn.Store(uintptr(fn), uint32(limit))
 	return nil
 }
+
+// FuncGetAttribute is cuFuncGetAttribute (CUfunction_attribute numbers HIP's attributes
+// the same way).
+func (p *Platform) FuncGetAttribute(fn hipsys.Function, attr hipsys.FuncAttribute) (int, error) {
+	const call = "hipFuncGetAttribute"
+	if p.functions.get(uintptr(fn)) == nil {
+		return 0, hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
+	}
+	if !attr.Valid() {
+		return 0, hipsys.NewError(platformName, call, hipsys.ErrorInvalidValue, "unknown attribute "+attr.String())
+	}
+	var v C.int
+	if r := int32(C.cu_func_get_attr(&v, C.int(attr), C.uintptr_t(fn))); r != 0 {
+		return 0, cuError(call, r)
+	}
+	return int(v), nil
+}
+
+// FuncSetAttribute is cuFuncSetAttribute, after the range check: MAX_DYNAMIC_SHARED_SIZE_BYTES
+// up to the device's opt-in limit less the kernel's static shared memory. A launch asking
+// for more than the value set still opts the kernel in to all the device has (optIn), as
+// one that never set it does.
+func (p *Platform) FuncSetAttribute(fn hipsys.Function, attr hipsys.FuncAttribute, value int) error {
+	const call = "hipFuncSetAttribute"
+	f := p.functions.get(uintptr(fn))
+	if f == nil {
+		return hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x", uintptr(fn)))
+	}
+	limit := uint64(1<<31 - 1)
+	if attr == hipsys.FuncAttributeMaxDynamicSharedSizeBytes {
+		m, ok := p.modules.get(uintptr(f.mod))
+		if !ok {
+			return hipsys.NewError(platformName, call, hipsys.ErrorInvalidHandle, fmt.Sprintf("function %#x: module unloaded", uintptr(fn)))
+		}
+		props, err := p.GetDeviceProperties(m.dev)
+		if err != nil {
+			return err
+		}
+		var static C.int
+		if r := int32(C.cu_func_get_attr(&static, funcAttrSharedSizeBytes, C.uintptr_t(fn))); r != 0 {
+			return cuError(call, r)
+		}
+		limit = uint64(max(int64(max(props.SharedMemPerBlockOptin, props.SharedMemPerBlock))-int64(static), 0))
+	}
+	if err := hipsys.CheckFuncSetAttribute(platformName, attr, value, limit); err != nil {
+		return err
+	}
+	if r := int32(C.cu_func_set_attr(C.uintptr_t(fn), C.int(attr), C.int(value))); r != 0 {
+		return cuError(call, r)
+	}
+	if attr == hipsys.FuncAttributeMaxDynamicSharedSizeBytes {
+		p.optedIn.Store(uintptr(fn), uint32(max(value, defaultDynamicShared)))
+	}
+	return nil
+}
