@@ -8,7 +8,8 @@ import (
 )
 
 // rtcInclude holds the headers cubehip gives hiprtc: cubehip_hiprtc.h for every program,
-// and, before ROCm 6.1, the stand-ins for what hiprtc's built-in preamble already holds.
+// and, before ROCm 6.1, the stand-ins for what hiprtc's built-in preamble already holds
+// (and for the hip/ headers that would define it again, hip_complex.h's vector types).
 //
 //go:embed rtcinclude/*
 var rtcInclude embed.FS
@@ -63,6 +64,7 @@ func (l *library) rtcProgram(source string, user []hipsys.Header) (string, []hip
 		}
 		ours["hip/hip_cooperative_groups.h"] = embedded("hip_cooperative_groups.h")
 		ours["hip/hip_bf16.h"] = embedded("hip_bf16.h")
+		ours["hip/hip_complex.h"] = embedded("hip_complex.h")
 		for _, n := range libcHeaders {
 			ours[n] = embedded(n)
 		}
