@@ -438,6 +438,11 @@ func (s Stream) launch(k *Kernel, grid compute.CubeCount, count *Buffer, vals []
 	if err := d.limits.check(k, static); err != nil {
 		return err
 	}
+	if len(d.dynShared) != 0 {
+		if err := d.checkDynShared(k); err != nil {
+			return err
+		}
+	}
 	if k.k.Cooperative && static != nil {
 		if err := d.checkCooperative(k, static); err != nil {
 			return err

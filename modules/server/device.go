@@ -102,7 +102,8 @@ type Device struct {
 	lastParams []hipsys.KernelParam
 	paramsOf   map[compute.KernelID][]hipsys.KernelParam
 	coopLimit  map[coopShape]uint64
-	vals       []Arg // scratch: Call's Go values as Args (under mu)
+	dynShared  map[compute.KernelID]uint32 // MAX_DYNAMIC_SHARED_SIZE_BYTES as SetFuncAttribute set it, per kernel
+	vals       []Arg                       // scratch: Call's Go values as Args (under mu)
 
 	// single is a platform with one device. Then every thread's current device is that
 	// one (HIP's default, and there is no other to switch to), and each platform call
