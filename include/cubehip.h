@@ -344,6 +344,37 @@ cubehip_status cubehip_kernel_destroy(cubehip_kernel kernel);
  * a compile error is CUBEHIP_ERROR_COMPILE. */
 cubehip_status cubehip_kernel_max_active_blocks(cubehip_kernel kernel, uint32_t block_threads, uint32_t shared_mem, int32_t* blocks);
 
+/* A kernel function's attributes, numbered as HIP's hipFunction_attribute (and CUDA's
+ * CUfunction_attribute). One the platform cannot tell reads 0 (on the cpu device all but
+ * MAX_THREADS_PER_BLOCK and the two settable ones). */
+typedef enum cubehip_func_attribute {
+	CUBEHIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,            /* the largest block it launches with */
+	CUBEHIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,                /* its static shared memory */
+	CUBEHIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,                 /* its constant memory */
+	CUBEHIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,                 /* local memory per thread */
+	CUBEHIP_FUNC_ATTRIBUTE_NUM_REGS = 4,                         /* registers per thread */
+	CUBEHIP_FUNC_ATTRIBUTE_PTX_VERSION = 5,                      /* virtual architecture, major*10+minor */
+	CUBEHIP_FUNC_ATTRIBUTE_BINARY_VERSION = 6,                   /* binary architecture, major*10+minor */
+	CUBEHIP_FUNC_ATTRIBUTE_CACHE_MODE_CA = 7,                    /* 1 if global loads are cached in L1 */
+	CUBEHIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,    /* dynamic shared memory a launch may ask for (settable) */
+	CUBEHIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9  /* percent of L1 as shared memory, -1 none (settable) */
+} cubehip_func_attribute;
+
+/* One of the kernel's attributes on its device (hipFuncGetAttribute). The kernel is
+ * compiled first if it was not: a compile error is CUBEHIP_ERROR_COMPILE. An unknown
+ * attribute or a NULL value is CUBEHIP_ERROR_INVALID_ARGUMENT. */
+cubehip_status cubehip_kernel_get_attribute(cubehip_kernel kernel, cubehip_func_attribute attr, int* value);
+
+/* Sets one of the kernel's settable attributes on its device (hipFuncSetAttribute):
+ * MAX_DYNAMIC_SHARED_SIZE_BYTES, the most dynamic shared memory a launch of the kernel
+ * may then ask for, up to what the device can give it (more is
+ * CUBEHIP_HIP_ERROR_INVALID_VALUE); or PREFERRED_SHARED_MEMORY_CARVEOUT (-1..100), a
+ * hint. Until the limit is set a launch may have all the device gives; once set, a launch
+ * over it is CUBEHIP_ERROR_INVALID_ARGUMENT naming the kernel's limit and the device's.
+ * The setting is the device's compiled function's, shared by every kernel handle of the
+ * same source, entry and options. Any other attribute is CUBEHIP_HIP_ERROR_INVALID_VALUE. */
+cubehip_status cubehip_kernel_set_attribute(cubehip_kernel kernel, cubehip_func_attribute attr, int value);
+
 /* ---- modules ------------------------------------------------------------------------ */
 
 /* A module: a source compiled with its options as one unit, once per device, loaded once,

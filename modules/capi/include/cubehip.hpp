@@ -342,6 +342,20 @@ public:
 		detail::check(cubehip_kernel_max_active_blocks(h_.get(), block_threads, shared_mem, &n), "cubehip_kernel_max_active_blocks");
 		return n;
 	}
+	// One of the kernel's attributes on its device (compiles first), and the setter of the
+	// settable ones: max_dynamic_shared_size_bytes raises (or lowers) the dynamic shared
+	// memory a launch of it may ask for.
+	int attribute(cubehip_func_attribute attr) const {
+		int v = 0;
+		detail::check(cubehip_kernel_get_attribute(h_.get(), attr, &v), "cubehip_kernel_get_attribute");
+		return v;
+	}
+	void set_attribute(cubehip_func_attribute attr, int value) const {
+		detail::check(cubehip_kernel_set_attribute(h_.get(), attr, value), "cubehip_kernel_set_attribute");
+	}
+	void set_max_dynamic_shared_size_bytes(int bytes) const {
+		set_attribute(CUBEHIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+	}
 
 	// The module variable name (a __constant__ or __device__ variable of the kernel's
 	// source): its size in bytes, a write queued on the stream (the stream's next launch

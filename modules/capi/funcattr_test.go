@@ -1,0 +1,19 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestFuncAttributeC runs the C test of cubehip_kernel_get_attribute and
+// cubehip_kernel_set_attribute: the attributes read, a launch over a lowered dynamic
+// shared-memory limit refused, one of 64 KiB after raising it, a value over the device's
+// refused.
+func TestFuncAttributeC(t *testing.T) {
+	bin := compileHost(t, cc(), "tests/funcattr_test.c", "-std=c11", "-fsanitize=undefined", "-fno-sanitize-recover=all")
+	out := runHost(t, bin)
+	require.Contains(t, out, "checks passed")
+	t.Log(strings.TrimSpace(out))
+}
