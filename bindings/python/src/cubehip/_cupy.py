@@ -178,6 +178,9 @@ class RawKernel:
                 # keeps them), so dump() shows that source.
                 e.source = self.code
                 raise
+            # Attributes set on the RawKernel hold for a kernel made later (on another device).
+            for attr, value in getattr(self, "_set_attrs", {}).items():
+                k.set_attribute(attr, value)
             self._kernels[(dims, shared_mem, *tag)] = k
         if _plain_grid(block):  # an int or a tuple of ints cannot change: remembered as given
             self._kernels[(block, shared_mem, *tag)] = k
@@ -213,6 +216,81 @@ class RawKernel:
         except CompileError as e:
             _write_log(log_stream, e.log)
             raise
+
+    # --- function attributes (CuPy's): compiled first, on the kernel's device ---------------
+
+    @property
+    def attributes(self) -> dict[str, int]:
+        """The kernel's function attributes, as CuPy's: a dict of max_threads_per_block,
+        shared_size_bytes, const_size_bytes, local_size_bytes, num_regs, ptx_version,
+        binary_version, cache_mode_ca, max_dynamic_shared_size_bytes and
+        preferred_shared_memory_carveout (``Kernel.attributes``; 0 where the platform cannot
+        tell). It compiles the kernel if it was not."""
+        return self._kernel().attributes
+
+    def _set_attribute(self, attr: str, value: int) -> None:
+        self._kernel().set_attribute(attr, value)
+        # Every launch shape's kernel on the device shares the function set here; one made
+        # later on another device gets the value when it is made.
+        if not hasattr(self, "_set_attrs"):
+            self._set_attrs: dict[str, int] = {}
+        self._set_attrs[attr] = value
+
+    @property
+    def max_threads_per_block(self) -> int:
+        """The largest block the kernel launches with."""
+        return self._kernel().max_threads_per_block
+
+    @property
+    def shared_size_bytes(self) -> int:
+        """The kernel's static shared memory (0 on the cpu device, which does not record it)."""
+        return self._kernel().shared_size_bytes
+
+    @property
+    def const_size_bytes(self) -> int:
+        """The constant memory the kernel uses."""
+        return self._kernel().const_size_bytes
+
+    @property
+    def local_size_bytes(self) -> int:
+        """Local memory per thread."""
+        return self._kernel().local_size_bytes
+
+    @property
+    def num_regs(self) -> int:
+        """Registers per thread."""
+        return self._kernel().num_regs
+
+    @property
+    def ptx_version(self) -> int:
+        """The virtual architecture the kernel was compiled for (major*10+minor)."""
+        return self._kernel().ptx_version
+
+    @property
+    def binary_version(self) -> int:
+        """The architecture of the kernel's binary (major*10+minor)."""
+        return self._kernel().binary_version
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        """The most dynamic shared memory a call may ask for (``shared_mem=``). Setting it
+        raises (or lowers) the limit, as CuPy's setter does (hipFuncSetAttribute), up to what
+        the device can give (more raises CubehipError hipErrorInvalidValue); a call over the
+        value set raises, naming it and the device's limit."""
+        return self._kernel().max_dynamic_shared_size_bytes
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, value: int) -> None:
+        self._set_attribute("max_dynamic_shared_size_bytes", value)
+
+    @property
+    def preferred_shared_memory_carveout(self) -> int:
+        """The percent of L1 preferred as shared memory (-1: no preference), a hint."""
+        return self._kernel().preferred_shared_memory_carveout
+
+    @preferred_shared_memory_carveout.setter
+    def preferred_shared_memory_carveout(self, value: int) -> None:
+        self._set_attribute("preferred_shared_memory_carveout", value)
 
     def __getstate__(self) -> dict[str, Any]:
         return {

@@ -204,6 +204,8 @@ _PROTOTYPES = {
     "cubehip_kernel_global_write": ([handle, c_uint64, c_char_p, c_void_p, c_uint64], _status),
     "cubehip_kernel_global_read": ([handle, c_uint64, c_char_p, c_void_p, c_uint64], _status),
     "cubehip_kernel_max_active_blocks": ([handle, c_uint32, c_uint32, POINTER(c_int32)], _status),
+    "cubehip_kernel_get_attribute": ([handle, c_int32, POINTER(c_int32)], _status),
+    "cubehip_kernel_set_attribute": ([handle, c_int32, c_int32], _status),
     "cubehip_launch": ([handle, c_uint64, c_void_p, c_void_p, c_size_t], _status),
     "cubehip_launch_dynamic": ([handle, c_uint64, handle, c_void_p, c_size_t], _status),
     "cubehip_capture_begin": ([handle, c_uint64], _status),

@@ -418,6 +418,23 @@ def _bad_elem(kernel: "Kernel", i: int, v: DeviceArray, elem: tuple[str, int, bo
     )
 
 
+# Function attributes by name, numbered as HIP's hipFunction_attribute (CUDA's too); the
+# names are CuPy's keys of RawKernel.attributes.
+FUNC_ATTRIBUTES = {
+    "max_threads_per_block": 0, "shared_size_bytes": 1, "const_size_bytes": 2, "local_size_bytes": 3,
+    "num_regs": 4, "ptx_version": 5, "binary_version": 6, "cache_mode_ca": 7,
+    "max_dynamic_shared_size_bytes": 8, "preferred_shared_memory_carveout": 9,
+}  # fmt: skip
+
+
+def _func_attr(attr: str | int) -> int:
+    if isinstance(attr, str) and attr in FUNC_ATTRIBUTES:
+        return FUNC_ATTRIBUTES[attr]
+    if isinstance(attr, int) and not isinstance(attr, bool) and attr in FUNC_ATTRIBUTES.values():
+        return attr
+    raise ValueError(f"unknown function attribute {attr!r}: one of {', '.join(FUNC_ATTRIBUTES)}")
+
+
 class Kernel:
     """A kernel: HIP C++ source with an ``extern "C" __global__`` function entry.
 
@@ -592,6 +609,9 @@ class Kernel:
         self.__class__ = self._base_class
         self._plan()
         self.compile()
+        # The attributes set on the old device's function are the kernel's: set them here too.
+        for attr, value in getattr(self, "_set_attrs", {}).items():
+            self.set_attribute(attr, value)
 
     # --- compile -------------------------------------------------------------------------
 
@@ -762,6 +782,98 @@ class Kernel:
             raise CompileError(st, err.message, "cubehip_kernel_max_active_blocks", self.log())
         check(st, "cubehip_kernel_max_active_blocks")
         return out.value
+
+    # --- function attributes ---------------------------------------------------------------
+
+    @property
+    def attributes(self) -> dict[str, int]:
+        """The kernel's function attributes on its device, as CuPy's ``RawKernel.attributes``:
+        a dict of ``max_threads_per_block``, ``shared_size_bytes``, ``const_size_bytes``,
+        ``local_size_bytes``, ``num_regs``, ``ptx_version``, ``binary_version``,
+        ``cache_mode_ca``, ``max_dynamic_shared_size_bytes`` and
+        ``preferred_shared_memory_carveout`` (hipFuncGetAttribute). One the platform cannot
+        tell is 0: on the cpu device all but max_threads_per_block and the two settable ones.
+        It compiles the kernel first if it was not."""
+        return {name: self.get_attribute(name) for name in FUNC_ATTRIBUTES}
+
+    def get_attribute(self, attr: str | int) -> int:
+        """One function attribute, by its name in ``attributes`` or HIP's number."""
+        out = ctypes.c_int32()
+        st = _ffi.lib.cubehip_kernel_get_attribute(self._live(), _func_attr(attr), ctypes.byref(out))
+        if st == _ffi.ERROR_COMPILE:
+            err = error(st, "cubehip_kernel_get_attribute")
+            raise CompileError(st, err.message, "cubehip_kernel_get_attribute", self.log())
+        check(st, "cubehip_kernel_get_attribute")
+        return out.value
+
+    def set_attribute(self, attr: str | int, value: int) -> None:
+        """Sets max_dynamic_shared_size_bytes or preferred_shared_memory_carveout
+        (hipFuncSetAttribute); see the properties of those names."""
+        if not isinstance(value, int) or isinstance(value, bool) or not -(2**31) <= value < 2**31:
+            raise ValueError(f"an attribute's value must be an int of 32 bits, not {value!r}")
+        a = _func_attr(attr)
+        check(_ffi.lib.cubehip_kernel_set_attribute(self._live(), a, value), "cubehip_kernel_set_attribute")
+        if not hasattr(self, "_set_attrs"):
+            self._set_attrs: dict[int, int] = {}
+        self._set_attrs[a] = value
+
+    @property
+    def max_threads_per_block(self) -> int:
+        """The largest block the kernel launches with."""
+        return self.get_attribute("max_threads_per_block")
+
+    @property
+    def shared_size_bytes(self) -> int:
+        """The kernel's static shared memory (0 on the cpu device, which does not record it)."""
+        return self.get_attribute("shared_size_bytes")
+
+    @property
+    def const_size_bytes(self) -> int:
+        """The constant memory the kernel uses."""
+        return self.get_attribute("const_size_bytes")
+
+    @property
+    def local_size_bytes(self) -> int:
+        """Local memory per thread."""
+        return self.get_attribute("local_size_bytes")
+
+    @property
+    def num_regs(self) -> int:
+        """Registers per thread."""
+        return self.get_attribute("num_regs")
+
+    @property
+    def ptx_version(self) -> int:
+        """The virtual architecture the kernel was compiled for (major*10+minor)."""
+        return self.get_attribute("ptx_version")
+
+    @property
+    def binary_version(self) -> int:
+        """The architecture of the kernel's binary (major*10+minor)."""
+        return self.get_attribute("binary_version")
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        """The most dynamic shared memory a launch of the kernel may ask for. Setting it
+        (hipFuncSetAttribute) raises or lowers that limit for every launch shape of the
+        kernel on its device, up to what the device can give (more raises CubehipError
+        hipErrorInvalidValue); a launch over the value set raises, naming it and the
+        device's limit. Until set, a launch may have all the device gives (cubehip opts the
+        kernel in where the device asks for that)."""
+        return self.get_attribute("max_dynamic_shared_size_bytes")
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, value: int) -> None:
+        self.set_attribute("max_dynamic_shared_size_bytes", value)
+
+    @property
+    def preferred_shared_memory_carveout(self) -> int:
+        """The percent of L1 preferred as shared memory (-1: no preference), a hint."""
+        return self.get_attribute("preferred_shared_memory_carveout")
+
+    @preferred_shared_memory_carveout.setter
+    def preferred_shared_memory_carveout(self, value: int) -> None:
+        self.set_attribute("preferred_shared_memory_carveout", value)
 
     # --- module variables ------------------------------------------------------------------
 
