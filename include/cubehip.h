@@ -418,6 +418,11 @@ cubehip_status cubehip_module_destroy(cubehip_module module);
 cubehip_status cubehip_module_global_size(cubehip_module module, const char* name, uint64_t* size);
 cubehip_status cubehip_module_global_write(cubehip_module module, uint64_t stream, const char* name, const void* src, uint64_t size);
 cubehip_status cubehip_module_global_read(cubehip_module module, uint64_t stream, const char* name, void* dst, uint64_t size);
+/* A buffer over the module's variable name, without a copy (the variable's own memory,
+ * imported as cubehip_buffer_import does, homed on the stream): launch arguments, reads
+ * and writes through it reach the variable that the module's kernels see. The variable
+ * lives as long as the device; releasing the buffer frees nothing. */
+cubehip_status cubehip_module_global_buffer(cubehip_module module, uint64_t stream, const char* name, cubehip_buffer* out);
 
 /* ---- launches ----------------------------------------------------------------------- */
 

@@ -195,3 +195,26 @@ func cubehip_module_global_read(h C.cubehip_module, stream C.uint64_t, name *C.c
 	}
 	return result(st.ReadGlobalInto(data, m.m, n))
 }
+
+//export cubehip_module_global_buffer
+func cubehip_module_global_buffer(h C.cubehip_module, stream C.uint64_t, name *C.capi_cchar, out *C.cubehip_buffer) C.cubehip_status {
+	const call = "cubehip_module_global_buffer"
+	if out == nil {
+		return fail(argError(call + ": buffer is NULL"))
+	}
+	out.id = 0
+	m, n, err := moduleGlobal(h, name, call)
+	if err != nil {
+		return fail(err)
+	}
+	st, err := m.dev.stream(uint64(stream), call)
+	if err != nil {
+		return fail(err)
+	}
+	b, err := st.GlobalBuffer(m.m, n)
+	if err != nil {
+		return fail(err)
+	}
+	out.id = C.uint64_t(handles.add(kindBuffer, &buffer{dev: m.dev, b: b}))
+	return success()
+}

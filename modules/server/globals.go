@@ -126,3 +126,32 @@ func ReadGlobalSlice[T Number](s Stream, k Code, name string) ([]T, error) {
 	}
 	return out, nil
 }
+
+// GlobalBuffer is a Buffer over the module variable name of c's module, without a copy:
+// what a program hands a kernel that takes the variable's address, or another library,
+// or reads and writes as it does any buffer (CuPy's RawModule.get_global). It is the
+// variable's own memory, imported (Stream.Import), homed on the stream: writes through it
+// are tracked and ordered as a buffer's, and failures carried, like any buffer's. The
+// variable stays as long as the device; releasing the buffer frees nothing. Calls that
+// reach the variable by name (WriteGlobal, ReadGlobal) are not ordered with the buffer's
+// work on other streams: order them yourself (a Sync).
+func (s Stream) GlobalBuffer(c Code, name string) (*Buffer, error) {
+	k, err := codeOf(c, "global buffer", name)
+	if err != nil {
+		return nil, err
+	}
+	d := s.d
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	ptr, size, err := d.srv.Global(k, name)
+	d.leave()
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.Import(ptr, size, nil)
+	if err != nil {
+		return nil, fmt.Errorf("global buffer %q: %w", name, err)
+	}
+	return b, nil
+}

@@ -81,3 +81,32 @@ func TestModuleLoadAndAMissingKernel(t *testing.T) {
 	_, err = d.GlobalSize(m, "nope")
 	assert.ErrorContains(t, err, `has no module variable "nope"`)
 }
+
+// A module variable as a buffer: a kernel writes it, the buffer reads it; the buffer's
+// write is what the next kernel reads; releasing the buffer leaves the variable.
+func TestGlobalBufferIsTheVariable(t *testing.T) {
+	d, _ := openDevice(t, server.Options{CacheDir: "-"})
+	m := server.NewModule(moduleSource)
+	put, get := m.Kernel("put", server.Block(server.Dim3{X: 32})), m.Kernel("get", server.Block(server.Dim3{X: 32}))
+	require.NoError(t, d.Call(put, server.Dim3{X: 1}, uint32(5)))
+	b, err := d.GlobalBuffer(m, "counter")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(4), b.Size())
+	got, err := server.ReadSlice[uint32](d.Stream, b)
+	require.NoError(t, err)
+	assert.Equal(t, []uint32{5}, got)
+	require.NoError(t, server.WriteSlice(d.Stream, b, []uint32{9}))
+	out := alloc(t, d.Stream, 4)
+	require.NoError(t, d.Call(get, server.Dim3{X: 1}, out))
+	got, err = server.ReadSlice[uint32](d.Stream, out)
+	require.NoError(t, err)
+	assert.Equal(t, []uint32{9}, got, "the kernel reads what was written through the buffer")
+	require.NoError(t, b.Release())
+	v, err := server.ReadGlobalSlice[uint32](d.Stream, m, "counter")
+	require.NoError(t, err)
+	assert.Equal(t, []uint32{9}, v, "the variable outlives the buffer")
+	_, err = d.GlobalBuffer(m, "nope")
+	assert.ErrorContains(t, err, `has no module variable "nope"`)
+	_, err = d.GlobalBuffer(nil, "counter")
+	assert.ErrorIs(t, err, server.ErrInvalidArgument)
+}

@@ -70,6 +70,19 @@ int main(void) {
 	OK(cubehip_module_global_size(m, "counter", &size));
 	EXPECT(size == 4, "counter is %llu bytes", (unsigned long long)size);
 	STATUS(cubehip_module_global_size(m, "nope", &size), 500 /* hipErrorNotFound */);
+	/* The variable as a buffer: what a kernel wrote reads through it, and a write through it
+	 * is what the next kernel reads. */
+	cubehip_buffer var;
+	OK(cubehip_module_global_buffer(m, 0, "counter", &var));
+	OK(cubehip_buffer_read(var, 0, 0, &v, sizeof v));
+	EXPECT(v == 7, "the variable read through its buffer is %u", v);
+	v = 12;
+	OK(cubehip_buffer_write(var, 0, 0, &v, sizeof v));
+	OK(cubehip_launch(get, 0, one, ga, 1));
+	OK(cubehip_buffer_read(out, 0, 0, &got, sizeof got));
+	EXPECT(got == 12, "get read %u after a write through the variable's buffer, want 12", got);
+	OK(cubehip_buffer_release(var));
+	STATUS(cubehip_module_global_buffer(m, 0, "nope", &var), 500);
 
 	/* C++ kernels by name expression: a template's specialization, a C++-linkage kernel. */
 	cubehip_arg fa[] = {buf_arg(out), {.kind = CUBEHIP_ARG_I32, .v.i64 = 5}, {.kind = CUBEHIP_ARG_I32, .v.i64 = 4}};
