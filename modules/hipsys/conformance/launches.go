@@ -21,6 +21,7 @@ func (s *suite) kernels(t *testing.T) {
 	t.Run("shared memory reduction", s.blockSum)
 	t.Run("dynamic shared memory", s.blockReverse)
 	t.Run("large dynamic shared memory", s.largeShared)
+	t.Run("function attributes", s.funcAttributes)
 	t.Run("atomic histogram", s.histogram)
 	t.Run("templates and device functions", s.templates)
 	t.Run("math functions", s.mathFuncs)
