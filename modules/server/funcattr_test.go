@@ -60,3 +60,29 @@ func TestFuncAttributes(t *testing.T) {
 	require.NoError(t, d.SetFuncAttribute(k, hipsys.FuncAttributePreferredSharedMemoryCarveout, 50))
 	require.ErrorIs(t, d.SetFuncAttribute(k, hipsys.FuncAttributeNumRegs, 1), hipsys.ErrorInvalidValue)
 }
+
+// A launch of a kernel whose dynamic shared-memory limit was set is checked against it
+// and still allocates nothing beyond what the same launch straight through hipsys does.
+func TestCallWithKernelLimitAllocatesNothing(t *testing.T) {
+	d := openChecked(t)
+	require.NoError(t, d.SetMaxDynamicSharedMemory(argSaxpy, 1024))
+	x := upload(t, d.Stream, 1, 2, 3, 4)
+	y := upload(t, d.Stream, 1, 2, 3, 4)
+	g := hipsys.Dim3{X: 1, Y: 1, Z: 1}
+	device := steadyAllocs(t, func() {
+		_ = d.Call(argSaxpy, g, server.I32(4), server.F32(1), x.Arg(), y.Arg())
+	}, func() { require.NoError(t, d.Sync()) })
+	p, sys, fn := rawKernel(t, argSaxpy)
+	ptr, err := p.Malloc(16)
+	require.NoError(t, err)
+	defer p.Free(ptr)
+	var a hipsys.KernelArgs
+	raw := steadyAllocs(t, func() {
+		_ = p.ModuleLaunchKernel(fn, g, devBlock, 0, sys, a.Reset().I32(4).F32(1).Ptr(ptr).Ptr(ptr))
+	}, func() { require.NoError(t, p.StreamSynchronize(sys)) })
+	t.Logf("allocations per launch: device %.2f, hipsys %.2f", device, raw)
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	assert.LessOrEqual(t, device, raw)
+}
