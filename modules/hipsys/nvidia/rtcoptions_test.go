@@ -92,6 +92,7 @@ func TestHIPRuntimeHeader(t *testing.T) {
 	assert.Contains(t, hipFP16Header, "#include <cuda_fp16.h>")
 	assert.Contains(t, hipRuntimeHeader, "#define NULL 0")
 	assert.Contains(t, hipCooperativeGroupsHeader, "#include <cooperative_groups.h>")
+	assert.Contains(t, hipComplexHeader, "typedef float2 hipFloatComplex;")
 }
 
 func TestProgramHeadersCallerWins(t *testing.T) {
@@ -101,7 +102,7 @@ func TestProgramHeadersCallerWins(t *testing.T) {
 		names[i] = h.Name
 	}
 	assert.Equal(t, []string{"hip/hip_runtime.h", "hip/hip_runtime_api.h", "hip/hip_fp16.h", "hip/hip_bf16.h",
-		"hip/hip_bfloat16.h", "hip/hip_cooperative_groups.h", "hip/hip_vector_types.h", "hip/math_functions.h",
+		"hip/hip_complex.h", "hip/hip_bfloat16.h", "hip/hip_cooperative_groups.h", "hip/hip_vector_types.h", "hip/math_functions.h",
 		"hip/device_functions.h", "hip/hip_common.h", "type_traits", "stdint.h", "cstdint",
 		"stddef.h", "cstddef", "limits.h", "climits", "float.h", "cfloat", "math.h", "cmath", "stdio.h", "cstdio",
 		"stdlib.h", "cstdlib", "string.h", "cstring", "assert.h", "cassert", "new"}, names)
