@@ -17,3 +17,11 @@ func TestFuncAttributeC(t *testing.T) {
 	require.Contains(t, out, "checks passed")
 	t.Log(strings.TrimSpace(out))
 }
+
+// TestFuncAttributeCPP runs the same through cubehip.hpp's attribute, set_attribute and
+// set_max_dynamic_shared_size_bytes.
+func TestFuncAttributeCPP(t *testing.T) {
+	out := runHost(t, compileHost(t, cxx(), "tests/funcattr_test.cpp", "-std=c++17", "-fsanitize=undefined", "-fno-sanitize-recover=all"))
+	require.Contains(t, out, "checks passed")
+	t.Log(strings.TrimSpace(out))
+}
