@@ -67,3 +67,18 @@ def test_raw_module_is_one_module(dev):
 def test_a_name_expression_that_names_nothing(dev):
     with pytest.raises(cubehip.CompileError):
         cubehip.Kernel(SRC, "fill<float>", block=4, device=dev)  # fill takes two template arguments
+
+
+def test_get_global_is_the_variable(dev):
+    m = cubehip.RawModule(code=SRC, name_expressions=["get<int>"], device=dev)
+    m.get_function("put")((1,), (32,), (np.int32(7),))
+    g = m.get_global("counter")
+    assert g.nbytes == 4 and g.dtype == np.uint8
+    assert g.view(np.int32).get()[0] == 7, "what a kernel wrote"
+    g.view(np.int32).set(np.array([21], np.int32))
+    out = dev.zeros(1, np.int32)
+    m.get_function("get<int>")((1,), (32,), (out,))
+    assert out.get()[0] == 21, "a write through it is what the module's kernels read"
+    g.release()
+    with pytest.raises(cubehip.CubehipError):
+        m.get_global("nope")

@@ -15,7 +15,10 @@ import pickle
 import re
 from typing import Any, Sequence
 
+import numpy as np
+
 from . import _ffi
+from ._array import DeviceArray
 from ._errors import CompileError, check, error
 from ._kernel import Kernel, _dim3, _plain_grid
 
@@ -416,17 +419,7 @@ class RawModule:
 
         _check_log_stream(log_stream)
         dev = self.device if self.device is not None else current_device()
-        source = translate_cucomplex(self.code) if self.translate_cucomplex else self.code
-        md = _ffi.ModuleDesc()
-        md.size = ctypes.sizeof(md)
-        md.source = source.encode()
-        opts = (ctypes.c_char_p * max(len(self.options), 1))(*[o.encode() for o in self.options])
-        md.options, md.option_count = opts, len(self.options)
-        exprs = self.name_expressions or ()
-        names = (ctypes.c_char_p * max(len(exprs), 1))(*[n.encode() for n in exprs])
-        md.name_expressions, md.name_count = (names, len(exprs)) if self.name_expressions is not None else (None, 0)
-        mod = ctypes.c_uint64()
-        check(_ffi.lib.cubehip_module_create(dev._live(), ctypes.byref(md), ctypes.byref(mod)), "cubehip_module_create")
+        mod = self._module(dev)
         try:
             st = _ffi.lib.cubehip_module_compile(mod.value)
             if st == _ffi.ERROR_COMPILE:
@@ -439,6 +432,52 @@ class RawModule:
             # The device keeps the compiled module (one per source, options and name
             # expressions): the kernels get_function makes are of it.
             _ffi.lib.cubehip_module_destroy(mod.value)
+
+    def _module(self, dev: Any) -> ctypes.c_uint64:
+        """A library handle of the module on dev (the caller destroys it: the device keeps
+        the module itself, one per source, options and name expressions)."""
+        source = translate_cucomplex(self.code) if self.translate_cucomplex else self.code
+        md = _ffi.ModuleDesc()
+        md.size = ctypes.sizeof(md)
+        md.source = source.encode()
+        opts = (ctypes.c_char_p * max(len(self.options), 1))(*[o.encode() for o in self.options])
+        md.options, md.option_count = opts, len(self.options)
+        exprs = self.name_expressions or ()
+        names = (ctypes.c_char_p * max(len(exprs), 1))(*[n.encode() for n in exprs])
+        md.name_expressions, md.name_count = (names, len(exprs)) if self.name_expressions is not None else (None, 0)
+        mod = ctypes.c_uint64()
+        check(_ffi.lib.cubehip_module_create(dev._live(), ctypes.byref(md), ctypes.byref(mod)), "cubehip_module_create")
+        return mod
+
+    def get_global(self, name: str) -> DeviceArray:
+        """The module's ``__device__`` or ``__constant__`` variable name as a device array of
+        its bytes (uint8, one dimension), over the variable's own memory on the module's
+        device (else the current one): what the module's kernels read, written by
+        ``set``, read by ``get``, passed to kernels, ``.view(np.float32)`` for its elements.
+        CuPy returns a MemoryPointer to the same memory. The variable lives as long as the
+        device; releasing the array frees nothing. The module is compiled first if it was
+        not (CompileError), an unknown name raises CubehipError (hipErrorNotFound)."""
+        from ._device import current_device
+
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a variable's name must be a non-empty str, not {name!r}")
+        dev = self.device if self.device is not None else current_device()
+        mod = self._module(dev)
+        try:
+            buf = ctypes.c_uint64()
+            check(_ffi.lib.cubehip_module_global_buffer(mod.value, 0, name.encode(), ctypes.byref(buf)),
+                  "cubehip_module_global_buffer")
+        finally:
+            _ffi.lib.cubehip_module_destroy(mod.value)
+        size = ctypes.c_uint64()
+        st = _ffi.lib.cubehip_buffer_size(buf.value, ctypes.byref(size))
+        if st:
+            _ffi.lib.cubehip_buffer_release(buf.value)
+            check(st, "cubehip_buffer_size")
+        a = DeviceArray.__new__(DeviceArray)
+        a._h, a._base, a._exports, a._import = buf.value, None, 0, True  # imported: never kept for reuse
+        a.device, a.shape, a.dtype, a.stream, a.nbytes = dev, (size.value,), np.dtype(np.uint8), 0, size.value
+        return a
 
     def __getstate__(self) -> dict[str, Any]:
         return {
