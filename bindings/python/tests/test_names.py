@@ -53,7 +53,9 @@ def test_kernels_by_name_expression(dev):
 
 
 def test_raw_module_is_one_module(dev):
-    m = cubehip.RawModule(code=SRC, name_expressions=["get<int>", "fill<int, 4>"])
+    # device=: put takes no array, so without it it would run on the current device, which
+    # need not be the one out is on (a module is one per device).
+    m = cubehip.RawModule(code=SRC, name_expressions=["get<int>", "fill<int, 4>"], device=dev)
     out = dev.zeros(4, np.int32)
     m.get_function("put")((1,), (32,), (np.int32(41),))
     m.get_function("get<int>")((1,), (32,), (out,))
