@@ -168,6 +168,7 @@ namespace std { using namespace ::cuda::std; }
 // does not have: the fixed-width types come with hip_runtime.h (above), the limits here.
 const stdintHeader = `#pragma once
 #include <hip/hip_runtime.h>
+#ifndef INT8_MIN // libcu++'s <cuda/std/cstdint> defines the same limits
 #define INT8_MIN (-128)
 #define INT16_MIN (-32767 - 1)
 #define INT32_MIN (-2147483647 - 1)
@@ -180,6 +181,7 @@ const stdintHeader = `#pragma once
 #define UINT16_MAX 65535
 #define UINT32_MAX 4294967295U
 #define UINT64_MAX 18446744073709551615ULL
+#endif
 typedef long long intptr_t;
 typedef unsigned long long uintptr_t;
 typedef long long intmax_t;
@@ -269,6 +271,10 @@ namespace std { using namespace ::cuda::std; using ::malloc; using ::free; }
 `
 
 const cstringHeader = `#pragma once
+// Given as both <string.h> and <cstring>: #pragma once counts each name once, so the
+// definitions are guarded for a source that includes both.
+#ifndef CUBEHIP_NVRTC_CSTRING
+#define CUBEHIP_NVRTC_CSTRING
 #include <cstddef>
 __device__ inline int memcmp(const void* a, const void* b, size_t n) {
 	const unsigned char* p = (const unsigned char*)a;
@@ -287,6 +293,7 @@ __device__ inline int strcmp(const char* a, const char* b) {
 	return (unsigned char)*a - (unsigned char)*b;
 }
 namespace std { using ::memcpy; using ::memset; using ::memcmp; using ::strlen; using ::strcmp; }
+#endif
 `
 
 const cassertHeader = `#include <cuda/std/cassert>
