@@ -38,7 +38,9 @@ ${CC:-cc} -std=c11 -O2 -Wall -o "$out/waits" modules/hipsys/nvidia/bench/waits.c
 ./scripts/build-capi.sh >/dev/null
 mkdir -p "$out/lib"
 cp -P build/lib/libcubehip.so* "$out/lib/"
-for host in modules/capi/tests/abi_test.c modules/capi/tests/globals_test.c modules/capi/tests/interop_test.c modules/capi/tests/import_test.c modules/capi/examples/c/saxpy.c; do
+for host in modules/capi/tests/abi_test.c modules/capi/tests/globals_test.c modules/capi/tests/interop_test.c modules/capi/tests/import_test.c \
+  modules/capi/tests/module_test.c modules/capi/tests/declared_test.c modules/capi/tests/cooperative_test.c \
+  modules/capi/tests/funcattr_test.c modules/capi/examples/c/saxpy.c; do
   ${CC:-cc} -std=c11 -O2 -Wall -Iinclude "$host" -L"$out/lib" -lcubehip -lpthread '-Wl,-rpath,$ORIGIN/lib' \
     -o "$out/capi-$(basename "$host" .c)"
 done
