@@ -391,6 +391,10 @@ func ioError(k *Kernel, n int) error {
 		// The usual cause: a pointer parameter that takes no buffer (the info pointer).
 		err = fmt.Errorf("%w: the IO was inferred from the declaration's pointer parameters; give IO for a kernel whose pointers are not all buffers", err)
 	}
+	if k.k.Code != nil && len(k.k.IO) == 0 {
+		// Compiled code declares nothing to infer the access from.
+		err = fmt.Errorf("%w: a kernel of a compiled module: give IO (the access of each buffer)", err)
+	}
 	return err
 }
 

@@ -2,6 +2,9 @@ package server
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/server/compute"
@@ -52,6 +55,9 @@ func (m *Module) Kernel(entry string, opts ...KernelOption) *Kernel {
 	if m == nil || m.k == nil {
 		return &Kernel{} // invalid: every call with it says so
 	}
+	if m.k.Code != nil {
+		return m.codeKernel(entry, opts)
+	}
 	names := func(s *kernelSpec) { s.names = m.names }
 	return DefineKernel(m.k.Source, entry, append([]KernelOption{CompilerOptions(m.options...), names}, opts...)...)
 }
@@ -59,8 +65,17 @@ func (m *Module) Kernel(entry string, opts ...KernelOption) *Kernel {
 // NameExpressions is a copy of the C++ name expressions the module resolves.
 func (m *Module) NameExpressions() []string { return append([]string(nil), m.names...) }
 
-// Source is the module's HIP C++ source.
+// Source is the module's HIP C++ source; "" for a module given as code.
 func (m *Module) Source() string { return m.k.Source }
+
+// Code is a copy of the module's compiled code (NewModuleFromCode, ReadModuleFile); nil
+// for a module given as source.
+func (m *Module) Code() []byte {
+	if m == nil || m.k == nil {
+		return nil
+	}
+	return append([]byte(nil), m.k.Code...)
+}
 
 // CompilerOptions is a copy of the options the module is compiled with.
 func (m *Module) CompilerOptions() []string { return append([]string(nil), m.options...) }
@@ -97,4 +112,79 @@ func (d *Device) LoadModule(c Code) error {
 	}
 	defer d.leave()
 	return d.srv.LoadModule(k)
+}
+
+// NewModuleFromCode returns the module of code compiled ahead of time, as the platform's
+// hipModuleLoadData takes it (a code object on amd; a cubin, PTX or fatbin on nvidia; the
+// cpu device's object; the file `cubehip compile -o` writes for a device), loaded as it
+// is: nothing is compiled, and code for another device or platform fails to load with an
+// error naming the module. The code is copied. Its kernels are taken by their symbols
+// (an extern "C" kernel's name); it has no source to infer their buffers' access from,
+// so Kernel needs IO for a kernel that takes buffers (a launch without says so).
+func NewModuleFromCode(code []byte) *Module {
+	return &Module{k: compute.ModuleOfCode(code)}
+}
+
+// sourceExt are the file extensions ReadModuleFile reads as source.
+var sourceExt = map[string]bool{".hip": true, ".cu": true, ".cpp": true, ".cc": true, ".cxx": true, ".cuh": true, ".h": true, ".hpp": true}
+
+// ReadModuleFile returns the module of the file at path, as CuPy's RawModule(path=...)
+// takes one: a source file (.hip, .cu, .cpp, .cc, .cxx, .cuh, .h, .hpp) is NewModule of
+// its text with options; anything else is code (NewModuleFromCode): a file `cubehip
+// compile` or the kernel disk cache wrote (its sealed entry is checked and unsealed), or
+// the platform's own code. options apply to a source file only: code is compiled already.
+func ReadModuleFile(path string, options ...string) (*Module, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read module: %w", err)
+	}
+	if sourceExt[strings.ToLower(filepath.Ext(path))] {
+		return NewModule(string(b), options...), nil
+	}
+	if len(options) > 0 {
+		return nil, fmt.Errorf("read module %s: %w: compiler options given for compiled code", path, ErrInvalidArgument)
+	}
+	code, err := compute.CodeOfFile(filepath.Base(path), b)
+	if err != nil {
+		return nil, fmt.Errorf("read module %s: %w", path, err)
+	}
+	if len(code) == 0 {
+		return nil, fmt.Errorf("read module %s: %w: the file is empty", path, ErrInvalidArgument)
+	}
+	return NewModuleFromCode(code), nil
+}
+
+// codeKernel is Kernel of a module given as code: the options it cannot use (compiler
+// options, name expressions) are ignored; IO is the caller's, none when not given.
+func (m *Module) codeKernel(entry string, opts []KernelOption) *Kernel {
+	spec := kernelSpec{block: defaultBlock}
+	for _, o := range opts {
+		if o != nil {
+			o(&spec)
+		}
+	}
+	if spec.block == (Dim3{}) {
+		spec.block = defaultBlock
+	}
+	k := compute.NewCodeKernel(m.k.Code, entry, shape(spec.block), spec.io)
+	k.SharedMem = spec.shared
+	k.Cooperative = spec.coop
+	return &Kernel{k: k}
+}
+
+// ModuleCode compiles c's module for the device now (or reads it from the kernel disk
+// cache) and returns its code as the device's ModuleLoadData takes it, without loading
+// it: what NewModuleFromCode takes in another process, or `cubehip compile -o` writes.
+// A module with name expressions loses their symbols: its kernels are then taken by
+// their symbols. A mistake in the source is a *CompileError.
+func (d *Device) ModuleCode(c Code) ([]byte, error) {
+	k, err := codeOf(c, "module code", "")
+	if err != nil {
+		return nil, err
+	}
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.leave()
+	return d.srv.ModuleCode(k)
 }

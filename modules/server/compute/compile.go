@@ -89,6 +89,31 @@ func (s *Server) LoadModule(k *Kernel) error {
 	return err
 }
 
+// ModuleCode is the code of k's module as this device's ModuleLoadData takes it,
+// compiled now (or read from the kernel disk cache, and written there), without loading
+// it: what `cubehip compile` writes to a file for NewCodeKernel to load in another
+// process. The symbols of the module's name expressions are not part of it: a kernel of
+// the code is taken by its symbol. A module given as code is returned as it is.
+func (s *Server) ModuleCode(k *Kernel) ([]byte, error) {
+	if k == nil {
+		return nil, fmt.Errorf("%w: nil module", ErrInvalidArgument)
+	}
+	if k.Code != nil {
+		return append([]byte(nil), k.Code...), nil
+	}
+	c := s.kernels
+	entry := c.disk.entryName(k)
+	if code, _ := unpackNames(c.disk.read(entry), k.Names); code != nil {
+		return code, nil
+	}
+	code, lowered, err := c.compile(k)
+	if err != nil {
+		return nil, err
+	}
+	c.disk.write(entry, packNames(code, k.Names, lowered))
+	return code, nil
+}
+
 // Loaded reports whether k is compiled and loaded on this server: a launch of it then
 // compiles nothing.
 func (s *Server) Loaded(k *Kernel) bool {
@@ -259,6 +284,16 @@ func (c *kernelCache) module(k *Kernel) (_ *loadedModule, err error) {
 	if lm, ok := c.mods[mid]; ok {
 		return lm, nil
 	}
+	if k.Code != nil {
+		// Compiled ahead of time: loaded as it is, never compiled nor cached on disk. A
+		// refusal is the code's (another device's, another platform's, not code at all),
+		// not a compile error.
+		mod, err := c.p.ModuleLoadData(k.Code)
+		if err != nil {
+			return nil, fmt.Errorf("server: load module %s (%d bytes of compiled code) on %s: %w", mid, len(k.Code), c.p.Name(), err)
+		}
+		return c.keep(mid, mod, nil), nil
+	}
 	cached := false
 	if c.observe != nil {
 		defer c.observed(k, time.Now(), &cached, &err)
@@ -396,6 +431,11 @@ func (c *kernelCache) function(k *Kernel, lm *loadedModule) (*compiled, error) {
 	mod := lm.mod
 	fn, err := c.p.ModuleGetFunction(mod, symbol)
 	if err != nil {
+		if errors.Is(err, hipsys.ErrorNotFound) && k.Code != nil {
+			// Compiled code has no source to name its kernels from: the entry is wrong
+			// or the code is another module's.
+			return nil, fmt.Errorf("server: kernel %q: the module's code (%s) has no such kernel: %w", k.Entry, "module "+k.Module().String(), err)
+		}
 		if errors.Is(err, hipsys.ErrorNotFound) {
 			// The source compiled but has no such kernel: the user's mistake, reported as
 			// a compile error (a linker's "undefined symbol"), not as a failure to load.

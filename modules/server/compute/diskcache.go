@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -244,3 +245,24 @@ var refusedDirs sync.Map
 // private is diskcap.Private: the cache directory is owned by this user and writable by no
 // one else.
 func private(dir string) error { return diskcap.Private(dir) }
+
+// CodeOfFile is the module code held in a file's bytes b, its base name name: a kernel
+// disk cache entry (sealed under its name, as the cache or `cubehip compile` writes it:
+// unsealed, and its name expressions' header dropped) or, for anything else, b itself,
+// the platform's own code (a code object, a cubin, PTX, a fatbin, the cpu device's
+// object). A sealed entry that is damaged, truncated or renamed is an error: its
+// checksum covers its name.
+func CodeOfFile(name string, b []byte) ([]byte, error) {
+	if !bytes.HasPrefix(b, []byte(entryMagic)) {
+		return b, nil
+	}
+	code, ok := unseal(name, b)
+	if !ok {
+		return nil, fmt.Errorf("%s: a kernel cache entry that is damaged, truncated or renamed (its checksum covers its contents and its file name)", name)
+	}
+	code, ok = stripNames(code)
+	if !ok {
+		return nil, fmt.Errorf("%s: a kernel cache entry whose name expressions' header is cut short", name)
+	}
+	return code, nil
+}

@@ -52,6 +52,11 @@ type Kernel struct {
 	// as written (an extern "C" kernel). Part of the module's identity: the compile
 	// instantiates what they name.
 	Names []string
+	// Code is the module as code compiled ahead of time (ModuleOfCode, NewCodeKernel),
+	// loaded as it is with ModuleLoadData: Source, Options and Names are then unused
+	// and nothing is compiled or cached on disk. Such a module has no declaration to
+	// read its buffers' access from, so IO must be given when the kernel takes buffers.
+	Code []byte
 
 	id  KernelID
 	mod ModuleID
@@ -85,6 +90,23 @@ func ModuleOf(source string, options ...string) *Kernel {
 	return NewKernel(source, "", hipsys.Dim3{}, nil, options...)
 }
 
+// NewCodeKernel returns the kernel entry of the module code (Kernel.Code), as the
+// platform's ModuleLoadData takes it: a code object on amd, a cubin, PTX or fatbin on
+// nvidia, the cpu device's object, or what `cubehip compile` writes for a device. The
+// code is copied. io must list the access of each buffer parameter: compiled code has
+// no declaration to infer it from.
+func NewCodeKernel(code []byte, entry string, block hipsys.Dim3, io []Access) *Kernel {
+	k := &Kernel{Code: append([]byte(nil), code...), Entry: entry, Block: block, IO: append([]Access(nil), io...)}
+	k.id = kernelID(string(k.Code), entry, []string{"\x00code"}, nil)
+	k.mod = codeModuleID(k.Code)
+	return k
+}
+
+// ModuleOfCode is ModuleOf for a module given as code (NewCodeKernel).
+func ModuleOfCode(code []byte) *Kernel {
+	return NewCodeKernel(code, "", hipsys.Dim3{}, nil)
+}
+
 // what names k in an error: the kernel, or the module for a ModuleOf.
 func (k *Kernel) what() string {
 	if k.Entry == "" {
@@ -96,6 +118,10 @@ func (k *Kernel) what() string {
 // Module is the kernel's module identity: kernels of one source and options share it.
 func (k *Kernel) Module() ModuleID {
 	if k.mod == (ModuleID{}) {
+		if k.Code != nil {
+			k.mod = codeModuleID(k.Code) // a Kernel built as a literal
+			return k.mod
+		}
 		k.mod = moduleID(k.Source, k.Options, k.Names) // a Kernel built as a literal
 	}
 	return k.mod
@@ -106,6 +132,10 @@ func (k *Kernel) Module() ModuleID {
 func (k *Kernel) ID() KernelID {
 	if k.id == (KernelID{}) {
 		// A Kernel built as a literal: hash on first use.
+		if k.Code != nil {
+			k.id = kernelID(string(k.Code), k.Entry, []string{"\x00code"}, nil)
+			return k.id
+		}
 		k.id = kernelID(k.Source, k.Entry, k.Options, k.Names)
 	}
 	return k.id
@@ -132,6 +162,12 @@ func kernelID(source, entry string, options, names []string) KernelID {
 // every kernel's (no kernel id is a module id by accident).
 func moduleID(source string, options, names []string) ModuleID {
 	return ModuleID(hashParts(withNames(append([]string{"module", source}, options...), names)))
+}
+
+// codeModuleID is the id of a module given as code: its own marker part keeps it apart
+// from every source module's id, even one whose source is the same bytes.
+func codeModuleID(code []byte) ModuleID {
+	return ModuleID(hashParts([]string{"module code", string(code)}))
 }
 
 // withNames appends the name expressions behind a marker part, so that an option and a

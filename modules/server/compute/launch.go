@@ -126,6 +126,11 @@ func (s *Server) malformedLaunch(k *Kernel, buffers []Binding, id StreamID, mode
 		return fmt.Errorf("%w: nil kernel", ErrInvalidArgument)
 	}
 	err := fmt.Errorf("%w: kernel %q declares %d buffers, launch gives %d", ErrInvalidArgument, k.Entry, len(k.IO), len(buffers))
+	if k.Code != nil && len(k.IO) == 0 {
+		// Compiled code declares nothing to read the access from: the caller says it.
+		err = fmt.Errorf("%w: kernel %q of a compiled module declares no buffers, launch gives %d: a kernel of a compiled module: give IO (the access of each buffer)",
+			ErrInvalidArgument, k.Entry, len(buffers))
+	}
 	if mode == Execute {
 		s.failOutputs(k, buffers, id, err)
 	}

@@ -58,3 +58,22 @@ func unpackNames(entry []byte, names []string) ([]byte, map[string]string) {
 	}
 	return rest[n:], lowered
 }
+
+// stripNames is the code of an entry packNames made, whatever its names: the symbols are
+// dropped (a kernel of the code is then taken by its symbol); an entry with no names
+// header is code already.
+func stripNames(entry []byte) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(entry, []byte(namesMagic))
+	if !ok {
+		return entry, true
+	}
+	if len(rest) < 8 {
+		return nil, false
+	}
+	n := binary.LittleEndian.Uint64(rest)
+	rest = rest[8:]
+	if n > uint64(len(rest)) {
+		return nil, false
+	}
+	return rest[n:], true
+}
