@@ -81,11 +81,15 @@ fi
 #   python3-venv         the wheel test installs the wheel into a fresh virtual environment
 #   python3-dev          Python.h, which the package's extension module (cubehip._native) is
 #                        compiled against (the wheel, and the tests' in-place build)
+#   python3-mpi4py, openmpi-bin   the mpi4py test: two processes under mpirun (Open MPI, Debian's
+#                        default MPI, which python3-mpi4py is built against) pass cpu-device arrays
 py_pkgs=()
 for m in numpy:python3-numpy pytest:python3-pytest hypothesis:python3-hypothesis \
-  setuptools:python3-setuptools wheel:python3-wheel build:python3-build ensurepip:python3-venv; do
+  setuptools:python3-setuptools wheel:python3-wheel build:python3-build ensurepip:python3-venv \
+  mpi4py:python3-mpi4py; do
   /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || py_pkgs+=("${m#*:}")
 done
+command -v mpirun >/dev/null || py_pkgs+=(openmpi-bin)
 # The headers of the interpreter itself, where its sysconfig says they are.
 py_include=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null || true)
 [ -n "$py_include" ] && [ -f "$py_include/Python.h" ] || py_pkgs+=(python3-dev)
