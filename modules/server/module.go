@@ -68,6 +68,10 @@ func (m *Module) NameExpressions() []string { return append([]string(nil), m.nam
 // Source is the module's HIP C++ source; "" for a module given as code.
 func (m *Module) Source() string { return m.k.Source }
 
+// IsCode reports whether the module is given as compiled code (NewModuleFromCode,
+// ReadModuleFile of a code file): its kernels then need IO to take buffers.
+func (m *Module) IsCode() bool { return m != nil && m.k != nil && m.k.Code != nil }
+
 // Code is a copy of the module's compiled code (NewModuleFromCode, ReadModuleFile); nil
 // for a module given as source.
 func (m *Module) Code() []byte {

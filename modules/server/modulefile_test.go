@@ -27,6 +27,7 @@ func TestModuleFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, code, m.Code())
 	assert.Empty(t, m.Source())
+	assert.True(t, m.IsCode())
 	assert.Equal(t, server.NewModuleFromCode(code).ID(), m.ID())
 	compiles := f.Calls("hiprtcCompileProgram")
 
@@ -52,6 +53,7 @@ func TestModuleFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, src, sm.Source())
 	assert.Nil(t, sm.Code())
+	assert.False(t, sm.IsCode())
 
 	// Code for nothing loads as nothing: an error naming the module, no compile error.
 	junk := filepath.Join(dir, "junk.co")

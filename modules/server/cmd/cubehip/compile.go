@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,7 +25,7 @@ type compileResult struct {
 	Entry    string  `json:"entry,omitempty"`  // device compiles: the kernel compiled and loaded
 	Platform string  `json:"platform"`         // the platform compiled for
 	Arch     string  `json:"arch"`             // the device's or the named architecture
-	Output   string  `json:"output,omitempty"` // -offload-arch: the code object written
+	Output   string  `json:"output,omitempty"` // the module's code written (-offload-arch, or -o for a device): no entry
 	OK       bool    `json:"ok"`               // compiled (and, for a device, loaded)
 	Log      string  `json:"log,omitempty"`    // the compiler's log: its errors, or its warnings
 	Error    string  `json:"error,omitempty"`  // why it failed
@@ -66,14 +67,15 @@ var comgrSource = regexp.MustCompile(`\S*comgr-[^/\s]*/input/CompileSource`)
 // runCompile compiles kernel source files ahead of time. For the chosen device, each
 // entry (-entry, or every `extern "C" __global__` function of the file) is compiled and
 // loaded as a launch would, so its code lands in the kernel disk cache and the first
-// launch of a later process loads it without compiling. With -offload-arch, each file is
+// launch of a later process loads it without compiling; with -o, each file's whole module
+// is also written as the device's code (a module file). With -offload-arch, each file is
 // compiled by hiprtc for each named AMD architecture into a code object file, without a
 // GPU. Each result is printed with the compiler's log; any failure makes the command fail.
 func runCompile(out io.Writer, args []string) error {
 	fs := flags("compile", out)
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: cubehip compile [flags] FILE...")
-		fmt.Fprintln(out, "Compiles HIP C++ kernel files: for the device into the kernel disk cache, or with -offload-arch into AMD code objects without a GPU.")
+		fmt.Fprintln(out, "Compiles HIP C++ kernel files: for the device into the kernel disk cache (and with -o into module files), or with -offload-arch into AMD code objects without a GPU.")
 		fs.PrintDefaults()
 	}
 	platform, device := deviceFlags(fs)
@@ -82,7 +84,7 @@ func runCompile(out io.Writer, args []string) error {
 	fs.Var(&entries, "entry", "kernel entry point to compile (repeat or comma-separate; default: every extern \"C\" __global__ function of the file)")
 	fs.Var(&archs, "offload-arch", "AMD architectures to compile for without a device, e.g. gfx90a,gfx1100 (code objects written to -o)")
 	fs.Var(&options, "opt", "a compiler option, e.g. -opt=-DN=4 (repeat for several)")
-	outDir := fs.String("o", ".", "-offload-arch: the directory the code objects are written to, as FILE-BASE.ARCH.co (made if missing)")
+	outDir := fs.String("o", ".", "the directory each file's module code is written to, as FILE-BASE.ARCH.co (made if missing): always with -offload-arch; for the device when given, the code its ModuleLoadData takes (a module file: RawModule(path=...), ReadModuleFile)")
 	cacheDir := fs.String("cache-dir", "", "kernel disk cache: \"\" the default ($CUBEHIP_CACHE_DIR or the user cache dir)")
 	asJSON := fs.Bool("json", false, "write a JSON array: one object per compile")
 	if done, err := parse(fs, args); done {
@@ -96,16 +98,24 @@ func runCompile(out io.Writer, args []string) error {
 		// A code object holds every kernel of its file: there is no entry to choose.
 		return errors.New("-entry names a kernel to compile for the device; -offload-arch compiles the whole file")
 	}
+	outGiven := false
+	fs.Visit(func(f *flag.Flag) { outGiven = outGiven || f.Name == "o" })
 	var results []compileResult
 	var err error
-	if len(archs) > 0 {
+	if len(archs) > 0 || outGiven {
 		// -o names where the code objects go: made if missing, as a compiler's -o would.
 		if err := os.MkdirAll(*outDir, 0o755); err != nil {
 			return fmt.Errorf("-o %s: %w", *outDir, err)
 		}
+	}
+	if len(archs) > 0 {
 		results, err = compileForArchs(files, archs, options, *outDir)
 	} else {
-		results, err = compileForDevice(files, entries, options, *platform, *device, *cacheDir)
+		moduleDir := ""
+		if outGiven {
+			moduleDir = *outDir
+		}
+		results, err = compileForDevice(files, entries, options, *platform, *device, *cacheDir, moduleDir)
 	}
 	if err != nil {
 		return err
@@ -132,8 +142,9 @@ func runCompile(out io.Writer, args []string) error {
 }
 
 // compileForDevice compiles every entry of every file on the device, through the
-// Device's own compile (the kernel caches included).
-func compileForDevice(files, entries, options []string, platform string, index int, cacheDir string) ([]compileResult, error) {
+// Device's own compile (the kernel caches included). With a moduleDir, each file's whole
+// module is also written there as code, one more result (no entry) per file.
+func compileForDevice(files, entries, options []string, platform string, index int, cacheDir, moduleDir string) ([]compileResult, error) {
 	sources := make([]string, len(files))
 	for i, f := range files {
 		b, err := os.ReadFile(f)
@@ -177,8 +188,45 @@ func compileForDevice(files, entries, options []string, platform string, index i
 			}
 			results = append(results, r)
 		}
+		if moduleDir != "" {
+			results = append(results, writeModuleCode(d, f, sources[i], options, arch, moduleDir))
+		}
 	}
 	return results, nil
+}
+
+// writeModuleCode writes the code of file's module (source compiled with options) for
+// d to dir as FILE-BASE.ARCH.co: the bytes d's ModuleLoadData takes, so that a later
+// process loads the file as a module without compiling (server.ReadModuleFile).
+func writeModuleCode(d *server.Device, file, source string, options []string, arch, dir string) compileResult {
+	r := compileResult{File: file, Platform: d.Platform(), Arch: arch}
+	start := time.Now()
+	code, err := d.ModuleCode(server.NewModule(source, options...))
+	r.Seconds = time.Since(start).Seconds()
+	var ce *server.CompileError
+	switch {
+	case errors.As(err, &ce):
+		r.Log = strings.ReplaceAll(ce.Log, "module.hip:", filepath.Base(file)+":")
+		r.Error = "compile error (" + ce.Compiler + ")"
+		return r
+	case err != nil:
+		r.Error = err.Error()
+		return r
+	}
+	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	r.Output = filepath.Join(dir, base+"."+archFileName(arch)+".co")
+	if err := os.WriteFile(r.Output, code, 0o644); err != nil {
+		r.Output, r.Error = "", err.Error()
+		return r
+	}
+	r.OK = true
+	return r
+}
+
+// archFileName is an architecture as part of a file name: a target's features
+// ("gfx90a:sramecc+:xnack-") keep their signs, their colons become underscores.
+func archFileName(arch string) string {
+	return strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(arch)
 }
 
 // compileForArchs compiles each file for each AMD architecture with hiprtc, no device
@@ -215,7 +263,7 @@ func compileForArchs(files, archs, options []string, dir string) ([]compileResul
 				results = append(results, r)
 				continue
 			}
-			r.Output = filepath.Join(dir, base+"."+strings.ReplaceAll(a, ":", "_")+".co")
+			r.Output = filepath.Join(dir, base+"."+archFileName(a)+".co")
 			if err := os.WriteFile(r.Output, code, 0o644); err != nil {
 				r.Output, r.Error = "", err.Error()
 			} else {

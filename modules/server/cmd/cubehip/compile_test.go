@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cubehip/cubehip/modules/hipsys/amd"
+	"github.com/cubehip/cubehip/modules/server"
 )
 
 const goodKernels = `#include <hip/hip_runtime.h>
@@ -67,6 +68,47 @@ func TestCompileForTheDevice(t *testing.T) {
 	assert.NotContains(t, out.String(), "cmd_add_one")
 }
 
+// compile -o on the device writes each file's module as the device's code: a later
+// process loads the file (ReadModuleFile) without compiling and launches its kernels.
+func TestCompileModuleFileForTheDevice(t *testing.T) {
+	good := writeSource(t, "good.hip", goodKernels+"// "+t.Name()+"\n")
+	dir := filepath.Join(t.TempDir(), "out") // made by the command
+	var out bytes.Buffer
+	require.NoError(t, runCompile(&out, []string{"-platform", "cpu", "-cache-dir", "-", "-o", dir, "-json", good}), out.String())
+	var rs []compileResult
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rs), out.String())
+	require.Len(t, rs, 3, "two entries and the module")
+	mod := rs[2]
+	require.True(t, mod.OK, mod.Error)
+	assert.Empty(t, mod.Entry)
+	assert.Equal(t, filepath.Join(dir, "good."+archFileName(mod.Arch)+".co"), mod.Output)
+
+	m, err := server.ReadModuleFile(mod.Output)
+	require.NoError(t, err)
+	d, err := server.Open(server.Options{Platform: "cpu", CacheDir: "-"})
+	require.NoError(t, err)
+	defer d.Close()
+	x, err := server.UploadSlice(d.Stream, []float32{1, 2, 3})
+	require.NoError(t, err)
+	defer x.Release()
+	add := m.Kernel("cmd_add_one", server.Block(server.Dim3{X: 4}), server.IO(server.ReadWrite))
+	twice := m.Kernel("cmd_twice", server.Block(server.Dim3{X: 4}), server.IO(server.ReadWrite))
+	require.NoError(t, d.Call(add, server.Dim3{X: 1}, x, uint32(3)))
+	require.NoError(t, d.Call(twice, server.Dim3{X: 1}, x, uint32(3)))
+	got, err := server.ReadSlice[float32](d.Stream, x)
+	require.NoError(t, err)
+	assert.Equal(t, []float32{4, 6, 8}, got)
+
+	out.Reset()
+	require.NoError(t, runCompile(&out, []string{"-platform", "cpu", "-cache-dir", "-", "-o", dir, "-entry", "cmd_twice", good}))
+	assert.Contains(t, out.String(), "ok, "+mod.Output)
+
+	bad := writeSource(t, "bad.hip", badKernel)
+	out.Reset()
+	require.Error(t, runCompile(&out, []string{"-platform", "cpu", "-cache-dir", "-", "-o", dir, bad}))
+	assert.NoFileExists(t, filepath.Join(dir, "bad."+archFileName(mod.Arch)+".co"))
+}
+
 // A failed compile prints the compiler's log once, citing the user's file and line,
 // and fails the command; so does an entry the file does not define.
 func TestCompileFailures(t *testing.T) {
@@ -116,9 +158,13 @@ func TestCompileOffloadArch(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, runCompile(&out, []string{"-offload-arch", "gfx90a,gfx908", "-o", dir, good}), out.String())
 	for _, a := range []string{"gfx90a", "gfx908"} {
-		st, err := os.Stat(filepath.Join(dir, "good."+a+".co"))
+		b, err := os.ReadFile(filepath.Join(dir, "good."+a+".co"))
 		require.NoError(t, err, out.String())
-		assert.Positive(t, st.Size())
+		assert.True(t, bytes.HasPrefix(b, []byte("\x7fELF")) || bytes.HasPrefix(b, []byte("__CLANG_OFFLOAD_BUNDLE__")), "a code object (an ELF, or a bundle of them)")
+		// A module file of the platform's own code, for ReadModuleFile (loading it needs an AMD GPU).
+		m, err := server.ReadModuleFile(filepath.Join(dir, "good."+a+".co"))
+		require.NoError(t, err)
+		assert.Equal(t, b, m.Code())
 	}
 
 	out.Reset()
