@@ -265,6 +265,10 @@ func inferredCountError(k *kernel, nbuf int) error {
 		k.noteCompile(err)
 		return nil
 	}
+	if k.code {
+		// Compiled code has no declaration: the host must say each buffer's access.
+		return argError(fmt.Sprintf("%d buffers given to %s, a kernel of a compiled module: give IO (desc.access, the access of each buffer)", nbuf, k.entry))
+	}
 	if len(k.io) == 0 {
 		return argError(fmt.Sprintf("%d buffers given, and no pointer parameter was read from the declaration of %s "+
 			"in desc.source (desc.access is NULL, so each buffer's access comes from the declaration: a const T* is read, "+

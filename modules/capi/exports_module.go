@@ -33,8 +33,22 @@ func cubehip_module_create(h C.cubehip_device, desc *C.capi_cmodule_desc, out *C
 	if desc.size < C.size_t(unsafe.Offsetof(desc.name_count)+unsafe.Sizeof(desc.name_count)) {
 		return fail(argError(fmt.Sprintf("%s: desc.size is %d: set it to sizeof(cubehip_module_desc)", call, desc.size)))
 	}
+	// desc.code came after name_count: a host built before it sets a size without it.
+	if desc.size >= C.size_t(unsafe.Offsetof(desc.code_size)+unsafe.Sizeof(desc.code_size)) && (desc.code != nil || desc.code_size != 0) {
+		switch {
+		case desc.source != nil || desc.option_count != 0 || desc.name_count != 0:
+			return fail(argError(call + ": desc.code is compiled code: desc.source, desc.options and desc.name_expressions must be unset"))
+		case desc.code == nil || desc.code_size == 0:
+			return fail(argError(call + ": desc.code is NULL or desc.code_size is 0: give both, or neither"))
+		case desc.code_size > 1<<34:
+			return fail(argError(fmt.Sprintf("%s: desc.code_size is %d bytes, more than any module", call, desc.code_size)))
+		}
+		m := server.NewModuleFromCode(unsafe.Slice((*byte)(desc.code), int(desc.code_size)))
+		out.id = C.uint64_t(handles.add(kindModule, &module{dev: dev, m: m}))
+		return success()
+	}
 	if desc.source == nil {
-		return fail(argError(call + ": desc.source is NULL"))
+		return fail(argError(call + ": desc.source is NULL (and no desc.code)"))
 	}
 	options, err := cStrings(desc.options, desc.option_count, call+": desc.options")
 	if err != nil {
@@ -45,6 +59,29 @@ func cubehip_module_create(h C.cubehip_device, desc *C.capi_cmodule_desc, out *C
 		return fail(err)
 	}
 	m := server.NewModuleWithNames(C.GoString(desc.source), names, options...)
+	out.id = C.uint64_t(handles.add(kindModule, &module{dev: dev, m: m}))
+	return success()
+}
+
+//export cubehip_module_load_file
+func cubehip_module_load_file(h C.cubehip_device, path *C.capi_cchar, out *C.cubehip_module) C.cubehip_status {
+	const call = "cubehip_module_load_file"
+	if out == nil {
+		return fail(argError(call + ": module is NULL"))
+	}
+	out.id = 0
+	dev, err := lookup[*device](uint64(h.id), kindDevice)
+	if err != nil {
+		return fail(err)
+	}
+	if path == nil {
+		return fail(argError(call + ": path is NULL"))
+	}
+	m, err := server.ReadModuleFile(C.GoString(path))
+	if err != nil {
+		// A file that cannot be read, or a damaged cache entry, is the caller's argument.
+		return fail(argError(call + ": " + err.Error()))
+	}
 	out.id = C.uint64_t(handles.add(kindModule, &module{dev: dev, m: m}))
 	return success()
 }
@@ -116,7 +153,7 @@ func cubehip_module_kernel(h C.cubehip_module, desc *C.capi_ckernel_desc, out *C
 	if err != nil {
 		return fail(err)
 	}
-	out.id = C.uint64_t(handles.add(kindKernel, &kernel{dev: m.dev, k: k, io: io, inferred: inferred, entry: k.Entry()}))
+	out.id = C.uint64_t(handles.add(kindKernel, &kernel{dev: m.dev, k: k, io: io, inferred: inferred, entry: k.Entry(), code: m.m.IsCode()}))
 	return success()
 }
 

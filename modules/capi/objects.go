@@ -32,6 +32,7 @@ type (
 		// count of an IO the host never gave.
 		inferred bool
 		entry    string
+		code     bool // a kernel of a module of compiled code: nothing to infer io from
 
 		mu  sync.Mutex // guards what follows
 		log string     // the compiler's log of the last failed compile

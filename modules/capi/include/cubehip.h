@@ -384,7 +384,16 @@ cubehip_status cubehip_kernel_set_attribute(cubehip_kernel kernel, cubehip_func_
  * the C++ kernels the compile resolves (a template's specialization "reduce<float, 256>",
  * a C++-linkage kernel "scale", an overload picked by a cast), each then taken by that
  * expression; an extern "C" kernel is taken by its name. Set size to
- * sizeof(cubehip_module_desc). */
+ * sizeof(cubehip_module_desc).
+ *
+ * Or the module is code compiled ahead of time: code and code_size (source NULL, no
+ * options, no name_expressions), the bytes the platform's hipModuleLoadData takes (an AMD
+ * code object; a cubin, PTX or fatbin on nvidia; the cpu device's object; the file
+ * `cubehip compile -o DIR` writes for a device), copied and loaded as they are, never
+ * compiled. Its kernels are taken by their symbols, and have no declaration to infer
+ * their buffers' access from: a kernel that takes buffers needs desc.access (a launch
+ * without is CUBEHIP_ERROR_INVALID_ARGUMENT saying so). Code the device refuses fails
+ * cubehip_module_compile (or the first launch) with the platform's status. */
 typedef struct cubehip_module_desc {
 	size_t size;
 	const char* source;
@@ -392,11 +401,19 @@ typedef struct cubehip_module_desc {
 	size_t option_count;
 	const char* const* name_expressions;
 	size_t name_count;
+	const void* code; /* compiled code, exclusive with source (read when size covers it) */
+	size_t code_size;
 } cubehip_module_desc;
 
 /* Creates a module on the device. Nothing is compiled yet: cubehip_module_compile does it
  * at once, a first launch of one of its kernels otherwise. */
 cubehip_status cubehip_module_create(cubehip_device device, const cubehip_module_desc* desc, cubehip_module* module);
+
+/* Creates the module of the file at path: a source file (.hip, .cu, .cpp, .cc, .cxx,
+ * .cuh, .h, .hpp) as its text, compiled with no options; anything else as code (desc.code
+ * above), a kernel cache entry included. A file that cannot be read is
+ * CUBEHIP_ERROR_INVALID_ARGUMENT naming it. */
+cubehip_status cubehip_module_load_file(cubehip_device device, const char* path, cubehip_module* module);
 
 /* Compiles the module now (or loads it from the kernel caches). A compile error is
  * CUBEHIP_ERROR_COMPILE, with the compiler's log in cubehip_module_log. */
