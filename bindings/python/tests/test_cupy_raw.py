@@ -14,6 +14,8 @@ import pytest
 import cubehip
 from cubehip import RawKernel, RawModule
 
+from conftest import PLATFORM
+
 SCALE = r"""
 extern "C" __global__ void scale(float* x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -253,3 +255,60 @@ def test_translate_cucomplex_errors_name_the_sources_lines(dev):
     # Without translate_cucomplex the names are not HIP's: cuComplex.h is CUDA's.
     with pytest.raises(cubehip.CompileError):
         RawKernel(CUCOMPLEX, "cplx", device=dev).compile()
+
+
+# --- RawModule(path=...) -----------------------------------------------------------------------
+
+ADD_ONE = r"""
+#include <hip/hip_runtime.h>
+extern "C" __global__ void add_one(float* x, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1.0f;
+}
+"""
+
+
+def test_raw_module_path_of_source_and_code(tmp_path):
+    # A source file is read as code.
+    src = tmp_path / "k.hip"
+    src.write_text(ADD_ONE + "// " + str(tmp_path) + "\n")
+    d = cubehip.Device(PLATFORM, cache_dir=str(tmp_path / "cache"))
+    try:
+        mod = RawModule(path=str(src), device=d)
+        assert mod.code == src.read_text()
+        x = d.array(np.arange(4, dtype=np.float32))
+        mod.get_function("add_one")((1,), (4,), (x, np.uint32(4)))
+        np.testing.assert_array_equal(x.get(), [1, 2, 3, 4])
+
+        # The module's code, as the kernel disk cache (and `cubehip compile`) wrote it,
+        # is a compiled module: loaded by path, not compiled.
+        (entry,) = (tmp_path / "cache" / "kernels").glob("*.co")
+        cm = RawModule(path=str(entry), device=d)
+        f = cm.get_function("add_one")
+        f((1,), (4,), (x, np.uint32(4)))
+        np.testing.assert_array_equal(x.get(), [2, 3, 4, 5])
+        # Unsealed, the code is the platform's own: loaded as it is.
+        raw = tmp_path / "k.co"
+        raw.write_bytes(cubehip._cupy._code_of_file(str(entry)))
+        RawModule(path=str(raw), device=d).get_function("add_one")((1,), (4,), [x, np.uint32(4)])
+        np.testing.assert_array_equal(x.get(), [3, 4, 5, 6])
+        # It pickles with its code.
+        g = pickle.loads(pickle.dumps(cm))
+        g.device = d
+        g.get_function("add_one")((1,), (4,), (x, np.uint32(4)))
+        np.testing.assert_array_equal(x.get(), [4, 5, 6, 7])
+
+        with pytest.raises(cubehip.CubehipError, match="no such kernel"):
+            cm.get_function("nope")
+        renamed = tmp_path / "other.co"
+        renamed.write_bytes(entry.read_bytes())
+        with pytest.raises(ValueError, match="damaged, truncated or renamed"):
+            RawModule(path=str(renamed))
+        junk = tmp_path / "junk.co"
+        junk.write_bytes(b"junk")
+        with pytest.raises(cubehip.CubehipError):
+            RawModule(path=str(junk), device=d).get_function("add_one")
+        with pytest.raises(TypeError, match="not both"):
+            RawModule(code=ADD_ONE, path=str(src))
+    finally:
+        d.close()

@@ -11,6 +11,7 @@ A call with a shape seen before costs one dictionary lookup more than a Kernel's
 from __future__ import annotations
 
 import ctypes
+import os
 import pickle
 import re
 from typing import Any, Sequence
@@ -346,6 +347,67 @@ class _KernelOf:
         return f"<cubehip.RawKernel.kernel of {self._raw.name}: {self._default!r}>"
 
 
+# The file extensions RawModule(path=...) reads as source, as cubehip_module_load_file does.
+_SOURCE_EXT = {".hip", ".cu", ".cpp", ".cc", ".cxx", ".cuh", ".h", ".hpp"}
+
+_ENTRY_MAGIC = b"CUBEHIPCO1\n"
+_NAMES_MAGIC = b"CUBEHIPNAMES1\n"
+
+
+def _code_of_file(path: str) -> bytes:
+    """The module code in the file at path: a kernel cache entry (what the kernel disk
+    cache writes, sealed under its file name) unsealed and checked, anything else as it
+    is (the platform's own code, or what ``cubehip compile -o`` writes)."""
+    import hashlib
+    import struct
+
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data:
+        raise ValueError(f"{path}: the file is empty")
+    if not data.startswith(_ENTRY_MAGIC):
+        return data
+    name = os.path.basename(path).encode()
+    rest = data[len(_ENTRY_MAGIC):]
+    code = rest[32:]
+    h = hashlib.sha256(name + b"\0" + code)  # as the server's entrySum: the name, a 0 byte, the code
+    if len(rest) < 32 or not code or h.digest() != rest[:32]:
+        raise ValueError(f"{path}: a kernel cache entry that is damaged, truncated or renamed")
+    if code.startswith(_NAMES_MAGIC):
+        body = code[len(_NAMES_MAGIC):]
+        (n,) = struct.unpack("<Q", body[:8])
+        code = body[8 + n:]
+    return code
+
+
+class _CodeFunction:
+    """A kernel of a compiled module (RawModule(path=...) of a compiled file), called as a
+    RawKernel: ``f(grid, block, args, shared_mem=0, stream=None)``. Compiled code declares
+    nothing, so each array argument is taken as read and written (a failed launch then
+    fails every array it was given, which fails closed) and each scalar by its numpy type
+    (np.int32(n), np.float32(a)); one cubehip Kernel per launch shape and array count."""
+
+    def __init__(self, code: bytes, name: str, device: Any, cooperative: bool) -> None:
+        self._code, self.name, self.device, self._coop = code, name, device, cooperative
+        self._kernels: dict[tuple[Any, ...], Kernel] = {}
+        self._make((1,), 0, 0)  # the symbol is looked up here, as get_function compiles
+
+    def _make(self, block: Any, shared_mem: int, narrays: int) -> Kernel:
+        key = (_dim3(block, "block"), shared_mem, narrays)
+        k = self._kernels.get(key)
+        if k is None:
+            k = Kernel("", self.name, block=key[0], shared_mem=shared_mem, io=["rw"] * narrays,
+                       device=self.device, cooperative=self._coop, code=self._code)
+            self._kernels[key] = k
+        return k
+
+    def __call__(self, grid: Any, block: Any, args: Sequence[Any], *, shared_mem: int = 0, stream: Any = None) -> None:
+        if not isinstance(args, (tuple, list)):
+            raise TypeError(f"{self.name}: args must be a tuple or list of the kernel's arguments, not {type(args).__name__}")
+        n = sum(1 for a in args if isinstance(a, DeviceArray))
+        self._make(block, shared_mem, n)(grid, *args, stream=stream)
+
+
 class RawModule:
     """CuPy's RawModule: ``RawModule(code=None, *, path=None, options=(), backend="nvrtc",
     translate_cucomplex=False, enable_cooperative_groups=False, name_expressions=None,
@@ -357,8 +419,11 @@ class RawModule:
     (``"reduce<float, 256>"``), a C++-linkage kernel, an overload picked by a cast;
     ``get_function`` takes each by that expression, and an ``extern "C"`` kernel by its
     name. ``compile()`` and ``get_function`` compile (CompileError there). translate_cucomplex
-    is RawKernel's. path (a compiled cubin, PTX or code object in CuPy) is refused: cubehip
-    compiles HIP source. backend and jitify are accepted and ignored. It pickles as what it
+    is RawKernel's. path is a file: a source file (.hip, .cu, .cpp, .cc, .cxx, .cuh, .h,
+    .hpp) is read as code; any other is compiled code, loaded as it is (the file ``cubehip
+    compile -o DIR`` writes for a device, an AMD code object, a cubin, PTX or fatbin on
+    nvidia), whose kernels take each array as read and written and each scalar by its numpy
+    type (np.int32(n)). backend and jitify are accepted and ignored. It pickles as what it
     was made with, as a RawKernel does.
     """
 
@@ -375,8 +440,20 @@ class RawModule:
         jitify: bool = False,
         device: Any = None,
     ) -> None:
+        self._binary: bytes | None = None
         if path is not None:
-            raise NotImplementedError("path: cubehip compiles HIP source, not compiled modules; pass code=open(path).read() for a source file")
+            if code is not None:
+                raise TypeError("give code or path, not both")
+            path = os.fspath(path)
+            with open(path, "rb") as f:
+                data = f.read()
+            if os.path.splitext(path)[1].lower() in _SOURCE_EXT:
+                code = data.decode()
+            else:
+                # Compiled code: read as cubehip_module_load_file reads it (a sealed kernel
+                # cache entry unsealed), so that what loads here is what C loads.
+                self._binary = _code_of_file(path)
+                code = ""
         if not isinstance(code, str):
             raise TypeError(f"code must be the module's source (a str), not {type(code).__name__}")
         _check_backend(backend)
@@ -394,8 +471,16 @@ class RawModule:
 
     def get_function(self, name: str) -> RawKernel:
         """The module's kernel name, an ``extern "C"`` name or one of its name_expressions
-        (one RawKernel per name), compiled here: CompileError for a name the module lacks."""
+        (one RawKernel per name), compiled here: CompileError for a name the module lacks.
+        Of a compiled module (path= a compiled file), it is the kernel of that symbol,
+        loaded here (CubehipError for a symbol the code lacks)."""
         k = self._functions.get(name)
+        if k is None and self._binary is not None:
+            if not isinstance(name, str) or not name.strip():
+                raise ValueError(f"a kernel's name must be a non-empty str, not {name!r}")
+            k = _CodeFunction(self._binary, name, self.device, self.enable_cooperative_groups)
+            self._functions[name] = k  # type: ignore[assignment]
+            return k  # type: ignore[return-value]
         if k is None:
             if not isinstance(name, str) or not name.strip():
                 raise ValueError(f"a kernel's name must be a non-empty str, not {name!r}")
@@ -436,16 +521,21 @@ class RawModule:
     def _module(self, dev: Any) -> ctypes.c_uint64:
         """A library handle of the module on dev (the caller destroys it: the device keeps
         the module itself, one per source, options and name expressions)."""
-        source = translate_cucomplex(self.code) if self.translate_cucomplex else self.code
         md = _ffi.ModuleDesc()
         md.size = ctypes.sizeof(md)
+        mod = ctypes.c_uint64()
+        if self._binary is not None:
+            code = ctypes.create_string_buffer(self._binary, len(self._binary))
+            md.code, md.code_size = ctypes.cast(code, ctypes.c_void_p), len(self._binary)
+            check(_ffi.lib.cubehip_module_create(dev._live(), ctypes.byref(md), ctypes.byref(mod)), "cubehip_module_create")
+            return mod
+        source = translate_cucomplex(self.code) if self.translate_cucomplex else self.code
         md.source = source.encode()
         opts = (ctypes.c_char_p * max(len(self.options), 1))(*[o.encode() for o in self.options])
         md.options, md.option_count = opts, len(self.options)
         exprs = self.name_expressions or ()
         names = (ctypes.c_char_p * max(len(exprs), 1))(*[n.encode() for n in exprs])
         md.name_expressions, md.name_count = (names, len(exprs)) if self.name_expressions is not None else (None, 0)
-        mod = ctypes.c_uint64()
         check(_ffi.lib.cubehip_module_create(dev._live(), ctypes.byref(md), ctypes.byref(mod)), "cubehip_module_create")
         return mod
 
@@ -483,7 +573,7 @@ class RawModule:
         return {
             "cubehip_pickle": _PICKLE_VERSION, "code": self.code, "options": self.options, "backend": self.backend,
             "translate_cucomplex": self.translate_cucomplex, "enable_cooperative_groups": self.enable_cooperative_groups,
-            "name_expressions": self.name_expressions, "jitify": self.jitify,
+            "name_expressions": self.name_expressions, "jitify": self.jitify, "binary": self._binary,
         }  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -493,6 +583,7 @@ class RawModule:
         self.enable_cooperative_groups = state["enable_cooperative_groups"]
         self.name_expressions, self.jitify = state["name_expressions"], state["jitify"]
         self.device = None  # its kernels follow their arrays, as kernels made without device= do
+        self._binary = state.get("binary")  # a compiled module's code (absent before path=)
         self._functions = {}
 
     def __repr__(self) -> str:

@@ -117,6 +117,8 @@ class ModuleDesc(Structure):
         ("option_count", c_size_t),
         ("name_expressions", POINTER(c_char_p)),
         ("name_count", c_size_t),
+        ("code", c_void_p),  # compiled code, exclusive with source
+        ("code_size", c_size_t),
     ]
 
 

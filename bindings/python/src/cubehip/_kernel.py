@@ -484,10 +484,15 @@ class Kernel:
         compile: bool = True,
         cooperative: bool = False,
         name_expressions: Sequence[str] | None = None,
+        *,
+        code: bytes | None = None,
     ) -> None:
         from ._device import current_device
 
         self._h = 0
+        # A kernel of a module of compiled code (RawModule(path=...) of a compiled file):
+        # source is then "", and io must be given for its buffers (no declaration to read).
+        self._code = None if code is None else bytes(code)
         # The C++ name expressions the kernel's module resolves (RawModule's): with them, the
         # kernel is made from that module, so it shares the variables of every kernel made with
         # the same source, options and expressions. Without them an entry that is a name
@@ -562,6 +567,18 @@ class Kernel:
         opts = (ctypes.c_char_p * max(len(self.options), 1))(*[o.encode() for o in self.options])
         d.flags = _ffi.KERNEL_COOPERATIVE if self.cooperative else 0
         out = ctypes.c_uint64()
+        if self._code is not None:
+            md = _ffi.ModuleDesc()
+            md.size = ctypes.sizeof(md)
+            code = ctypes.create_string_buffer(self._code, len(self._code))
+            md.code, md.code_size = ctypes.cast(code, ctypes.c_void_p), len(self._code)
+            mod = ctypes.c_uint64()
+            check(_ffi.lib.cubehip_module_create(device._live(), ctypes.byref(md), ctypes.byref(mod)), "cubehip_module_create")
+            try:
+                check(_ffi.lib.cubehip_module_kernel(mod.value, ctypes.byref(d), ctypes.byref(out)), "cubehip_module_kernel")
+            finally:
+                _ffi.lib.cubehip_module_destroy(mod.value)
+            return out.value
         if self.name_expressions is None:
             d.source = self.source.encode()
             d.options, d.option_count = opts, len(self.options)
