@@ -86,6 +86,33 @@ func cubehip_module_load_file(h C.cubehip_device, path *C.capi_cchar, out *C.cub
 	return success()
 }
 
+//export cubehip_module_file_read
+func cubehip_module_file_read(path *C.capi_cchar, isSource *C.int32_t, buf unsafe.Pointer, capacity C.size_t, length *C.size_t) C.cubehip_status {
+	const call = "cubehip_module_file_read"
+	if path == nil || isSource == nil || length == nil {
+		return fail(argError(call + ": path, is_source and len must not be NULL"))
+	}
+	if buf == nil && capacity > 0 {
+		return fail(argError(call + ": buf is NULL but cap is not 0"))
+	}
+	m, err := server.ReadModuleFile(C.GoString(path))
+	if err != nil {
+		return fail(argError(call + ": " + err.Error()))
+	}
+	// The module's bytes as cubehip_module_load_file would take them, for a host that keeps
+	// them itself (Python pickles a compiled module with its code): the file's format, a
+	// cache entry's seal above all, is read here alone.
+	data, src := m.Code(), int32(0)
+	if !m.IsCode() {
+		data, src = []byte(m.Source()), 1
+	}
+	*isSource, *length = C.int32_t(src), C.size_t(len(data))
+	if capacity > 0 {
+		copy(unsafe.Slice((*byte)(buf), int(capacity)), data)
+	}
+	return success()
+}
+
 // cStrings copies n C strings from list, what names them for an error.
 func cStrings(list **C.capi_cchar, n C.size_t, what string) ([]string, error) {
 	if n == 0 {

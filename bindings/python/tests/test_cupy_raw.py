@@ -289,7 +289,9 @@ def test_raw_module_path_of_source_and_code(tmp_path):
         np.testing.assert_array_equal(x.get(), [2, 3, 4, 5])
         # Unsealed, the code is the platform's own: loaded as it is.
         raw = tmp_path / "k.co"
-        raw.write_bytes(cubehip._cupy._code_of_file(str(entry)))
+        is_source, code = cubehip._cupy._read_module_file(str(entry))
+        assert not is_source
+        raw.write_bytes(code)
         RawModule(path=str(raw), device=d).get_function("add_one")((1,), (4,), [x, np.uint32(4)])
         np.testing.assert_array_equal(x.get(), [3, 4, 5, 6])
         # It pickles with its code.

@@ -415,6 +415,12 @@ cubehip_status cubehip_module_create(cubehip_device device, const cubehip_module
  * CUBEHIP_ERROR_INVALID_ARGUMENT naming it. */
 cubehip_status cubehip_module_load_file(cubehip_device device, const char* path, cubehip_module* module);
 
+/* The module of the file at path as cubehip_module_load_file reads it, without making one:
+ * *is_source is 1 for a source file (its text follows) and 0 for compiled code (a kernel
+ * cache entry unsealed and checked). Up to cap bytes are copied into buf (NULL with cap 0
+ * asks the size); *len is the whole size. */
+cubehip_status cubehip_module_file_read(const char* path, int32_t* is_source, void* buf, size_t cap, size_t* len);
+
 /* Compiles the module now (or loads it from the kernel caches). A compile error is
  * CUBEHIP_ERROR_COMPILE, with the compiler's log in cubehip_module_log. */
 cubehip_status cubehip_module_compile(cubehip_module module);

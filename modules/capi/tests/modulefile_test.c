@@ -84,6 +84,22 @@ int main(int argc, char** argv) {
 	run(dev, m);
 	OK(cubehip_module_destroy(m));
 
+	/* The file's module without making one: compiled code, its size asked first. */
+	int32_t is_source = -1;
+	size_t len = 0;
+	OK(cubehip_module_file_read(argv[1], &is_source, NULL, 0, &len));
+	EXPECT(is_source == 0 && len > 0, "a code file: is_source %d, %zu bytes", (int)is_source, len);
+	char* bytes = malloc(len);
+	EXPECT(bytes != NULL, "malloc");
+	OK(cubehip_module_file_read(argv[1], &is_source, bytes, len, &len));
+	md = (cubehip_module_desc){.size = sizeof md, .code = bytes, .code_size = len};
+	OK(cubehip_module_create(dev, &md, &m));
+	free(bytes);
+	run(dev, m);
+	OK(cubehip_module_destroy(m));
+	STATUS(cubehip_module_file_read("/nonexistent/k.co", &is_source, NULL, 0, &len), CUBEHIP_ERROR_INVALID_ARGUMENT);
+	STATUS(cubehip_module_file_read(argv[1], NULL, NULL, 0, &len), CUBEHIP_ERROR_INVALID_ARGUMENT);
+
 	/* Code with source, code without its size, no file, junk. */
 	md = (cubehip_module_desc){.size = sizeof md, .source = "x", .code = argv[1], .code_size = 4};
 	STATUS(cubehip_module_create(dev, &md, &m), CUBEHIP_ERROR_INVALID_ARGUMENT);
@@ -93,6 +109,7 @@ int main(int argc, char** argv) {
 	md = (cubehip_module_desc){.size = offsetof(cubehip_module_desc, code), .code = argv[1], .code_size = 4};
 	STATUS(cubehip_module_create(dev, &md, &m), CUBEHIP_ERROR_INVALID_ARGUMENT);
 	STATUS(cubehip_module_load_file(dev, "/nonexistent/k.co", &m), CUBEHIP_ERROR_INVALID_ARGUMENT);
+
 	EXPECT(strstr(cubehip_last_error(), "/nonexistent/k.co") != NULL, "the error names the file: %s", cubehip_last_error());
 	md = (cubehip_module_desc){.size = sizeof md, .code = "junk", .code_size = 4};
 	OK(cubehip_module_create(dev, &md, &m));

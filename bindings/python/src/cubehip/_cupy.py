@@ -11,6 +11,7 @@ A call with a shape seen before costs one dictionary lookup more than a Kernel's
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import pickle
 import re
@@ -347,37 +348,20 @@ class _KernelOf:
         return f"<cubehip.RawKernel.kernel of {self._raw.name}: {self._default!r}>"
 
 
-# The file extensions RawModule(path=...) reads as source, as cubehip_module_load_file does.
-_SOURCE_EXT = {".hip", ".cu", ".cpp", ".cc", ".cxx", ".cuh", ".h", ".hpp"}
-
-_ENTRY_MAGIC = b"CUBEHIPCO1\n"
-_NAMES_MAGIC = b"CUBEHIPNAMES1\n"
-
-
-def _code_of_file(path: str) -> bytes:
-    """The module code in the file at path: a kernel cache entry (what the kernel disk
-    cache writes, sealed under its file name) unsealed and checked, anything else as it
-    is (the platform's own code, or what ``cubehip compile -o`` writes)."""
-    import hashlib
-    import struct
-
-    with open(path, "rb") as f:
-        data = f.read()
-    if not data:
-        raise ValueError(f"{path}: the file is empty")
-    if not data.startswith(_ENTRY_MAGIC):
-        return data
-    name = os.path.basename(path).encode()
-    rest = data[len(_ENTRY_MAGIC):]
-    code = rest[32:]
-    h = hashlib.sha256(name + b"\0" + code)  # as the server's entrySum: the name, a 0 byte, the code
-    if len(rest) < 32 or not code or h.digest() != rest[:32]:
-        raise ValueError(f"{path}: a kernel cache entry that is damaged, truncated or renamed")
-    if code.startswith(_NAMES_MAGIC):
-        body = code[len(_NAMES_MAGIC):]
-        (n,) = struct.unpack("<Q", body[:8])
-        code = body[8 + n:]
-    return code
+def _read_module_file(path: str) -> tuple[bool, bytes]:
+    """The module of the file at path as ``cubehip_module_load_file`` reads it, without
+    making one: (True, its text) for a source file, (False, its code) for compiled code, a
+    kernel cache entry unsealed and checked by the library, which alone reads that format
+    (InvalidArgument, a ValueError, for a damaged, truncated or renamed one)."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(errno.ENOENT, "no such module file", path)
+    is_source, n = ctypes.c_int32(), ctypes.c_size_t()
+    check(_ffi.lib.cubehip_module_file_read(path.encode(), ctypes.byref(is_source), None, 0, ctypes.byref(n)),
+          "cubehip_module_file_read")
+    buf = ctypes.create_string_buffer(max(n.value, 1))
+    check(_ffi.lib.cubehip_module_file_read(path.encode(), ctypes.byref(is_source), buf, n.value, ctypes.byref(n)),
+          "cubehip_module_file_read")
+    return bool(is_source.value), buf.raw[: n.value]
 
 
 class _CodeFunction:
@@ -444,15 +428,12 @@ class RawModule:
         if path is not None:
             if code is not None:
                 raise TypeError("give code or path, not both")
-            path = os.fspath(path)
-            with open(path, "rb") as f:
-                data = f.read()
-            if os.path.splitext(path)[1].lower() in _SOURCE_EXT:
+            is_source, data = _read_module_file(os.fspath(path))
+            if is_source:
                 code = data.decode()
             else:
-                # Compiled code: read as cubehip_module_load_file reads it (a sealed kernel
-                # cache entry unsealed), so that what loads here is what C loads.
-                self._binary = _code_of_file(path)
+                # Compiled code, kept to load on each device and to pickle with the module.
+                self._binary = data
                 code = ""
         if not isinstance(code, str):
             raise TypeError(f"code must be the module's source (a str), not {type(code).__name__}")

@@ -198,6 +198,7 @@ _PROTOTYPES = {
     "cubehip_module_kernel": ([handle, POINTER(KernelDesc), _u64p], _status),
     "cubehip_module_destroy": ([handle], _status),
     "cubehip_module_global_buffer": ([handle, c_uint64, c_char_p, _u64p], _status),
+    "cubehip_module_file_read": ([c_char_p, POINTER(c_int32), c_void_p, c_size_t, POINTER(c_size_t)], _status),
     "cubehip_module_compile": ([handle], _status),
     "cubehip_module_log": ([handle, c_void_p, c_size_t, POINTER(c_size_t)], _status),
     "cubehip_kernel_compile": ([handle], _status),
