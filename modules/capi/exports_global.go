@@ -41,9 +41,7 @@ func cubehip_kernel_global_size(h C.cubehip_kernel, name *C.capi_cchar, size *C.
 	if err != nil {
 		return fail(err)
 	}
-	s, err := k.dev.d.GlobalSize(k.k, n)
-	*size = C.uint64_t(s)
-	return result(err)
+	return globalSize(k.dev, k.k, n, size)
 }
 
 //export cubehip_kernel_global_write
@@ -53,14 +51,7 @@ func cubehip_kernel_global_write(h C.cubehip_kernel, stream C.uint64_t, name *C.
 	if err != nil {
 		return fail(err)
 	}
-	data, err := hostBytes(unsafe.Pointer(src), size, call+": src")
-	if err != nil {
-		return fail(err)
-	}
-	if err := k.dev.caps.refuseWrite(uint64(stream), "cubehip_kernel_global_write"); err != nil {
-		return fail(err)
-	}
-	return result(k.dev.d.On(server.StreamID(stream)).WriteGlobal(k.k, n, data))
+	return globalWrite(k.dev, k.k, n, uint64(stream), unsafe.Pointer(src), size, call)
 }
 
 //export cubehip_kernel_global_read
@@ -70,13 +61,37 @@ func cubehip_kernel_global_read(h C.cubehip_kernel, stream C.uint64_t, name *C.c
 	if err != nil {
 		return fail(err)
 	}
+	return globalRead(k.dev, k.k, n, uint64(stream), dst, size, call)
+}
+
+// The module variable calls' bodies, for a kernel's module (cubehip_kernel_global_*) and
+// a module's (cubehip_module_global_*): code is either, name checked by the caller.
+
+func globalSize(dev *device, code server.Code, name string, size *C.uint64_t) C.cubehip_status {
+	s, err := dev.d.GlobalSize(code, name)
+	*size = C.uint64_t(s)
+	return result(err)
+}
+
+func globalWrite(dev *device, code server.Code, name string, stream uint64, src unsafe.Pointer, size C.uint64_t, call string) C.cubehip_status {
+	data, err := hostBytes(src, size, call+": src")
+	if err != nil {
+		return fail(err)
+	}
+	if err := dev.caps.refuseWrite(stream, call); err != nil {
+		return fail(err)
+	}
+	return result(dev.d.On(server.StreamID(stream)).WriteGlobal(code, name, data))
+}
+
+func globalRead(dev *device, code server.Code, name string, stream uint64, dst unsafe.Pointer, size C.uint64_t, call string) C.cubehip_status {
 	data, err := hostBytes(dst, size, call+": dst")
 	if err != nil {
 		return fail(err)
 	}
-	st, err := k.dev.stream(uint64(stream), "cubehip_kernel_global_read")
+	st, err := dev.stream(stream, call)
 	if err != nil {
 		return fail(err)
 	}
-	return result(st.ReadGlobalInto(data, k.k, n))
+	return result(st.ReadGlobalInto(data, code, name))
 }

@@ -220,9 +220,7 @@ func cubehip_module_global_size(h C.cubehip_module, name *C.capi_cchar, size *C.
 	if err != nil {
 		return fail(err)
 	}
-	s, err := m.dev.d.GlobalSize(m.m, n)
-	*size = C.uint64_t(s)
-	return result(err)
+	return globalSize(m.dev, m.m, n, size)
 }
 
 //export cubehip_module_global_write
@@ -232,14 +230,7 @@ func cubehip_module_global_write(h C.cubehip_module, stream C.uint64_t, name *C.
 	if err != nil {
 		return fail(err)
 	}
-	data, err := hostBytes(unsafe.Pointer(src), size, call+": src")
-	if err != nil {
-		return fail(err)
-	}
-	if err := m.dev.caps.refuseWrite(uint64(stream), call); err != nil {
-		return fail(err)
-	}
-	return result(m.dev.d.On(server.StreamID(stream)).WriteGlobal(m.m, n, data))
+	return globalWrite(m.dev, m.m, n, uint64(stream), unsafe.Pointer(src), size, call)
 }
 
 //export cubehip_module_global_read
@@ -249,15 +240,7 @@ func cubehip_module_global_read(h C.cubehip_module, stream C.uint64_t, name *C.c
 	if err != nil {
 		return fail(err)
 	}
-	data, err := hostBytes(dst, size, call+": dst")
-	if err != nil {
-		return fail(err)
-	}
-	st, err := m.dev.stream(uint64(stream), call)
-	if err != nil {
-		return fail(err)
-	}
-	return result(st.ReadGlobalInto(data, m.m, n))
+	return globalRead(m.dev, m.m, n, uint64(stream), dst, size, call)
 }
 
 //export cubehip_module_global_buffer
