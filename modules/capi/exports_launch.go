@@ -129,17 +129,29 @@ func (s *launchScratch) convert(k *kernel, args *C.capi_carg, n C.size_t) error 
 		var arg server.Arg
 		var typed typedArg // a typed buffer's Call value (see s.typed)
 		switch a.kind {
-		case C.CUBEHIP_ARG_BUFFER:
-			ba := (*struct {
-				buffer C.cubehip_buffer
-				offset C.uint64_t
-			})(v)
-			b, err := lookup[*buffer](uint64(ba.buffer.id), kindBuffer)
-			if err != nil {
-				return fmt.Errorf("argument %d: %w", i, err)
-			}
-			if b.dev != k.dev {
-				return argError(fmt.Sprintf("argument %d: buffer %s belongs to another device", i, hex(uint64(ba.buffer.id))))
+		case C.CUBEHIP_ARG_BUFFER, C.CUBEHIP_ARG_POINTER:
+			var b *buffer
+			var off uint64
+			if a.kind == C.CUBEHIP_ARG_POINTER {
+				// A raw device address: only inside a live buffer of the kernel's device,
+				// which then takes the launch's writes as an argument of its own would.
+				var err error
+				if b, _, off, err = bufferAt(k.dev, *(*uint64)(v), fmt.Sprintf("argument %d", i)); err != nil {
+					return err
+				}
+			} else {
+				ba := (*struct {
+					buffer C.cubehip_buffer
+					offset C.uint64_t
+				})(v)
+				var err error
+				if b, err = lookup[*buffer](uint64(ba.buffer.id), kindBuffer); err != nil {
+					return fmt.Errorf("argument %d: %w", i, err)
+				}
+				if b.dev != k.dev {
+					return argError(fmt.Sprintf("argument %d: buffer %s belongs to another device", i, hex(uint64(ba.buffer.id))))
+				}
+				off = uint64(ba.offset)
 			}
 			if a.access != C.CUBEHIP_ACCESS_DEFAULT {
 				if nbuf >= len(k.io) || int32(a.access) != int32(k.io[nbuf]) {
@@ -147,7 +159,7 @@ func (s *launchScratch) convert(k *kernel, args *C.capi_carg, n C.size_t) error 
 				}
 			}
 			nbuf++
-			size, off := b.b.Size(), uint64(ba.offset)
+			size := b.b.Size()
 			if off == 0 {
 				arg = b.b.Arg()
 				typed.buf = b.b

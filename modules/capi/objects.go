@@ -2,6 +2,7 @@ package main
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/cubehip/cubehip/modules/server"
 )
@@ -22,6 +23,9 @@ type (
 		// (cubehip_buffer_alloc_typed; 0 for an untyped one): a launch passes a typed
 		// buffer through the Device's check of the declared pointee.
 		dtype int32
+		// addr is the buffer's device address once a raw pointer's lookup
+		// (bufferAt) has asked for it, 0 before: a live buffer's address never changes.
+		addr atomic.Uint64
 	}
 	kernel struct {
 		dev *device

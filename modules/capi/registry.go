@@ -153,6 +153,22 @@ func (r *registry) remove(id uint64, k kind) (any, bool) {
 	return s.obj, true
 }
 
+// each calls fn with every live object and its id until fn returns false, without a lock: an object
+// added or removed meanwhile may or may not be seen.
+func (r *registry) each(fn func(id uint64, obj any) bool) {
+	cur := r.chunks.Load()
+	if cur == nil {
+		return
+	}
+	for _, c := range *cur {
+		for i := range c {
+			if s := c[i].Load(); s != nil && !fn(s.id, s.obj) {
+				return
+			}
+		}
+	}
+}
+
 // removeIf unregisters every live object for which drop is true (a closed device's
 // buffers, kernels, graphs and profiles) and returns how many.
 func (r *registry) removeIf(drop func(obj any) bool) int {

@@ -62,7 +62,7 @@ def test_scalar_errors(dev):
     out = dev.zeros(8, np.float64)
     ok = [out, 1, 2, 3, 4, 5.0, 6.0, 7, 8]
     for i, bad, exc in [(1, 2**31, OverflowError), (2, -1, OverflowError), (4, 2**64, OverflowError),
-                        (1, 1.5, TypeError), (5, "x", TypeError), (6, out, TypeError), (0, 5, TypeError),
+                        (1, 1.5, TypeError), (5, "x", TypeError), (6, out, TypeError), (0, 5, ValueError),
                         (0, np.zeros(8), TypeError), (3, None, TypeError)]:
         args = list(ok)
         args[i] = bad

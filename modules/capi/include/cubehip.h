@@ -462,7 +462,8 @@ typedef enum cubehip_arg_kind {
 	CUBEHIP_ARG_F32,
 	CUBEHIP_ARG_F64,
 	CUBEHIP_ARG_BYTES, /* a by-value struct: bytes.data, bytes.size at bytes.align */
-	CUBEHIP_ARG_INFO   /* CubeCL's info words (u64), uploaded once per content, passed as a pointer: the last argument */
+	CUBEHIP_ARG_INFO,  /* CubeCL's info words (u64), uploaded once per content, passed as a pointer: the last argument */
+	CUBEHIP_ARG_POINTER /* a raw device address (u64), taken only inside a live buffer of the kernel's device: see cubehip_buffer_at */
 } cubehip_arg_kind;
 
 /* One kernel argument, in the kernel's declared order. */
@@ -514,6 +515,15 @@ CUBEHIP_ARG_SCALAR_(cubehip_arg_u64, uint64_t, CUBEHIP_ARG_U64, u64)
 CUBEHIP_ARG_SCALAR_(cubehip_arg_f32, float, CUBEHIP_ARG_F32, f32)
 CUBEHIP_ARG_SCALAR_(cubehip_arg_f64, double, CUBEHIP_ARG_F64, f64)
 #undef CUBEHIP_ARG_SCALAR_
+/* A raw device address (a pointer another part of the host kept, an offset into a buffer),
+ * for a pointer parameter: the launch finds the live buffer holding it, or refuses it. */
+static inline cubehip_arg
+cubehip_arg_pointer(uint64_t address) {
+	cubehip_arg a = {0, 0, {{{0}, 0}}};
+	a.kind = CUBEHIP_ARG_POINTER;
+	a.v.u64 = address;
+	return a;
+}
 /* The whole buffer, with the kernel's declared access. */
 static inline cubehip_arg
 cubehip_arg_buffer(cubehip_buffer b) {
@@ -720,6 +730,19 @@ cubehip_status cubehip_kernel_global_read(cubehip_kernel kernel, uint64_t stream
  *
  * A buffer whose last write failed returns that failure, and *ptr is 0. */
 cubehip_status cubehip_buffer_device_pointer(cubehip_buffer buffer, uint64_t* ptr);
+
+/* The live buffer of the device whose memory holds the device address ptr, and ptr's byte
+ * in it: a raw pointer (one cubehip_buffer_device_pointer gave, plus an offset; CuPy's
+ * MemoryPointer.ptr) traced back to its allocation. *out is the buffer's own handle (not a
+ * new one: releasing it releases the buffer), or {0} with *offset 0 on failure.
+ *
+ * It fails closed: 0, and an address in no live buffer of the device (a released buffer's
+ * memory, which may already be another's; another device's; memory this library neither
+ * allocated nor imported) is CUBEHIP_ERROR_INVALID_ARGUMENT naming the address; import
+ * another library's memory with cubehip_buffer_import first. A launch takes a raw address
+ * the same way (CUBEHIP_ARG_POINTER) and records its writes on the buffer found, whose
+ * next read then reports a failure of the launch. The lookup looks at every live buffer. */
+cubehip_status cubehip_buffer_at(cubehip_device device, uint64_t ptr, cubehip_buffer* out, uint64_t* offset);
 
 /* What cubehip_buffer_import calls once the device no longer uses imported memory. */
 typedef void (*cubehip_release_fn)(void* user_data);

@@ -42,6 +42,7 @@ from ._cupy import RawKernel, RawModule, translate_cucomplex
 from ._hostcache import free_host_cache, host_cache_bytes, set_host_cache_limit
 from ._import import asarray, from_dlpack
 from ._kernel import Kernel, Module, Param, parse_params
+from ._pointer import MemoryPointer
 
 __version__ = "0.1.0"
 
@@ -80,6 +81,7 @@ __all__ = [
     "InvalidArgument",
     "InvalidHandle",
     "Kernel",
+    "MemoryPointer",
     "MemoryUsage",
     "Module",
     "Param",

@@ -338,6 +338,15 @@ class DeviceArray:
         check_carried(_ffi.lib.cubehip_buffer_device_pointer(self._live(), ctypes.byref(out)), "cubehip_buffer_device_pointer")
         return out.value
 
+    @property
+    def data(self) -> Any:
+        """The array's memory as CuPy's ``ndarray.data``: a :class:`MemoryPointer` at its first
+        byte (``a.data.ptr`` the address, ``a.data + n`` n bytes further), which a kernel
+        takes for a pointer parameter as the array's memory from that byte."""
+        from ._pointer import MemoryPointer
+
+        return MemoryPointer(self)
+
     def __dlpack_device__(self) -> tuple[int, int]:
         """The DLPack device of the memory: (kDLCUDA, index) on nvidia, (kDLROCM, index) on amd,
         (kDLCPU, 0) on the cpu device, whose memory is host memory."""

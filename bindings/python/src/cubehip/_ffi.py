@@ -188,6 +188,7 @@ _PROTOTYPES = {
     "cubehip_buffer_check": ([handle], _status),
     "cubehip_buffer_sync": ([handle], _status),
     "cubehip_buffer_device_pointer": ([handle, _u64p], _status),
+    "cubehip_buffer_at": ([handle, c_uint64, _u64p, _u64p], _status),
     "cubehip_buffer_import": ([handle, c_uint64, c_uint64, c_uint64, c_void_p, c_void_p, _u64p], _status),
     "cubehip_stream_native_handle": ([handle, c_uint64, _u64p], _status),
     "cubehip_buffer_order_before": ([handle, c_uint64], _status),

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _ffi
+from . import _pointer
 from ._array import DeviceArray
 from ._errors import CompileError, InvalidArgument, check, error
 
@@ -401,12 +402,35 @@ def _as_float(kernel: "Kernel", i: int, v: Any, kind: str) -> float:
     return f
 
 
-def _buffer(kernel: "Kernel", i: int, v: Any, p: Param | None) -> int:
+def _buffer(kernel: "Kernel", i: int, v: Any, p: Param | None, temps: list[Any]) -> tuple[int, int]:
+    """A pointer argument as (buffer handle, byte offset): a DeviceArray of a dtype the
+    pointer takes, or a raw pointer the device can name (_pointer.resolve)."""
     if isinstance(v, DeviceArray):
         if p is not None and p.elem is not None and not _elem_takes(p.elem, v.dtype):
             raise _bad_elem(kernel, i, v, p.elem)
-        return v._live()
-    raise _bad_arg(kernel, i, v)
+        return v._live(), 0
+    if isinstance(v, _pointer.MemoryPointer) and v.array.device is not kernel.device:
+        # Kernel.__call__ follows it to its device, for a kernel made without device=.
+        raise _OtherDevice(kernel, i, v)
+    # A raw pointer carries no dtype, as CuPy's do not: its bytes are what the kernel reads.
+    got = _pointer.resolve(kernel.device, v, temps)
+    if got is None:
+        raise _bad_arg(kernel, i, v, "a DeviceArray, a MemoryPointer (a.data), a device address as an int, "
+                       "or an object with .ptr, .data.ptr or __cuda_array_interface__")
+    if type(got[0]) is str:
+        name, decl, _ = _param(kernel, i)
+        raise ValueError(f"{kernel.entry}: argument {i} ({name}): {got[0]} given, the kernel takes {decl}; {got[1]}")
+    return got  # type: ignore[return-value]
+
+
+class _OtherDevice(ValueError):
+    """A MemoryPointer into an array of another device than the kernel's."""
+
+    def __init__(self, kernel: "Kernel", i: int, v: "_pointer.MemoryPointer") -> None:
+        name, decl, _ = _param(kernel, i)
+        self.device = v.array.device
+        super().__init__(f"{kernel.entry}: argument {i} ({name}): a MemoryPointer given, the kernel takes {decl}; "
+                         f"it points into an array of {self.device!r}, not of the kernel's {kernel.device!r}")
 
 
 def _bad_elem(kernel: "Kernel", i: int, v: DeviceArray, elem: tuple[str, int, bool]) -> TypeError:
@@ -705,8 +729,9 @@ class Kernel:
             return ValueError(f"kernel {self.entry} was destroyed")
         return error(st, "cubehip_launch")
 
-    def _fill_dynamic(self, args: tuple[Any, ...]) -> None:
-        """Packs arguments whose kinds come from the values: device arrays, numpy scalars."""
+    def _fill_dynamic(self, args: tuple[Any, ...], temps: list[Any]) -> None:
+        """Packs arguments whose kinds come from the values: device arrays, numpy scalars.
+        Arrays imported for raw pointers go to temps, released after the launch."""
         words, n = self._words, len(args)
         if 3 * n > len(words):
             self._words = (ctypes.c_uint64 * (3 * n))()
@@ -728,8 +753,7 @@ class Kernel:
             w = 3 * i + 1
             if kind == "buffer":
                 words[3 * i] = _ffi.ARG_BUFFER
-                words[w] = _buffer(self, i, a, p)
-                words[w + 1] = 0
+                words[w], words[w + 1] = _buffer(self, i, a, p, temps)
             elif kind in ("f32", "f64"):
                 words[3 * i] = _KIND_CODE[kind]
                 v = _as_float(self, i, a, kind)
@@ -765,12 +789,24 @@ class Kernel:
         # One thread at a time fills the kernel's grid and argument arrays and launches from
         # them: another thread's stores between this one's and its launch would launch it
         # with the other's arguments.
-        with self._lock:
-            if grid is not self._last_grid and not (type(grid) is int and type(self._last_grid) is int and grid == self._last_grid):
-                self._set_grid(grid)
-            self._fill_dynamic(args)
-            cs = 0 if stream is None else self._stream(stream)
-            st = _launch(self._h, cs, ctypes.addressof(self._grid), ctypes.addressof(self._words), len(args))
+        temps: list[Any] = []
+        try:
+            with self._lock:
+                if grid is not self._last_grid and not (type(grid) is int and type(self._last_grid) is int and grid == self._last_grid):
+                    self._set_grid(grid)
+                self._fill_dynamic(args, temps)
+                cs = 0 if stream is None else self._stream(stream)
+                st = _launch(self._h, cs, ctypes.addressof(self._grid), ctypes.addressof(self._words), len(args))
+        except _OtherDevice as e:
+            if not (self._implicit and e.device._h and self._h):
+                raise
+            self._rebind(e.device)
+            return self(grid, *args, stream=stream)
+        finally:
+            # Another library's memory imported for a raw pointer: the import holds it until
+            # the launch's work is done, whatever happens to this array.
+            for t in temps:
+                t.release()
         if st:
             self._retry(st, grid, args, stream)
 
