@@ -6,11 +6,11 @@ package hipsys
 //
 // A launch issued on the caller's thread is followed, in the same call, by a write of a
 // fresh value (the token) into a word of host memory on the launch's stream, and the
-// wait spins on that word instead of asking the driver. On an H200 a launch and that
-// wait took about 0.9 of a launch and cuStreamSynchronize in a plain C program
-// (docs/benchmarks.md); the write costs the launch about 1 µs of its caller's time, so only a launch that is
-// likely to be waited for next should ask for one. The write has to follow the launch at
-// once: queued by the wait instead, 1.5 µs later, it was slower than the driver's wait.
+// wait spins on that word instead of asking the driver, which is faster than the
+// driver's wait; the write costs the launch some of its caller's time, so only a launch
+// that is likely to be waited for next should ask for one. The write has to follow the
+// launch at once: queued by the wait instead, it was slower than the driver's wait
+// (docs/benchmarks.md, "Completion flags").
 //
 // A token covers the work queued on its stream up to its write: a caller that queued
 // anything on the stream after the flagged launch (or let another library do so) must

@@ -12,10 +12,8 @@ import (
 // from Go pays a cgo transition and the cache lines it evicts, and the driver charges a
 // caller for every pause between its calls; a C thread that takes the launches from a
 // ring keeps the driver fed at its own rate while the caller's Go work overlaps it.
-// Measured on an H200: ModuleLaunchKernel in a loop about 5% slower than the raw
-// driver's C loop and the same launches through the queue level with it; the server's
-// Device, with Go work of its own per launch, about 3% slower through the queue and 10%
-// without. docs/benchmarks.md has the figures.
+// Through the queue a launch loop keeps the raw driver's pace, which plain calls from Go
+// do not (docs/benchmarks.md, "The launch queue").
 type LaunchQueuer interface {
 	// OpenLaunchQueue takes device's launch queue. One holder at a time: a second open
 	// before Close is hipErrorContextAlreadyInUse.

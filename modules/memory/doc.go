@@ -16,29 +16,9 @@
 //
 // # Entry point and protocol
 //
-// [New] builds a manager over a storage for a device ([DeviceProps]: memory
-// size and alignment) with a [Layout]: a [Preset] computed from the device
-// (SubSlices by default, or ExclusivePages) or an explicit list of
-// [SlicedSpec], [ExclusiveSpec] and [DirectSpec] pools, validated by
-// [Layout.Resolve]. Then:
-//
-//   - [Manager.Reserve] returns an owning [Handle] to a fresh slice. It can
-//     be used as it is, or given to a handle made earlier with
-//     [Manager.NewHandle] through [Manager.Bind] (reserve-then-bind).
-//   - [Handle.Binding] makes a [Binding], what kernels and copies receive;
-//     [Manager.Resource] resolves it to a [Resource] (base address, offset,
-//     size) with its offsets applied.
-//   - [Handle.Release] and [Binding.Release] give references back. A slice
-//     whose last user reference is gone is free for the next reservation.
-//   - [Manager.Cleanup] gives free pages back to the storage.
-//   - [Manager.Import] makes memory the manager did not allocate a handle
-//     family of its own, and [Manager.ReclaimImports] hands back the owners
-//     of the imports nothing references any more: the caller frees nothing
-//     it did not allocate, and decides when the memory is truly unused.
-//
-// Routing, pools, modes and capture follow the digest of CubeCL (§4); the
-// doc comment of each names what it keeps and the "Differs from CubeCL"
-// comments mark every departure.
+// [New] builds a manager over a storage for a device with a [Layout]; a slice is
+// reserved as an owning [Handle], lent to kernels and copies as a [Binding], and given
+// back by releasing both. [Manager] gives the protocol step by step, imports included.
 //
 // # Lifetimes
 //
@@ -57,10 +37,7 @@
 //
 // # Errors
 //
-// Public APIs return errors and never panic on bad input. Errors match the
-// sentinels ([ErrNotFound], [ErrBufferTooBig], [ErrPoolCapacityExceeded],
-// [ErrStorageMappingFailed], [ErrPoolsInUse], [ErrInvalidLayout],
-// [ErrReleased], [ErrInvalidImport]) with errors.Is, and the typed errors carry the detail.
-// Storage errors are returned unwrapped, so a hipsys status stays
-// matchable.
+// Public APIs return errors and never panic on bad input. Errors match the package's
+// Err sentinels with errors.Is, and the typed errors carry the detail. Storage errors are
+// returned unwrapped, so a hipsys status stays matchable.
 package memory

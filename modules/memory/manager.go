@@ -12,6 +12,30 @@ import (
 // A Manager is not safe for concurrent use: like the seed's server, it
 // belongs to one goroutine (the stream's actor). The handles and bindings
 // it hands out may be cloned and released from any goroutine.
+//
+// [New] builds a manager over a storage for a device ([DeviceProps]: memory
+// size and alignment) with a [Layout]: a [Preset] computed from the device
+// (SubSlices by default, or ExclusivePages) or an explicit list of
+// [SlicedSpec], [ExclusiveSpec] and [DirectSpec] pools, validated by
+// [Layout.Resolve]. Then:
+//
+//   - [Manager.Reserve] returns an owning [Handle] to a fresh slice. It can
+//     be used as it is, or given to a handle made earlier with
+//     [Manager.NewHandle] through [Manager.Bind] (reserve-then-bind).
+//   - [Handle.Binding] makes a [Binding], what kernels and copies receive;
+//     [Manager.Resource] resolves it to a [Resource] (base address, offset,
+//     size) with its offsets applied.
+//   - [Handle.Release] and [Binding.Release] give references back. A slice
+//     whose last user reference is gone is free for the next reservation.
+//   - [Manager.Cleanup] gives free pages back to the storage.
+//   - [Manager.Import] makes memory the manager did not allocate a handle
+//     family of its own, and [Manager.ReclaimImports] hands back the owners
+//     of the imports nothing references any more: the caller frees nothing
+//     it did not allocate, and decides when the memory is truly unused.
+//
+// Routing, pools, modes and capture follow the digest of CubeCL (§4); the
+// doc comment of each names what it keeps and the "Differs from CubeCL"
+// comments mark every departure.
 type Manager struct {
 	storage    Storage
 	props      DeviceProps

@@ -93,6 +93,30 @@ func syncResult(srv *compute.Server, id StreamID, wait, before error) error {
 // Check returns the failure the first of bufs carries: the error of the write, launch
 // or replay that should have written it and did not. It does not touch the device and
 // does not wait: work still running is judged by whether it was enqueued.
+//
+// Failures travel with the buffers. Work on the device runs after the call that queued
+// it has returned, so its failure cannot be that call's result. Instead, a failure of a
+// write, a launch or a replay is carried by the buffers that work would have written: a
+// carried failure. Reading such a buffer (Read, Sync with it, Check) returns the error
+// that left it unwritten, never bytes that nothing wrote; a launch that reads it does
+// not run, and its outputs carry the same failure on; rewriting the buffer (a Write, or
+// a launch that writes it from clean inputs) clears it. Buffers the failed work did not
+// touch are untouched. A call returns an error itself only when it was refused before
+// anything ran: a released or foreign buffer, a malformed launch, a copy larger than its
+// buffer.
+//
+// A device fault is reported late: a kernel that traps or reads out of bounds on a
+// GPU (on the cpu device, a command that fails on its worker) returns nothing to the
+// launch that queued it, and the device reports the fault at the next wait that goes
+// past it, without saying which work failed. So a wait that succeeds (a Sync, or the
+// wait for a staging chunk inside a Read or Write) confirms every write, launch and
+// replay queued on its stream before it, and a wait that fails fails the call that
+// waits and leaves every buffer written on that stream since its last successful wait
+// carrying the failure: the faulted work's outputs, and the outputs of work queued
+// after it, whose bytes the device may not have produced (a GPU's fault ends its
+// context for good; the cpu device recovers once the fault is reported). None of them
+// returns bytes that nothing wrote; a buffer a Sync confirmed, and every input, keeps
+// its bytes. Sync after work whose failure should stay its own.
 func (s Stream) Check(bufs ...*Buffer) error {
 	d := s.d
 	if err := d.enter(); err != nil {

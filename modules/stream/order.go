@@ -311,10 +311,9 @@ func (r Resolved) Close() error {
 // pinBatch is how many commands' borrowings share one fence. Differs from CubeCL, whose
 // every command that borrows records its own event and sends it to the GC thread. A
 // fence per command was an event created, recorded and host-waited per launch of a
-// buffer of another stream:
-// on an H200 such a launch cost 19 µs of its caller instead of 4, and a 13 µs stencil
-// ran 47% slower on the device (the events between kernels, the release worker's
-// queue filling). Holding a borrowing longer is always safe: the owning pool reuses the
+// buffer of another stream, which slowed both the caller and the device (the events
+// between kernels, the release worker's queue filling; docs/benchmarks.md, "Borrowings
+// fenced in batches"). Holding a borrowing longer is always safe: the owning pool reuses the
 // memory later, never sooner.
 const pinBatch = 32
 

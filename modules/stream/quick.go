@@ -17,9 +17,9 @@ package stream
 // the caller takes the full path (Launching, Execute, Resolve).
 //
 // Why a fast path at all: on a GPU the driver's launch call evicts the CPU caches, and
-// every cache line a launch touches besides is a miss, on the order of 10 ns each; the
-// scope's closure, the resolve and their frames were a third of the server's cost per
-// launch on the H200. The conditions are each one word already in cache for the checks.
+// every cache line a launch touches besides is a miss; the scope's closure, the resolve
+// and their frames were a large part of the server's cost per launch (docs/benchmarks.md,
+// "The stream's quick path"). The conditions are each one word already in cache for the checks.
 func (m *MultiStream) Quick(id ID, bs []Binding) *Stream {
 	if m.failures.n.Load() != 0 || m.marks.foreign.Load() != 0 {
 		return nil

@@ -13,28 +13,14 @@
 // without a GPU; GetDeviceCount then returns HIP's hipErrorNoDevice with the likely
 // reason (no /dev/kfd, a *_VISIBLE_DEVICES variable, ...).
 //
-// Before a handle or address reaches ROCm it is checked against those this Platform
-// gave out: ROCm dereferences whatever it is given, so an invented stream or a copy past
-// the end of an allocation would crash the process. They are hipErrorInvalidHandle and
-// hipErrorInvalidValue instead. A pitched copy's numbers are checked first with
-// arithmetic that cannot wrap (hipsys.Copy2D.Check), so a pitch or height that overflows
-// 64 bits cannot make a huge copy look small.
+// Handles and addresses are checked against those the platform gave out before they
+// reach ROCm, which dereferences whatever it is given; hiprtc's options depend on the
+// ROCm release. [Platform] says how.
 //
-// hiprtc comes from libhiprtc.so.N (ROCm 6.0 on) or libamdhip64 itself (before). Compile
-// options depend on the release: before 6.1 hiprtc needs -I with the HIP headers of its
-// own ROCm, which the package finds from the library's location, $HIP_PATH, $ROCM_PATH,
-// /opt/rocm or /usr/include; from 6.1 hiprtc has them built in. --offload-arch is the
-// current device's gcnArchName unless the options name one, and it is checked against
-// comgr's list of supported architectures first, because ROCm 5.x's hiprtc aborts the
-// process on one it does not know.
-//
-// CompileFor compiles ahead of time for a named architecture with no GPU present;
-// ParseCodeObject and CheckCodeObject read the result (an AMDGPU ELF, or a clang offload
-// bundle holding one), and KernelParams its kernels' parameters from the code object's
-// metadata note (a MessagePack map, decoded by msgpack.go). FuncGetParams answers from
-// that metadata, read when ModuleLoadData loads the code object: ROCm has no call that
-// lists a kernel's parameters. SupportedArchs lists the architectures the installed
-// compiler supports. EnvLibrary and EnvHIPRTC point the package at a particular ROCm install.
+// CompileFor, ParseCodeObject, CheckCodeObject, KernelParams and SupportedArchs work
+// with AMD code objects on a machine with no GPU (each says how); FuncGetParams answers
+// from the metadata of the loaded code object, since ROCm has no call that lists a
+// kernel's parameters. EnvLibrary and EnvHIPRTC point the package at a ROCm install.
 //
 // It deliberately does not retry, cache compiled code or pick devices: those belong to
 // the layers above. Device properties the architecture implies are checked (the warp

@@ -17,6 +17,21 @@ func init() { hipsys.Register(name, func() (hipsys.Platform, error) { return Ope
 // Platform is hipsys.Platform over ROCm's libamdhip64 and hiprtc. Each method is one HIP
 // call (two where a size must be fetched first), after the handles and address ranges it
 // is given have been checked against the ones this Platform gave out.
+//
+// Before a handle or address reaches ROCm it is checked against those this Platform
+// gave out: ROCm dereferences whatever it is given, so an invented stream or a copy past
+// the end of an allocation would crash the process. They are hipErrorInvalidHandle and
+// hipErrorInvalidValue instead. A pitched copy's numbers are checked first with
+// arithmetic that cannot wrap (hipsys.Copy2D.Check), so a pitch or height that overflows
+// 64 bits cannot make a huge copy look small.
+//
+// hiprtc comes from libhiprtc.so.N (ROCm 6.0 on) or libamdhip64 itself (before). Compile
+// options depend on the release: before 6.1 hiprtc needs -I with the HIP headers of its
+// own ROCm, which the package finds from the library's location, $HIP_PATH, $ROCM_PATH,
+// /opt/rocm or /usr/include; from 6.1 hiprtc has them built in. --offload-arch is the
+// current device's gcnArchName unless the options name one, and it is checked against
+// comgr's list of supported architectures first, because ROCm 5.x's hiprtc aborts the
+// process on one it does not know.
 type Platform struct {
 	lib *library
 

@@ -112,8 +112,8 @@ func (s *stream) execBatch(n int) {
 // before the wait that brought it here, so nothing it waits on can be behind it. On a
 // thread the Go runtime did not start (a C host calling libcubehip) each of those two
 // hand-offs costs a trip through the OS scheduler, because such a goroutine is locked to
-// its thread: a launch + sync loop from C ran at over 100 µs an iteration where the
-// same loop in Go took 3. When the worker already runs the batch, the waiter spins for a
+// its thread, many times a Go caller's cost (docs/benchmarks.md, "cpu device: waits
+// from C hosts"). When the worker already runs the batch, the waiter spins for a
 // short while (a small kernel finishes in microseconds) before it sleeps.
 func (s *stream) await(seq uint64) {
 	spun := false

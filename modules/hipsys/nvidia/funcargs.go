@@ -17,8 +17,8 @@ import (
 // kernel and has no way to know how many it was given: a list one short has it read a
 // pointer past the list and dereference it, which crashes the process. The handle's
 // check finds the function (the table's memo, below), so the comparison adds a loop
-// over the sizes: the lookup and the check of three arguments take 2-5 ns where the
-// handle's check alone took 1 ns (a 2-core EPYC VM), against 3.3 µs for an H200's launch.
+// over the sizes, a few ns against a launch's µs (docs/benchmarks.md, "The nvidia
+// platform's argument check").
 type kernelFunc struct {
 	handle uintptr
 	mod    hipsys.Module

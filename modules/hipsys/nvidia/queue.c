@@ -20,8 +20,8 @@
 // the consumer a coherence round trip, which the driver's next locked instruction waits
 // for; a waiter (drain, settle) needs only the last store, made whenever the ring looks
 // empty. The queue's launch loop measured level with the raw driver's C loop with this
-// value on an H200 (docs/benchmarks.md has the runs); no other value was measured on its
-// own, and a refusal or room is seen at most 15 launches (about 50 µs) late.
+// value (docs/benchmarks.md, "The launch queue"); no other value was measured on its
+// own, and a refusal or room is seen at most 15 launches late.
 #define CUBEHIP_Q_PUBLISH_EVERY 16
 
 // How many times cubehip_q_wait polls head before it blocks: a few microseconds (a

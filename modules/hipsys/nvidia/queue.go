@@ -29,16 +29,15 @@ const handoffRun = 2
 // handoffGap is how close two launches must follow each other for the second to count
 // as a loop: launches further apart (a caller with work of its own between them) go to
 // the driver directly however long their run, since each would otherwise pay a
-// wake-up. 20 µs is six empty launches on an H200 (3.3 µs each) and a fraction of the
-// thread's 100 µs spin (queue.c's CUBEHIP_Q_SPIN_NS); no other value was measured.
+// wake-up. The gap is a few empty launches (docs/benchmarks.md, "The launch queue") and
+// a fraction of the thread's spin (queue.c's CUBEHIP_Q_SPIN_NS); no other value was measured.
 const handoffGap = 20 * time.Microsecond
 
 // refillFree is how many slots a producer that found the ring full waits for. It sleeps
 // until then, and the queue's thread pays a wake-up (a futex call on its own path) once
-// per refillFree launches: with half the ring, about once per 420 µs of driver work on
-// an H200 (128 launches of 3.3 µs), under 1% per launch, while the 128 launches
-// still queued keep the driver busy while the producer wakes. No other value was
-// measured.
+// per refillFree launches: with half the ring, a small part of a launch's cost
+// (docs/benchmarks.md, "The launch queue"), while the launches still queued keep the
+// driver busy while the producer wakes. No other value was measured.
 const refillFree = C.CUBEHIP_Q_SLOTS / 2
 
 // launchQueue is the Go side of a device's queue.h ring: the producer. It lives as long
@@ -265,8 +264,8 @@ func (q *launchQueue) direct(fn hipsys.Function, grid, block hipsys.Dim3, shmem 
 // the handoffRun-th of a run of launches (no other call between them; queue.h's settle
 // breaks runs) that follow each other within handoffGap. Only a launch that may start
 // the gap a later one is measured by reads the clock: the earlier ones of a run (every
-// launch of a launch-and-sync loop) are issued without the 30-100 ns it costs, which a
-// caller waiting for the launch would pay.
+// launch of a launch-and-sync loop) are issued without the clock read's cost
+// (docs/benchmarks.md, "The launch queue"), which a caller waiting for the launch would pay.
 func (q *launchQueue) loop(run uint32) bool {
 	if run < handoffRun {
 		return false

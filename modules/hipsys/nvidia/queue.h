@@ -16,10 +16,10 @@
 
 #include "driver.h"
 
-// The ring's depth. 256 launches of an empty kernel are about 850 µs of driver work on an
-// H200 (3.3 µs each): deep enough that a producer refilling half a ring (queue.go's
-// refillFree) wakes once per 400 µs, and a refusal still comes back within a millisecond
-// of its launch (hipsys.LaunchQueue promises it within Depth launches).
+// The ring's depth: deep enough that a producer refilling half a ring (queue.go's
+// refillFree) wakes rarely, and shallow enough that a refusal still comes back within a
+// millisecond of its launch (docs/benchmarks.md, "The launch queue"; hipsys.LaunchQueue
+// promises it within Depth launches).
 #define CUBEHIP_Q_SLOTS 256
 // A slot is four cache lines: the most arguments and argument bytes a launch may carry
 // to be queued. A launch with up to 48 bytes of arguments (a kernel with a few buffers

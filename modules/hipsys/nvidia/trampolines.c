@@ -459,10 +459,10 @@ CUresult cu_memcpy_peer_async(CUdeviceptr d, int dstDev, CUdeviceptr src, int sr
 // of mapped pinned memory on the stream (cuStreamWriteValue32); the wait spins on the word.
 // The GPU writes it once everything queued before it is done, and the host sees it a load
 // later, without the driver's own bookkeeping after the work, which the caller of
-// cuStreamSynchronize waits through (bench/waits.c: launch + flag 0.90-0.955 of launch +
-// cuStreamSynchronize). The write must follow the launch at once: written 1.5 us later
-// (as a wait could queue it), it lands after the driver's own wait would have returned
-// (1.04-1.06), since it first has to reach the GPU.
+// cuStreamSynchronize waits through (bench/waits.c). The write must follow the launch at
+// once: written later (as a wait could queue it), it lands after the driver's own wait
+// would have returned, since it first has to reach the GPU (docs/benchmarks.md,
+// "Completion flags").
 //
 // A fault ends a context's work for good, so the word of a stream whose work faulted is
 // never written: after spin_ns without it the wait becomes cuStreamSynchronize, which

@@ -1,8 +1,8 @@
 // Package paired compares two ways of doing the same work in one process, in paired
 // rounds, the method cubehip's benchmarks use to hold a Go path to the raw driver.
 //
-// Two runs of one benchmark on a GPU differ by more than the budgets measured (a launch
-// loop's rate moves by up to 15-20% from one process to the next on an H200), and within
+// Two runs of one benchmark on a GPU differ by more than the budgets measured
+// (docs/benchmarks.md, "Paired rounds: drift and the number of rounds"), and within
 // a process the rate drifts by several percent over a second or two (clocks, the
 // driver's own queues). Timing side A for a while and then side B would fold that drift
 // into the comparison. Run times both sides in short blocks, back to back, for many

@@ -88,7 +88,8 @@ func Of(v []float64) Stats {
 // Block returns a Side that runs op n times and then finish (when not nil: a stream
 // sync, so that asynchronous work is counted), and reports the microseconds per
 // operation. op's errors are checked with a plain comparison: anything heavier in the
-// loop (a testify assertion costs 0.1-0.2 µs) would weigh on figures of a few µs.
+// loop (a testify assertion) would weigh on figures of a few µs (docs/benchmarks.md,
+// "Paired rounds: drift and the number of rounds").
 func Block(n int, op, finish func() error) Side {
 	return func() (float64, error) {
 		if n < 1 {

@@ -10,10 +10,9 @@ import (
 // Completion flags (hipsys.FlaggingQueue, hipsys.FlagWaiter; the nvidia platform has
 // them). A caller that launches and then waits, the pattern of a synchronous loop, sees
 // its launch done sooner when the launch is followed at once by a write the stream makes
-// to host memory and the wait spins on it, than through the driver's stream wait (the C
-// ABI's launch + sync on an H200 came to within 4% of the raw driver's C loop, from 8-13%
-// over; docs/benchmarks.md has the figures). But the write costs the launch about 1 µs of its caller's time, and
-// covers only what was queued before it. So the watch flags a launch only when it
+// to host memory and the wait spins on it, than through the driver's stream wait. But the
+// write costs the launch some of its caller's time (docs/benchmarks.md, "Completion
+// flags"), and covers only what was queued before it. So the watch flags a launch only when it
 // guesses that a wait on the stream comes next with nothing queued between, and waits
 // on a flag only when nothing was queued on the stream after the flagged launch. A small
 // read's copy (copySmall) needs no guess: its wait follows at once.

@@ -8,8 +8,9 @@ import (
 )
 
 // The host side of a staged copy (between a pinned chunk and the caller's pageable
-// memory) is a plain memcpy, and one core copies 5–15 GB/s: less than a PCIe 5 link
-// moves, so one goroutine would be the pipeline's bottleneck. Large copies are split
+// memory) is a plain memcpy, and one core copies less than a PCIe 5 link moves
+// (docs/benchmarks.md, "One core's memcpy"), so one goroutine would be the pipeline's
+// bottleneck. Large copies are split
 // over the host's cores, in parts of at least copyPart bytes.
 const (
 	// copyPart is the smallest part a goroutine copies: below it, starting the

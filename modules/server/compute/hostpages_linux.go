@@ -29,10 +29,9 @@ import (
 // parts split each 2 MiB page between two of them, one waiting while the other's fault
 // cleared the page. Each page is faulted by an atomic add of zero to its first word: one
 // write fault, and no byte changes whatever the memory held (file-backed or swapped-out
-// pages also read as not resident). On the H200 host (Linux 6.18) MADV_POPULATE_WRITE,
-// the kernel's own call for this, took 31 ms for 256 MiB over 16 threads where these
-// touches take 4.4 ms, and reads into fresh memory gained 0.04-0.06 of the host's memcpy
-// rate over it (docs/benchmarks.md).
+// pages also read as not resident). MADV_POPULATE_WRITE, the kernel's own call for this,
+// is several times slower than these touches (docs/benchmarks.md, "Fresh destinations
+// faulted in").
 
 // adviseMin is the smallest destination worth the residency check (a system call).
 const adviseMin = 8 << 20
@@ -132,7 +131,8 @@ func adviseRuns(dst []byte, advised func(from, to uintptr)) {
 	}
 	per := a.huge / a.page
 	// One residency byte per page, a window of blocks at a time. The kernel's check
-	// costs a few ns a resident page (0.2 ms or more for 256 MiB): a window with no
+	// costs time per resident page (docs/benchmarks.md, "Fresh destinations faulted
+	// in"): a window with no
 	// fresh block ends the scan, since a destination in use is in use throughout, and
 	// the first window is one block, doubling from there, so that a destination in use
 	// costs one block's check.

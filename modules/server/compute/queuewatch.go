@@ -10,9 +10,9 @@ import (
 // queueWatch wraps the Platform a Server drives and counts the work queued on each
 // stream, so that the Server can know without a driver call that a stream it last saw
 // idle has had nothing queued since. A small read takes a blocking copy when its stream
-// is idle (read.go); asking the driver (hipStreamQuery) costs 1.5 µs on an H200,
-// a sixth of the 4-byte round trip, where the counters cost a map load and two atomic
-// adds per queued call.
+// is idle (read.go); asking the driver (hipStreamQuery) costs a good part of the 4-byte
+// round trip (docs/benchmarks.md, "Asking the driver whether a stream is idle"), where
+// the counters cost a map load and two atomic adds per queued call.
 //
 // Every method that queues work on a stream is overridden here; TestQueueWatchCoversStreamWork
 // calls each Platform method that takes a stream through the watch, so a method added

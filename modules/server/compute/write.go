@@ -130,9 +130,8 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 	// first: a write gives each chunk back to the ring as soon as its copy is queued, so
 	// taking whatever the ring held kept the call filling every chunk of the write, each
 	// after a wait for its last copy under the owner's lock and with a goroutine per part
-	// started afresh: the host copies ran at 30 GB/s, slower than the device's copies of
-	// the chunks, and 256 MiB went at 0.66-0.75 of the host's memcpy where reads, which
-	// keep their chunks, went at 0.97-1.09 (docs/benchmarks.md).
+	// started afresh, so the host copies fell behind the device's copies of the chunks
+	// (docs/benchmarks.md, "Staged writes: chunks the device is done with").
 	if f.at.more() {
 		f.team = newCopyTeam(f.left(), s.staging.chunk)
 	}

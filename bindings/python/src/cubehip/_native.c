@@ -7,10 +7,11 @@
  * loaded copy (RTLD_NOLOAD) and looks up the exported functions this module calls. Every
  * call here is the C ABI's own function, so every check and status is the C ABI's.
  *
- * Why C and not ctypes: a ctypes call costs 0.3-0.45 us before the library is entered
- * (libffi, a conversion object per argument, the GIL given up and taken back), as much as
- * the library's own work for a launch, and a DLPack capsule's deleter must run while a
- * Python exception is in flight and on threads Python never saw, where Python code cannot.
+ * Why C and not ctypes: a ctypes call costs as much before the library is entered (libffi,
+ * a conversion object per argument, the GIL given up and taken back) as the library's own
+ * work for a launch (docs/benchmarks.md, "Python: C rather than ctypes"), and a DLPack
+ * capsule's deleter must run while a Python exception is in flight and on threads Python
+ * never saw, where Python code cannot.
  *
  * Addresses (a grid's, an argument array's, a host array's) are trusted as ctypes trusts
  * them: the package passes only those of its own objects. */

@@ -21,6 +21,70 @@ const callCompile = "hiprtcCompileProgram"
 // takes, through the host C++ compiler, and remembers them in memory and on disk. It is
 // safe for concurrent use; two goroutines compiling the same program share one compiler
 // run.
+//
+// The source is compiled as C++17 by $CXX (else c++; it may carry arguments, "ccache
+// g++") with -O3 -march=native -mprefer-vector-width=512 (full-width vectors where the
+// host has AVX-512; compiler.go says why) -fPIC -shared and $CUBEHIP_CPU_CXXFLAGS, with
+// prelude/cubehip_prelude.h force-included (<hip/hip_runtime.h> maps to it too, so
+// sources compile with or without the include). Options: -D, -U, -I, -O*, -std=c++17 and
+// later, -ffast-math are honoured; GPU code-generation options (--offload-arch,
+// -fgpu-rdc, --gpu-architecture, ...) are ignored.
+//
+// A source with #if, #ifdef or #ifndef is first run through the compiler's preprocessor
+// (GCC's -fdirectives-only: directives evaluated, macros left alone), so a kernel in a
+// disabled block is not an entry. <hip/*.h> names resolve to cubehip's own headers
+// (hip_fp16.h, hip_bf16.h, hip_cooperative_groups.h, the rest to the prelude), never to a
+// system ROCm installation.
+//
+// Two constructs are refused before the compiler runs, with RTCErrorCompilation and a
+// log that names them and their lines. A kernel launch in device code (`child<<<g, b>>>`,
+// CUDA's dynamic parallelism, which HIP does not have) is refused by every platform alike
+// (hipsys.DeviceLaunchLog). Implicit warp-synchronous code (warpsync.go) is refused here
+// only: a shared array or volatile pointer that one statement writes at a thread's index
+// and another reads at a different thread-dependent index with no barrier, __syncwarp,
+// warp function or group sync between them, as in the unrolled last warp of a
+// shared-memory reduction. It relies on a warp's lanes running in lockstep, as AMD's
+// wavefronts do; here they run one after another between barriers, which would give
+// wrong answers. Code whose threads share through shared memory only across barriers is
+// never refused; sharing the scan cannot see (a plain pointer parameter of a helper, an
+// alias under another name) is not caught.
+//
+// Before compiling, the source is scanned (entries.go) for its extern "C" __global__
+// definitions (also inside extern "C" { } blocks and namespaces, with __launch_bounds__
+// before or after __global__); templates and C++-linkage kernels are not entries by their
+// own names, as on the GPU platforms. With name expressions (CompileNamed; hiprtc's
+// hiprtcAddNameExpression), their bodies are wrapped as the entries' are, and each
+// expression naming a kernel gets a launcher that Module.Function finds by the symbol the
+// C++ compiler gave it, its lowered name (names.go). Each entry body is wrapped in CUBEHIP_THREADS_BEGIN/END: the
+// original body becomes a lambda taking blockIdx and threadIdx (blockDim and gridDim are
+// locals it captures), called once per thread by loops over the blocks of the call's
+// range and their threads (so `return` ends a thread and each thread has its own copy of
+// the parameters). The x loop runs over the int index blockIdx.x*blockDim.x+threadIdx.x
+// when that cannot wrap, so GCC splits `if (i < n)` out of it and vectorizes the rest
+// without masks (cubehip_entry.h says why); over that index plus C when the body declares
+// `int x = blockIdx.x * blockDim.x + threadIdx.x + C` (a stencil's interior point,
+// indexoffset.go), so that a guard on x is one on the loop's counter too. `extern __shared__ T a[];` becomes a
+// pointer to the running block's dynamic shared buffer and each static __shared__
+// declaration a reference into the block's shared arena (sharedmem.go; one OS thread runs
+// one block at a time). A launcher per entry is appended to the
+// translation unit. Line numbers are kept, so the compile log points at the user's lines.
+//
+// The prelude is precompiled (GCC's precompiled headers) once per set of code-generation
+// flags and modes, in the background after the first compile that needs it, under
+// DefaultCacheDir/cpu-v1/pch; later compiles load it instead of parsing the prelude
+// (pch.go; CUBEHIP_CPU_PCH=0 turns it off).
+//
+// Code objects are cached by a hash of the source, headers, options, the compiler's
+// identity, $CUBEHIP_CPU_CXXFLAGS, the warp width, the CPU's features and the prelude:
+// in memory per Compiler and on disk under <cacheDir>/cpu-v1 (files written atomically,
+// so processes may share the directory). CodeIdentity is that hash without the program,
+// for a cache kept above this one. A cache hit runs no compiler at all: the compiler's
+// --version output is itself cached, keyed by the binary's path, size and modification
+// time. What is cached is loaded into the process, so nothing is taken from the cache
+// unchecked: each object is stored with a SHA-256 of its key and bytes, verified before
+// use (a damaged one is compiled again), directories are created 0700 and files 0600,
+// and a cache directory another user owns or others can write to is not used (one
+// warning, then a private temporary directory for the process).
 type Compiler struct {
 	cacheDir string // its files are in workDir(cacheDir)
 
@@ -285,11 +349,9 @@ func baseFlags(opt string) []string {
 	return []string{"-x", "c++", "-std=c++17", opt, "-march=native", "-fPIC", "-shared", "-pipe", "-g0",
 		// Full-width vectors where the host has AVX-512: GCC tunes Intel's server cores for
 		// 256-bit ones (a clock penalty of older generations), and the region loops that
-		// run a block's threads are exactly the wide, regular loops that repay 512. On the
-		// H200 machine's Xeon (2026-12-04, docs/benchmarks.md), the warp-shuffle reduction
-		// of 1M floats took 565 µs against 757 on one core (medians of 8 pairs on 4 cores),
-		// 117-130 µs against 142-156 on all 16. No effect on a host without AVX-512; the
-		// 2-core dev VM's AMD cores get the same code as before.
+		// run a block's threads are exactly the wide, regular loops that repay 512
+		// (docs/benchmarks.md, "cpu device: 512-bit vectors and the pool's wake-ups").
+		// No effect on a host without AVX-512.
 		"-mprefer-vector-width=512",
 		// Kernels never read errno, and without it sqrtf and friends become instructions.
 		"-fno-math-errno",
@@ -297,11 +359,11 @@ func baseFlags(opt string) []string {
 		"-fvisibility=hidden",
 		// An undefined symbol fails here, with a message, instead of at dlopen.
 		"-Wl,-z,defs",
-		// Left at GCC's default, as measured (docs/benchmarks.md): if-conversion.
-		// `if (i < n) ...` with an int i is split out of the thread loop instead
-		// (cubehip_entry.h), leaving unmasked vectors. Other guards (an unsigned or 64-bit
-		// index) GCC vectorizes with AVX-512 masks: 3.7x faster than scalar in cache, but
-		// streaming at 0.45 of a C loop against 0.65 scalar (-fno-tree-loop-if-convert).
+		// Left at GCC's default: if-conversion. `if (i < n) ...` with an int i is split
+		// out of the thread loop instead (cubehip_entry.h), leaving unmasked vectors. Other
+		// guards (an unsigned or 64-bit index) GCC vectorizes with AVX-512 masks, faster
+		// in cache and slower streaming than scalar code (-fno-tree-loop-if-convert;
+		// docs/benchmarks.md, "cpu device: the thread loop split at its guard").
 		// -fopenmp-simd with `omp simd` on the thread loop vectorizes nothing: GCC
 		// privatizes the lambda's closure per lane before inlining it. $CUBEHIP_CPU_CXXFLAGS
 		// chooses otherwise.

@@ -20,7 +20,7 @@ import (
 // device properties.
 const (
 	MaxThreadsPerBlock   = C.CUBEHIP_MAX_THREADS
-	MaxSharedMemPerBlock = C.CUBEHIP_MAX_SHARED      // dynamic shared bytes per block
+	MaxSharedMemPerBlock = C.CUBEHIP_MAX_SHARED      // shared bytes per block, static and dynamic
 	MaxParamBytes        = C.CUBEHIP_MAX_PARAM_BYTES // packed kernel arguments
 )
 
@@ -55,12 +55,85 @@ const callLaunch = "hipModuleLaunchKernel"
 var (
 	errConfig = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidConfiguration,
 		"grid and block dimensions must be nonzero, blocks at most 1024 threads within (1024, 1024, 64), grids within (2147483647, 65535, 65535)")
-	errShared   = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidValue, "dynamic shared memory over 65536 bytes per block")
 	errParams   = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidValue, "kernel argument block over 4096 bytes or an argument past its end")
 	errUnloaded = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidHandle, "function of an unloaded module")
 )
 
 // Function is one kernel entry of a loaded Module.
+//
+// One OS thread runs one block at a time, and each entry runs one of three ways, chosen
+// per entry when it is compiled:
+//
+//   - Loop: an entry that names no barrier and no warp function runs each range of blocks
+//     as one call, which loops over the blocks and their threads.
+//   - Regions: an entry with __syncthreads (and warp shuffles) is rewritten in its source
+//     (regions.go, prelude/cubehip_regions.h) into code that runs once per block, in
+//     which the statements between two barriers are one loop over the block's threads (a
+//     region), so a barrier is where one loop ends and the next begins and costs no
+//     switch. Loops, ifs and blocks that hold barriers stay as they were, run once per
+//     block: their conditions, a for's init and step must be block-uniform by
+//     construction (the block's indices and sizes, parameters the body never assigns,
+//     their loop variables, uniform locals, constants and macros; HIP requires a barrier's
+//     conditions to be uniform anyway). A local that one region sets and a later one
+//     reads is recomputed in each region when it only depends on the thread's and block's
+//     indices, parameters and constants (tid, row, col), else kept in a per-thread slot,
+//     an array indexed by the thread's linear index; `return` marks the thread done for
+//     the regions after. A shuffle (__shfl, _up, _down, _xor and their _sync forms)
+//     splits its statement's region: every lane posts its value at the end of one, and
+//     reads its source lane's in the next, with the fibers' answers at 32 and 64 lanes.
+//     Atomics on __shared__ arrays become plain updates there: the block's threads run
+//     one after another on one OS thread, so nothing races with them.
+//   - Fibers: every other entry with barriers or warp functions, and every entry of a
+//     module whose barriers or warp functions are out of the rewrite's sight (in a
+//     __device__ function, a macro or a header), runs each thread as a fiber with a
+//     64 KiB stack (guard page below), switched by a register-only context switch
+//     (prelude/cubehip_fiber.h) at each barrier; fibers of a module that calls warp
+//     functions also wait, lane by lane, at each warp collective until every running
+//     lane of the warp reaches one (prelude/cubehip_warp.h). An if whose condition is
+//     the thread's and whose body holds shuffles but no barrier (`if (warp == 0)`, a
+//     second level of a block reduction) runs as regions too: a region stores each
+//     thread's condition, the body's regions skip the threads without it, and its
+//     shuffles read only lanes with it (the others leave the caller's value, as the
+//     fibers' collectives do); so do such ifs inside one another, each thread's flag the
+//     outer one's and its own condition. What falls back: a barrier behind a condition
+//     that names the thread's index or a per-thread local, or a shuffle in such an if
+//     with an else (the fibers group lanes that diverge to different shuffles into one
+//     collective); a barrier or shuffle in a switch or an expression;
+//     a shuffle in a __device__ function; votes, __syncwarp, matches, reductions and cooperative
+//     groups; __syncthreads_count/and/or (the fibers count the block's votes at the
+//     barrier); break or continue out of a region; goto;
+//     lambdas; a parameter the body assigns; a local live across a barrier declared auto,
+//     with others, as a reference or initialized in place; a shuffle in a kernel that
+//     returns early. With $CUBEHIP_LOG=debug each entry that runs as fibers is logged
+//     with the reason when it is compiled; $CUBEHIP_CPU_REGIONS=0 runs every barrier
+//     entry as fibers (part of the code key). Should the rewritten source not compile,
+//     the module is compiled again as fibers, so the rewrite never turns a kernel that
+//     compiles into one that does not, and a compile error is always the user's own.
+//
+// Source to source rather than on LLVM IR: the jit already scans and rewrites entry
+// bodies, g++ is the one compiler it can count on (clang is not installed by default),
+// and what the rewrite leaves is ordinary C++ that GCC vectorizes across threads: each
+// region is a loop over an int thread counter, which GCC splits at `if (t < k)` and
+// vectorizes, as it does cubehip_entry.h's thread loop. The structured subset covers the
+// barrier kernels HIP code is made of (reductions, scans, tiled matrix products,
+// histograms, stencils with halos, warp-shuffle reductions); the fibers remain for the
+// rest, with every construct's answers checked against them (regions_test.go).
+//
+// A block's threads form warps of WarpSize lanes (32; 64 with $CUBEHIP_CPU_WARP_SIZE=64).
+// __device__ functions that read threadIdx & co. see thread-local copies the runner
+// keeps current, which costs a store per thread, so only modules that need it pay it.
+//
+// Blocks are spread over a persistent pool of pthreads, one pinned to each CPU the first
+// launching thread may use, in chunks of whole blocks: one cgo call per launch, at most
+// one wake-up per worker. The launching thread works too, and a launch wakes only the
+// workers of the other CPUs, so its CPU stays its own: a woken worker left free to run
+// anywhere was queued on the launching thread's CPU, taking turns with it while another
+// CPU idled, where the CPUs report no shared cache (the 2-core dev VM; runner.c says
+// why). A worker whose pinning is refused runs unpinned. A launch of one block runs
+// inline on the caller without waking the pool; so does one of at most 4096 threads,
+// unless its first block, run and timed on the caller, shows that the rest would take
+// over 20 µs there (a few long blocks: a histogram's per-thread runs), when the rest goes
+// to the pool.
 type Function struct {
 	m      *Module
 	name   string
@@ -92,11 +165,44 @@ func (f *Function) ParamSizes() []uint32 { return f.sizes }
 // count.
 //
 // Errors: hipErrorInvalidConfiguration for a zero or oversized grid or block,
-// hipErrorInvalidValue for dynamic shared memory over MaxSharedMemPerBlock or arguments
+// hipErrorInvalidValue for shared memory (the dynamic bytes and the module's static
+// variables) over MaxSharedMemPerBlock or arguments
 // that do not match the kernel's, hipErrorInvalidHandle once the module is closed. A
 // kernel that faults ends the launch with the error a GPU gives, naming the kernel
 // (fault.go): hipErrorIllegalAddress for a bad memory access, hipErrorLaunchFailure for
 // the others.
+//
+// A kernel that faults ends its launch, not the process (fault.c, fault.go): an access
+// to an unmapped address (SIGSEGV, SIGBUS; a fiber that overflows its 64 KiB stack into
+// the guard page too) is hipErrorIllegalAddress, an integer division by zero (SIGFPE),
+// __trap() (SIGILL), abort() and a failed assert (SIGABRT) are hipErrorLaunchFailure,
+// each with a message naming the kernel, the fault and the blocks that thread ran. As on
+// a GPU the launch ends there: blocks not yet started never run. Go's runtime owns those
+// signals' handlers, so at the first launch handlers are put in front of Go's (with
+// SA_ONSTACK, as Go requires): the runner sets a thread-local guard around each range of
+// blocks it runs, on the pool's workers and on the launching thread alike, and a signal
+// the CPU raised while the guard is set jumps back to it (sigsetjmp/siglongjmp; from a
+// fiber's stack too, the handler running on the thread's alternate signal stack). Every
+// other signal goes on to the handler that was there before, Go's, so Go's nil-pointer
+// panics and os/signal behave as before. A kernel's C++ destructors do not run, and a
+// libc lock it held stays held. $CUBEHIP_CPU_CATCH_FAULTS=0 (read when the process
+// starts) installs nothing: a fault then ends the process, for a core dump with the
+// kernel's frames. Kernels share the process's memory: a stray write that lands in
+// mapped memory corrupts the host process silently.
+//
+// Shared memory is the exception: a block's static __shared__ variables and its dynamic
+// buffer live in its OS thread's shared arena (runner.c, prelude/cubehip_shared.h), a
+// mapping apart from every state of the runtime, with inaccessible pages on either side
+// of it and between the two, so a kernel that overflows its shared memory faults
+// (hipErrorIllegalAddress) rather than corrupting cubehip. The static variables and the
+// dynamic bytes together are at most MaxSharedMemPerBlock.
+//
+// A launch may run for at most TimeLimit (SetTimeLimit, $CUBEHIP_CPU_TIME_LIMIT; none by
+// default): one that runs past it ends with hipErrorLaunchTimeOut naming the kernel and
+// the limit. Its threads are interrupted by a signal of their own (fault.c) and jump back
+// as from a fault, so a kernel spinning in `while (1) {}` is stopped too; blocks not yet
+// started never run, and the pool's and a cooperative launch's threads go on to later
+// launches.
 func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error {
 	return f.launch(grid, block, sharedMem, params, offsets, false)
 }
@@ -106,6 +212,25 @@ func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []by
 // this_grid().sync()) is reached by every block; grid_group::is_valid() is true in it.
 // A grid over CooperativeLimit(block, sharedMem) blocks is hipErrorCooperativeLaunchTooLarge
 // naming the limit, and nothing runs; so is a grid whose threads cannot all be started.
+//
+// LaunchCooperative (hipModuleLaunchCooperativeKernel) runs every block of the grid at
+// once, so that cooperative groups' this_grid().sync() is a barrier every block reaches:
+// the launching thread runs block 0 and each other block runs on a thread of a second
+// pool (runner.c), grown on demand and kept, unpinned, since a cooperative grid may have
+// more blocks than the host has CPUs. A kernel naming cooperative groups runs its threads
+// as fibers, so grid_group::sync() is a block barrier, a wait of the block's OS thread at
+// the grid's barrier (a mutex and a condition variable: its waiters may outnumber the
+// CPUs), and a second block barrier. A block that returns no longer counts at the grid's
+// barrier; a block that faults ends it for all, and the launch reports the first fault.
+// The device holds at once MaxActiveBlocksPerMultiprocessor blocks per multiprocessor (a
+// CPU): as many threads as one largest block, in whole warps, within the shared memory
+// a multiprocessor has, as a GPU reckons its occupancy; a grid over that times
+// Multiprocessors() is hipErrorCooperativeLaunchTooLarge naming the limit, and nothing
+// runs. grid_group::is_valid() is true only in such a launch. this_grid().sync() in a
+// launch that is not cooperative cannot be honoured (its blocks do not all run at once,
+// so the barrier would never complete): the kernel traps there and the launch ends with
+// hipErrorLaunchFailure naming the construct, rather than hang or skip the barrier; with
+// $CUBEHIP_CPU_CATCH_FAULTS=0 the trap ends the process, as any fault does.
 func (f *Function) LaunchCooperative(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error {
 	if f == nil || f.m == nil {
 		return errUnloaded
@@ -125,8 +250,8 @@ func (f *Function) launch(grid, block hipsys.Dim3, sharedMem uint32, params []by
 		grid.X > MaxGridDim[0] || grid.Y > MaxGridDim[1] || grid.Z > MaxGridDim[2] {
 		return errConfig
 	}
-	if sharedMem > MaxSharedMemPerBlock {
-		return errShared
+	if sharedMem > MaxSharedMemPerBlock || uint64(sharedMem)+f.m.staticShared > MaxSharedMemPerBlock {
+		return f.sharedError(sharedMem)
 	}
 	if len(offsets) != len(f.sizes) {
 		return hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidValue,
@@ -162,14 +287,24 @@ func (f *Function) launch(grid, block hipsys.Dim3, sharedMem uint32, params []by
 		cooperative = 1
 	}
 	installFaultHandlers()
+	useShared := C.int(0)
+	if m.staticShared > 0 || sharedMem > 0 {
+		useShared = 1
+	}
+	limit := startLimit()
 	var fault C.cubehip_fault
 	// SAFETY: params and offsets are Go memory holding no Go pointers; cubehip_run copies
 	// them before running any block and keeps nothing after it returns (noescape). fault
 	// is written before it returns and holds no pointer.
 	rc := C.cubehip_run(f.run, buf, C.uint32_t(len(params)), offs, C.uint32_t(len(offsets)),
 		C.uint32_t(grid.X), C.uint32_t(grid.Y), C.uint32_t(grid.Z),
-		C.uint32_t(block.X), C.uint32_t(block.Y), C.uint32_t(block.Z), C.uint32_t(sharedMem), barrier, cooperative, &fault)
+		C.uint32_t(block.X), C.uint32_t(block.Y), C.uint32_t(block.Z), C.uint32_t(sharedMem),
+		C.uint64_t(m.staticShared), useShared, barrier, cooperative, limit.cStop(), &fault)
 	m.users.Add(-1)
+	limit.end()
+	if rc == C.CUBEHIP_FAULTED && fault.signal == C.CUBEHIP_FAULT_TIMEOUT {
+		return timeoutError(f.name, &fault, limit.limit)
+	}
 	if rc == C.CUBEHIP_FAULTED {
 		return faultError(f.name, &fault)
 	}
@@ -188,7 +323,7 @@ func poolThreads() int { return int(C.cubehip_pool_threads()) }
 func statusError(s hipsys.Status) error {
 	switch s {
 	case hipsys.ErrorOutOfMemory:
-		return hipsys.NewError("cpu", callLaunch, s, "cannot map fiber stacks for a barrier kernel")
+		return hipsys.NewError("cpu", callLaunch, s, "cannot map fiber stacks or a shared-memory arena for the launch")
 	case hipsys.ErrorCooperativeLaunchTooLarge:
 		return hipsys.NewError("cpu", callLaunchCooperative, s, "cannot start an OS thread for every block of the cooperative grid")
 	default:

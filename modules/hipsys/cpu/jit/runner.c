@@ -12,14 +12,15 @@
  * whose CPUs report none, as the 2-core dev VM's), a woken worker queued behind the
  * launching thread, on its CPU, while the other CPU stayed idle for a millisecond or
  * more, until the periodic load balancer moved one of them: the launch ran on one core,
- * the worker taking turns with the caller (docs/benchmarks.md, the warp-shuffle
- * reduction at 0.8x a C loop on 2 cores). A worker pinned to its own CPU starts there,
+ * the worker taking turns with the caller (docs/benchmarks.md, "cpu device: barrier
+ * kernels (2026-12-04, 2-core dev VM)"). A worker pinned to its own CPU starts there,
  * and the caller's CPU's worker is left asleep, so the caller keeps its CPU.
  *
  * A launch signals the workers it wakes after unlocking the pool's mutex, and the mutex
  * spins before it sleeps: each woken worker takes the mutex at once to join, and one
- * held across 15 signals (a system call each, 20 µs in all on the H200 machine's 16
- * cores) put every worker to sleep again behind it, to be woken one at a time. */
+ * held across the signals (a system call each) put every worker to sleep again behind it,
+ * to be woken one at a time (docs/benchmarks.md, "cpu device: 512-bit vectors and the
+ * pool's wake-ups"). */
 #define _GNU_SOURCE
 #include "runner.h"
 #include "fault.h"

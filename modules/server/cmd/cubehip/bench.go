@@ -272,7 +272,8 @@ func anchorPath(flag string) string {
 // runAnchor runs the anchor three times and reads its "anchor <name> <value> <unit>"
 // lines, keeping each figure's best run (the lowest time, the highest GB/s): the same
 // best of three that timed takes of the Device's figures, since one process's figures
-// differ from the next's by up to 10% on the H200.
+// differ from the next's by more than a budget (docs/benchmarks.md, "Paired rounds:
+// drift and the number of rounds").
 func runAnchor(path string) (map[string]float64, error) {
 	got := map[string]float64{}
 	for range 3 {

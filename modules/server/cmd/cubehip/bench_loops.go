@@ -53,14 +53,12 @@ func (b *bencher) timed(what string, n int, f func(i int) error) (float64, error
 
 // paired runs dev and raw in blocks of n calls, back to back, each side going first in
 // alternate rounds, and returns the median block time of each (µs per call) and the
-// median of the rounds' ratios dev/raw. Launch figures drift within a process by several
-// percent over a second or two on the H200, more than a 5% budget: a drift slower than
-// a pair of blocks cancels out of each ratio, so the median ratio is the comparison.
+// median of the rounds' ratios dev/raw. Launch figures drift within a process by more
+// than a 5% budget: a drift slower than a pair of blocks cancels out of each ratio, so
+// the median ratio is the comparison.
 func (b *bencher) paired(what string, n int, dev, raw func(i int) error) (d, r, ratio float64, err error) {
-	// 101 rounds, as BenchmarkLayers: on the H200 the pairs of a launch through the
-	// Device's launch queue spread over ±10% (the queue's thread and the caller's run on
-	// cores whose speed for the same C loop differs by up to 20% there), and 21 rounds
-	// gave medians from -13% to +26% where 101 gave 0.99 to 1.04.
+	// 101 rounds, as BenchmarkLayers: fewer gave medians spread wider than the budgets
+	// (docs/benchmarks.md, "Paired rounds: drift and the number of rounds").
 	const rounds = 101
 	fmt.Fprintf(b.out, "  %-36s", what)
 	// Each block calls f with 0..n-1, as a loop over a block's calls would.
@@ -276,8 +274,8 @@ func (b *bencher) deviceGraph() (*server.Graph, error) {
 
 // replay measures g's replay again, and the same graph raw on sys, now that other
 // streams have had work. The driver replays a graph faster while only one stream of
-// the context has ever had work (6.1 against 7.7-8.3 µs for ten empty kernels on an
-// H200, driver 580), and the slower regime lasts for the rest of the process: each
+// the context has ever had work (docs/benchmarks.md, "Graph replay, one stream or
+// several"), and the slower regime lasts for the rest of the process: each
 // figure is held to the raw one of its own regime: here hipsys in this process (the
 // anchor's replay-multi is not always in that regime).
 // Neither loop syncs, as the anchor's does not: the driver bounds the queue.

@@ -442,9 +442,13 @@ func TestImportRules(t *testing.T) {
 		}
 
 		// server/compute imports stream, memory and hipsys, and no other package of the
-		// server module.
+		// server module but its own internal ones (server/compute/internal/...), which
+		// are parts of compute behind a package boundary, importable by compute alone.
 		if p == "server/compute" {
 			for _, o := range w.all[p] {
+				if strings.HasPrefix(o, "server/compute/internal/") {
+					continue
+				}
 				if m := moduleOf(o); m != "stream" && m != "memory" && m != "hipsys" {
 					t.Errorf("%s: server/compute imports %s; the map says it imports stream, memory and hipsys only", where, o)
 				}
@@ -526,5 +530,163 @@ func TestSection(t *testing.T) {
 	}
 	if want := []string{"a/b.go", "c.go"}; !slices.Equal(toks, want) {
 		t.Errorf("section's names: %v, want %v", toks, want)
+	}
+}
+
+// benchDoc is where the figures behind the code's choices live: a comment names one of
+// its sections instead of carrying a measured figure that goes stale unseen.
+const benchDoc = "docs/benchmarks.md"
+
+// benchCite is a comment's citation of a section of benchDoc, its heading quoted.
+var benchCite = regexp.MustCompile(regexp.QuoteMeta(benchDoc) + `, "([^"]+)"`)
+
+// commentText is the text of a source file's comment lines, markers stripped and joined
+// by spaces, so that a citation wrapped over two lines reads as one.
+func commentText(src string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(src, "\n") {
+		l = strings.TrimSpace(l)
+		if i := strings.Index(l, "//"); i >= 0 {
+			l = l[i+2:]
+		} else {
+			for _, m := range []string{"/*", "*/", "*", "#"} {
+				l = strings.TrimPrefix(strings.TrimSuffix(l, "*/"), m)
+			}
+		}
+		b.WriteString(strings.TrimSpace(l))
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// TestBenchmarkCitationsExist checks that every section of docs/benchmarks.md that the
+// source cites by its heading exists, so that a renamed section cannot strand the
+// reasons the code gives.
+func TestBenchmarkCitationsExist(t *testing.T) {
+	root := repoRoot(t)
+	headings := map[string]bool{}
+	for _, l := range readLines(t, filepath.Join(root, filepath.FromSlash(benchDoc))) {
+		if h, ok := strings.CutPrefix(l, "#"); ok {
+			headings[strings.TrimSpace(strings.TrimLeft(h, "#"))] = true
+		}
+	}
+	srcExts := map[string]bool{".go": true, ".c": true, ".h": true, ".py": true, ".sh": true, ".hpp": true}
+	cited := 0
+	for _, top := range []string{"modules", "bindings", "include", "scripts"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if strings.HasPrefix(d.Name(), ".") || d.Name() == "build" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !srcExts[filepath.Ext(p)] || !d.Type().IsRegular() {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			for _, m := range benchCite.FindAllStringSubmatch(commentText(string(b)), -1) {
+				cited++
+				if !headings[m[1]] {
+					t.Errorf("%s cites %s, %q: no section of that heading (a renamed section? fix the citation)", filepath.ToSlash(rel), benchDoc, m[1])
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cited < 20 {
+		t.Errorf("found only %d citations of %s sections: the scan no longer reads them", cited, benchDoc)
+	}
+}
+
+// maxPackageDoc is the most lines a package comment may take: a screen, so that go doc
+// of a package shows what it is and where its detail lives (the doc comments of its
+// types, docs/architecture.md), not the detail itself.
+const maxPackageDoc = 48
+
+// docFileName is a word of a package comment that names a source file of the
+// repository: a .go or .c file, with or without a directory.
+var docFileName = regexp.MustCompile(`(?:^|[\s(\[,;])((?:[\w.-]+/)*[\w-]+\.(?:go|c))\b`)
+
+// TestPackageDocs checks each package's doc.go, and every other file that holds a
+// package comment, in the workspace's modules: the comment fits a screen, and each
+// source file it names (a .go or .c file, resolved beside the package, under its
+// module, or from the repository's top) exists, so that a comment that sends the reader
+// to a file for the detail does not send them nowhere.
+func TestPackageDocs(t *testing.T) {
+	root := repoRoot(t)
+	byName := filesByName(t, root)
+	seen := 0
+	err := filepath.WalkDir(filepath.Join(root, "modules"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		lines := readLines(t, p)
+		var doc []string
+		for _, l := range lines {
+			if strings.HasPrefix(l, "package ") {
+				break
+			}
+			if strings.HasPrefix(l, "//") {
+				doc = append(doc, l)
+			} else {
+				doc = nil // a comment not attached to the package clause
+			}
+		}
+		if len(doc) == 0 || (!strings.HasPrefix(doc[0], "// Package ") && filepath.Base(p) != "doc.go") {
+			return nil
+		}
+		seen++
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if len(doc) > maxPackageDoc {
+			t.Errorf("%s: the package comment takes %d lines, more than a screen (%d): keep what the package is and where its detail lives, and move the detail to the doc comments of its types or to %s", rel, len(doc), maxPackageDoc, archDoc)
+		}
+		dir := path.Dir(rel)
+		mod := strings.Join(strings.SplitN(dir, "/", 3)[:2], "/")
+		for _, m := range docFileName.FindAllStringSubmatch(strings.Join(doc, "\n"), -1) {
+			tok := m[1]
+			if strings.HasPrefix(path.Base(tok), "_") {
+				continue // a pattern's tail: *_test.go
+			}
+			found := false
+			for _, base := range []string{dir, mod, ""} {
+				if exists(filepath.Join(root, filepath.FromSlash(path.Join(base, tok)))) {
+					found = true
+					break
+				}
+			}
+			if !found && !strings.Contains(tok, "/") && byName[tok] != "" {
+				found = true
+			}
+			if !found && resolve(root, tok, byName) == "" {
+				t.Errorf("%s: the package comment names %s, which is no file beside the package, in its module or in the repository: a stale name, fix the comment", rel, tok)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < 15 {
+		t.Errorf("found only %d package comments under modules/: the scan no longer reads them", seen)
 	}
 }

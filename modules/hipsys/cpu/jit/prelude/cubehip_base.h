@@ -61,9 +61,10 @@ struct dim3 {
 /* Built-in index variables. Inside an entry's body they are locals: the jit wraps every
  * extern "C" __global__ body in CUBEHIP_THREADS_BEGIN/END (cubehip_entry.h), which loops
  * over the blocks and their threads and hands the body blockIdx and threadIdx as values,
- * so the compiler keeps them in registers and can vectorize across threads. (As thread-locals written at every thread,
- * they made a vector add 2.5x slower than a C loop: a store the compiler cannot prove
- * apart from the kernel's own stores pins the loop to one thread at a time.) Code outside
+ * so the compiler keeps them in registers and can vectorize across threads. (As thread-locals
+ * written at every thread they slowed a vector add well below a C loop (docs/benchmarks.md,
+ * "cpu device: built-in indices as locals"): a store the compiler cannot prove apart from
+ * the kernel's own stores pins the loop to one thread at a time.) Code outside
  * entry bodies (a __device__ function) sees these thread-locals instead, which the runner
  * keeps current when the jit finds such uses (CUBEHIP_TLS_BUILTINS). */
 #define CUBEHIP_HIDDEN __attribute__((visibility("hidden")))

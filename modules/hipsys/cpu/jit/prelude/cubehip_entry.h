@@ -275,9 +275,9 @@ template <class... A> struct entry<void (*)(A...)> {
 
 	/* No barrier anywhere in the module: one call of the entry per block range, whose body
 	 * (wrapped in CUBEHIP_THREADS_BEGIN/END, run below) loops over the blocks and their
-	 * threads itself. A call per block instead cost 5-20% of a streaming kernel's speed:
-	 * the entry is too big to inline here, and its per-call setup (vector loop versioning)
-	 * ran for every 256 threads. */
+	 * threads itself. A call per block instead slowed a streaming kernel (docs/benchmarks.md,
+	 * "cpu device: one call per block range"): the entry is too big to inline here, and its
+	 * per-call setup (vector loop versioning) ran for every 256 threads. */
 	template <void (*F)(A...)> static int loop(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena*) {
 		pack<A...> args(L->params);
 		set_dims(L);
@@ -429,11 +429,10 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
  * a tail. Blocks that straddle the wrap take the plain loop over x. The body is thus
  * compiled twice; GCC inlines small bodies, where it matters, into both.
  *
- * Measured on a 64 MiB vector add against a plain C loop (docs/benchmarks.md, "dev VM"):
- * an int index went from 0.66-0.98 of the loop to 0.92-1.06, and 8x faster in cache. An unsigned
- * index folds to s too, but GCC 12 splits no unsigned counter (nor a cast of s), so it is
- * now vectorized with masks: 4-5x faster in cache than the scalar loop it was, but
- * streaming at about 0.65 instead of 0.8. An `omp simd` thread loop vectorizes nothing:
+ * The split brings an int index's vector add level with a plain C loop (docs/benchmarks.md,
+ * "cpu device: the thread loop split at its guard"). An unsigned index folds to s too, but
+ * GCC 12 splits no unsigned counter (nor a cast of s), so it is vectorized with masks:
+ * faster in cache than the scalar loop, slower streaming. An `omp simd` thread loop vectorizes nothing:
  * GCC privatizes the closure per lane before inlining it. */
 namespace cubehip {
 /* Off: the body's index is the global one plus Off (`int x = blockIdx.x * blockDim.x +

@@ -224,10 +224,9 @@ template <class F> __attribute__((always_inline)) inline void run_regions(const 
  * size tell GCC that t + k cannot wrap for a small k; and where the block's first global
  * index plus its size fits in an int, the loop runs under that condition, whose range
  * GCC carries to the usual `blockIdx.x * blockDim.x + t` (the same product, computed
- * once): no wrap there either. Other blocks take the nested loops. Measured on the 2-core
- * dev VM (GCC 12), the shared-memory tree reduction: 0.6 ms over an int x
- * (split and vectorized), 4.5 ms over int s = blockIdx.x * blockDim.x + x (which folds
- * the global index but no longer splits). */
+ * once): no wrap there either. Other blocks take the nested loops. Looping over the global
+ * index instead folds it but no longer splits, several times slower (docs/benchmarks.md,
+ * "cpu device: one-dimensional blocks over an int"). */
 namespace cubehip {
 template <class F> __attribute__((always_inline)) inline void each_thread(const uint3 bid, const uint3 bdim, const F& f) {
 	if (bdim.x > CUBEHIP_MAX_THREADS || bdim.y > CUBEHIP_MAX_THREADS || bdim.z > 64) __builtin_unreachable();
