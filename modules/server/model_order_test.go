@@ -3,7 +3,7 @@ package server_test
 // The model's view of cross-stream order (the oracle's rule 9): which device streams
 // may have been ordered after which, and from when, so that a device fault found by a
 // wait the model cannot see (one inside another call) is allowed to fail exactly what
-// the server blames for it (compute/confirm.go, takeOrderedLocked), and no more.
+// the server blames for it (compute/internal/ledger/confirm.go, takeOrderedLocked), and no more.
 //
 // Times are the model's: op number T orders at 2T (the op's cross-stream waits come
 // before its work) and writes and confirms at 2T+1.

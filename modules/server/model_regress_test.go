@@ -310,7 +310,7 @@ func TestModelRegress_WriteBeforeAnOrderingKeepsItsBytes(t *testing.T) {
 // Stream 0 computes b1 from a buffer stream 1 wrote, then a Sync of stream 1 confirms
 // everything stream 0 waited for there; only then does a trap on stream 1 fault. b1
 // was computed from confirmed work, which did not fail: the fault must not take it
-// (compute/confirm.go, takeOrderedLocked: an ordering no later than the failed stream's
+// (compute/internal/ledger/confirm.go, takeOrderedLocked: an ordering no later than the failed stream's
 // last confirmed point passes nothing on). Before the fix, any ordering did.
 func TestModelRegress_OrderingOnConfirmedWorkKeepsItsBytes(t *testing.T) {
 	modelRegress(t, modelOpts{MaxStreams: 2}, 2, []modelOp{

@@ -8,6 +8,10 @@ package server_test
 // a Device over the cpu platform (behind faults.Platform and modelTrapper), against a
 // small reference model that knows, per buffer, which bytes may be read and whether an
 // error may (or must) be returned instead. The oracle's rules are the comment below.
+// The per-device-stream bookkeeping these rules rest on (which writes a wait confirmed,
+// which a failure takes, when a stream is known idle or waited for on a flag) is driven
+// directly too, by random sequences against a model of its own invariants:
+// TestLedgerRandomSequences in compute/internal/ledger.
 
 import (
 	"bytes"
@@ -59,7 +63,7 @@ import (
 //     unknown as before: the buffer must keep carrying a certain failure).
 //  4. A write is confirmed by a Sync that returned nil on any id of its device stream
 //     (id % MaxStreams): no later failure may be carried by it (rule 2 stops applying
-//     to that stream's write). This is compute/confirm.go's rule; the model confirms
+//     to that stream's write). This is compute/internal/ledger/confirm.go's rule; the model confirms
 //     only at Sync (a successful wait inside another call confirms too, which only
 //     makes the server stricter than the model).
 //  5. mustErr: a launch whose hipModuleLaunchKernel was failed by injection; a trap
@@ -85,7 +89,7 @@ import (
 //     before every op, for every F with a fault pending, errOK is set on F's
 //     unconfirmed writes and on the unconfirmed writes of every device stream ordered
 //     after F's unconfirmed work made after that ordering, transitively
-//     (model_order_test.go; compute/confirm.go, takeOrderedLocked, blames the same). An
+//     (model_order_test.go; compute/internal/ledger/confirm.go, takeOrderedLocked, blames the same). An
 //     op on D that is given a buffer allocated or ever written on another device stream
 //     S may order D after S (the model takes every such S: more than the server's
 //     waits, which only lets it accept more errors); a Sync of D confirms D's orderings.

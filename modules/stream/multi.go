@@ -81,6 +81,9 @@ type MultiStream struct {
 	p         hipsys.Platform
 	cfg       config
 	onFailure func(ID, error)
+	// onCreate hears of each device stream created, with its slot's id (SetCreateHook);
+	// set before use, then read only.
+	onCreate func(ID, hipsys.Stream)
 	rel       *releaser
 	imports   importReleases
 	mu        sync.Mutex // stream creation, the layout for later streams
@@ -146,6 +149,13 @@ func (m *MultiStream) Platform() hipsys.Platform { return m.p }
 // used; it is called on the goroutine that hit the failure.
 func (m *MultiStream) SetFailureHook(h func(stream ID, err error)) { m.onFailure = h }
 
+// SetCreateHook sets the function told of each device stream the MultiStream creates,
+// with the id StreamIDs gives for it, before any command runs on it: a layer that keeps
+// state per device stream (the server's inferences about it) learns the id to report
+// that stream's failures under without searching the ids. Set it before the MultiStream
+// is used; it is called under the MultiStream's lock, so it must not call back into it.
+func (m *MultiStream) SetCreateHook(h func(id ID, sys hipsys.Stream)) { m.onCreate = h }
+
 // SetReleaseHook sets h to run on the release worker each time it has released the
 // bindings a stream borrowed, once their work was done: a binding released there may have
 // been an imported buffer's last use, whose release the owner starts (ReclaimImports)
@@ -204,6 +214,9 @@ func (m *MultiStream) Stream(id ID) (*Stream, error) {
 		return nil, err
 	}
 	m.slots[slot].Store(s)
+	if h := m.onCreate; h != nil {
+		h(ID(slot), s.Sys)
+	}
 	ids := m.AppendStreamIDs(nil)
 	i, _ := slices.BinarySearch(ids, ID(slot))
 	ids = slices.Insert(ids, i, ID(slot))

@@ -19,7 +19,7 @@
 //   - The copies between Go memory and the device, through pinned staging
 //     ([Server.Staging]) but for a small read of an idle stream.
 //   - What the server infers about each device stream that the driver does not say
-//     (streamstate.go): whether it is idle, which call carries a completion flag, which writes no
+//     (internal/ledger): whether it is idle, which call carries a completion flag, which writes no
 //     wait has confirmed; never inferred for a stream anything outside may queue on.
 //   - The launch queue (launchqueue.go): on a platform that has one, a launch on the
 //     fast path is issued by a platform thread, and every other call first settles it.

@@ -31,7 +31,7 @@ const foreignDoneMeansNothingToWait = true
 // Two events, one per direction. out is recorded on the server's streams through the
 // watch and waited on by foreign streams; in is recorded on foreign streams and waited
 // on by the server's through the watch. The watch infers that a wait on the event it
-// recorded last orders the waiter after that event's stream (confirm.go's orderedAfter):
+// recorded last orders the waiter after that event's stream (the ledger's OrderedAfter):
 // were one event recorded on a foreign stream after the watch recorded it, a wait on it
 // would be taken for an order between two of the server's streams that does not exist.
 type foreign struct {
@@ -114,7 +114,7 @@ func (s *Server) OrderBefore(handles []Binding, id StreamID, foreign hipsys.Stre
 // orderBusyBefore makes foreign wait for what st has queued, unless st has completed
 // everything queued on it (on stream id, the waits Resolve just queued for the buffers'
 // last writes on other streams included): the direct read's test (read.go), known idle
-// (streamstate.go) or else the driver's own query, never a guess. An export of memory
+// (internal/ledger) or else the driver's own query, never a guess. An export of memory
 // written long ago then costs no driver call at all, as a library exporting on the
 // consumer's own stream does.
 func (s *Server) orderBusyBefore(st *stream.Stream, foreign hipsys.Stream, calls hipsys.ForeignStreams, what string) error {

@@ -91,7 +91,7 @@ func (s *Server) Replay(graph GraphID, id StreamID) error {
 			return err
 		}
 		// A fault of the replayed work is reported by a later wait (confirmations).
-		s.points.wrote(s.watch.state(r.Stream().Sys), written...)
+		s.ledger.Wrote(s.ledger.Of(r.Stream().Sys), written...)
 		return nil
 	})
 }

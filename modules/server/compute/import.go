@@ -99,7 +99,7 @@ func (s *Server) reclaim(onCaller *[]func()) {
 //
 // Once its handle is out, the stream is shared: anything may queue on it without the
 // server seeing it, so the server stops inferring that it is idle or that a flag covers
-// its work, and every wait on it is the driver's own (streamstate.go).
+// its work, and every wait on it is the driver's own (internal/ledger).
 func (s *Server) NativeStream(id StreamID) (hipsys.Stream, error) {
 	s.settleQueue()
 	r, err := s.streams.Resolve(id, nil)
@@ -107,6 +107,6 @@ func (s *Server) NativeStream(id StreamID) (hipsys.Stream, error) {
 		return 0, err
 	}
 	defer r.Close()
-	s.watch.state(r.Stream().Sys).share()
+	s.ledger.Of(r.Stream().Sys).Share()
 	return r.Stream().Sys, nil
 }

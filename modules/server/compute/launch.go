@@ -308,11 +308,11 @@ func (s *Server) enqueueLaunch(st *stream.Stream, ck *compiled, k *Kernel, grid 
 	// NativeStream settled the queue when it shared the stream, so nothing of this
 	// stream is left in the queue to be overtaken.
 	// A cooperative launch is issued here too: the queue issues plain launches only.
-	ss := s.watch.state(st.Sys)
+	ss := s.ledger.Of(st.Sys)
 	switch {
 	case k.Cooperative:
 		err = s.p.ModuleLaunchCooperativeKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)
-	case quick && s.queue != nil && !ss.shared.Load():
+	case quick && s.queue != nil && !ss.Shared():
 		err = s.launchQueued(ck, k, grid, st.Sys, a, args.Buffers, id)
 	default:
 		err = s.p.ModuleLaunchKernel(ck.fn, grid, k.Block, k.SharedMem, st.Sys, a)

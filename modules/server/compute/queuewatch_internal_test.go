@@ -26,13 +26,13 @@ func TestStreamDestroyForgetsTheStreamState(t *testing.T) {
 	w, s := newWatchedStream(t)
 	q := w.state(s)
 	require.NoError(t, w.StreamSynchronize(s))
-	require.True(t, q.knownIdle(), "a wait with nothing queued certifies it idle")
-	q.share()
+	require.True(t, q.KnownIdle(), "a wait with nothing queued certifies it idle")
+	q.Share()
 	require.NoError(t, w.StreamDestroy(s))
 	fresh := w.state(s)
 	assert.NotSame(t, q, fresh, "the handle, if reused, names a new stream")
-	assert.False(t, fresh.shared.Load())
-	assert.False(t, fresh.knownIdle())
+	assert.False(t, fresh.Shared())
+	assert.False(t, fresh.KnownIdle())
 }
 
 // A stream-wide wait that meets a capture begun on its stream waits for the event
@@ -42,16 +42,17 @@ func TestStreamDestroyForgetsTheStreamState(t *testing.T) {
 func TestAWaitDuringACaptureCoversOnlyTheWorkBefore(t *testing.T) {
 	w, s := newWatchedStream(t)
 	defer func() { _ = w.StreamDestroy(s) }()
-	require.NoError(t, w.beginGuarded(s, func() error { return nil })) // the guard's half of a capture
+	q := w.state(s)
+	require.NoError(t, w.ledger.BeginCapture(q, func() error { return nil })) // the guard's half of a capture
 	waited := false
-	whole, err := w.waitGuarded(s, func() error { waited = true; return nil })
+	whole, err := w.ledger.WaitGuarded(q, func() error { waited = true; return nil })
 	require.NoError(t, err)
 	assert.False(t, whole, "the wait covered the work before the capture only")
 	assert.False(t, waited, "no stream-wide wait reaches a capturing stream")
-	w.endGuarded(s)
-	whole, err = w.waitGuarded(s, func() error { waited = true; return nil })
+	q.EndCapture()
+	whole, err = w.ledger.WaitGuarded(q, func() error { waited = true; return nil })
 	require.NoError(t, err)
 	assert.True(t, whole)
 	assert.True(t, waited)
-	require.NoError(t, w.releaseGuards())
+	require.NoError(t, w.ledger.Close())
 }

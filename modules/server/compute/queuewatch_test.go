@@ -67,10 +67,11 @@ func TestQueueWatchCoversStreamWork(t *testing.T) {
 			args[j] = reflect.Zero(m.Type.In(j))
 		}
 		args[at] = reflect.ValueOf(s)
-		before := w.state(s).begun.Load()
+		before, _ := w.state(s).Counts()
 		reflect.ValueOf(w).MethodByName(m.Name).Call(args) // zero handles: an error, counted all the same
-		assert.Equal(t, before+1, w.state(s).begun.Load(), "%s queues work on its stream but the watch does not count it", m.Name)
-		assert.Equal(t, w.state(s).begun.Load(), w.state(s).ended.Load(), m.Name)
+		begun, ended := w.state(s).Counts()
+		assert.Equal(t, before+1, begun, "%s queues work on its stream but the watch does not count it", m.Name)
+		assert.Equal(t, begun, ended, m.Name)
 		checked++
 	}
 	assert.GreaterOrEqual(t, checked, 12, "the stream methods of hipsys.Platform")
@@ -138,9 +139,9 @@ func TestQueueWatchWorkDuringQueryIsNotCertified(t *testing.T) {
 	inner.work = func() {}
 	require.NoError(t, p.StreamSynchronize(s))
 	q := w.state(s)
-	q.begun.Add(1)
+	q.Begin()
 	require.NoError(t, w.StreamQuery(s))
-	q.ended.Add(1)
+	q.End()
 	assert.False(t, w.knownIdle(s))
 	require.NoError(t, w.StreamSynchronize(s))
 	assert.True(t, w.knownIdle(s))

@@ -411,8 +411,8 @@ func (f SyncFuture) wait(locked bool) error {
 	if f.err != nil || f.s == nil {
 		return f.err
 	}
-	q := f.s.watch.state(f.sys)
-	point := f.s.points.mark()
+	q := f.s.ledger.Of(f.sys)
+	point := f.s.ledger.Mark()
 	whole, err := f.s.watch.syncCovering(f.sys)
 	if err != nil {
 		err = fmt.Errorf("compute: wait for the stream: %w", err)
@@ -421,11 +421,11 @@ func (f SyncFuture) wait(locked bool) error {
 	}
 	if !whole {
 		// Another caller began a capture on the stream after this sync was made: the
-		// wait covered the work before the capture (captureguard.go), the work the sync
+		// wait covered the work before the capture (the ledger's capture guard), the work the sync
 		// owes, and confirms nothing: writes recorded after it have not run.
 		return nil
 	}
-	f.s.points.confirm(q, point)
+	f.s.ledger.Confirm(q, point)
 	if f.s.fault.Load() != nil {
 		// A wait succeeded: the device is not refusing work (the cpu device recovers
 		// from a fault), so later failures are their own.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/server/compute/internal/ledger"
 	"github.com/cubehip/cubehip/modules/stream"
 )
 
@@ -77,6 +78,7 @@ type Server struct {
 
 	log     *slog.Logger
 	watch   *queueWatch
+	ledger  *ledger.Ledger // what the server infers about each device stream (the watch's)
 	device  int
 	props   hipsys.DeviceProps
 	graphs  stream.Captures
@@ -89,8 +91,7 @@ type Server struct {
 	// callerReleases: releases Free handed over for its caller to run (CallerReleases).
 	callerReleases []func()
 
-	stagesSmallReads bool // the platform's hipsys.SmallReadStager says so
-	points           confirmations
+	stagesSmallReads bool                        // the platform's hipsys.SmallReadStager says so
 	failed           syncFailures                // unsynced.go: per device stream, the first failure since its last Sync
 	fault            atomic.Pointer[deviceFault] // errors.go: the fault a failed wait reported, until a wait succeeds
 	owner            sync.Locker                 // Config.Owner, or a lock nobody else takes
@@ -129,7 +130,7 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		p: watch, watch: watch, device: dev, props: props, log: c.Logger, streams: ms,
+		p: watch, watch: watch, ledger: watch.ledger, device: dev, props: props, log: c.Logger, streams: ms,
 		kernels: newKernelCache(watch, props, c.CacheDir, c.Logger),
 		prof:    newProfiler(watch),
 		staging: newRing(c.StagingChunk, c.StagingDepth),
@@ -148,8 +149,11 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 		s.prof.failure(err)
 		s.failed.note(ms.DeviceStream(id), err) // a Sync of the stream reports it (unsynced.go)
 	})
+	// The ledger reports a device stream's failures under the id the stream layer
+	// created it for, which is the one StreamIDs gives for it.
+	ms.SetCreateHook(watch.ledger.Open)
 	watch.syncFailed = s.streamWaitFailed
-	watch.waited = s.orderedAfter
+	watch.waited = watch.ledger.OrderedAfter
 	if lq, ok := hipsys.As[hipsys.LaunchQueuer](p); ok && c.LaunchQueue {
 		// Held by another server of this process on the same device: this one launches
 		// directly, which is only slower.
@@ -227,6 +231,6 @@ func (s *Server) Close() error {
 	}
 	s.prof.close()
 	s.kernels.close()
-	errs = append(errs, s.closeForeign(), s.staging.release(s.p), s.slots.release(s.p), s.watch.releaseGuards(), s.streams.Close())
+	errs = append(errs, s.closeForeign(), s.staging.release(s.p), s.slots.release(s.p), s.ledger.Close(), s.streams.Close())
 	return errors.Join(errs...)
 }

@@ -96,7 +96,7 @@ func (s *Server) readSmall(f *ReadFuture, total uint64) bool {
 	host, _ := s.slots.at(i, int(total))
 	// SAFETY: the slot is pinned memory the server owns; it is read and handed out again
 	// only after the stream's wait, in waitSmall. The copy is flagged where the platform
-	// can (flags.go): its wait comes next.
+	// can (internal/ledger's flags.go): its wait comes next.
 	if err := s.watch.copySmall(host, f.parts[0].ptr, total, f.sys); err != nil {
 		s.slots.put(i) // nothing was queued into it
 		f.err = fmt.Errorf("compute: read of %d bytes: %w", total, err)

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/server/compute/internal/ledger"
 	"github.com/cubehip/cubehip/modules/stream"
 )
 
@@ -46,9 +47,9 @@ type chunk struct {
 
 	// The stream of the chunk's last copy and the point its event marks there: the
 	// wait for the event confirms the writes on that stream before the point, or
-	// leaves them carrying its failure (see confirmations).
+	// leaves them carrying its failure (the ledger's confirmations).
 	on      StreamID
-	onState *streamState
+	onState *ledger.Stream
 	at      uint64
 }
 
@@ -109,7 +110,7 @@ func (r *ring) takeIdle(p hipsys.Platform) *chunk {
 }
 
 // ready waits for the device to finish with c's last copy. The wait is one of the
-// points that confirm the stream's writes (see confirmations): when it succeeds, the
+// points that confirm the stream's writes (the ledger's confirmations): when it succeeds, the
 // writes on the chunk's stream before its event are confirmed.
 //
 // When it fails, the failure is returned (the caller's own work cannot use the chunk),
@@ -136,18 +137,18 @@ func (s *Server) ready(c *chunk, locked bool) error {
 		if at == 0 {
 			return err
 		}
-		point := s.points.mark()
-		if serr := s.watch.syncQuiet(onState.stream()); serr != nil {
+		point := s.ledger.Mark()
+		if serr := s.watch.syncQuiet(onState.Sys()); serr != nil {
 			s.failWait(on, onState, math.MaxUint64, fmt.Errorf("compute: staging: wait for stream %d: %w", on, serr), locked)
 			return err
 		}
 		// The stream finished everything queued on it, the chunk's copy included.
-		s.points.confirm(onState, point)
+		s.ledger.Confirm(onState, point)
 		c.armed = false
 		return err
 	}
 	if at != 0 {
-		s.points.confirm(onState, at)
+		s.ledger.Confirm(onState, at)
 	}
 	return nil
 }
@@ -160,7 +161,7 @@ func (c *chunk) arm(s *Server, id StreamID, sys hipsys.Stream) error {
 		return errors.Join(fmt.Errorf("compute: staging event: %w", err), s.p.StreamSynchronize(sys))
 	}
 	c.armed = true
-	c.on, c.onState, c.at = id, s.watch.state(sys), s.points.mark()
+	c.on, c.onState, c.at = id, s.ledger.Of(sys), s.ledger.Mark()
 	return nil
 }
 

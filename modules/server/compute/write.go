@@ -113,7 +113,7 @@ func (s *Server) Write(ops []WriteOp, id StreamID) *WriteFuture {
 			if err := s.writeToGPU(r.Stream(), op.Desc, l, op.Data); err != nil {
 				return err
 			}
-			s.points.wrote(s.watch.state(r.Stream().Sys), op.Desc.Binding)
+			s.ledger.Wrote(s.ledger.Of(r.Stream().Sys), op.Desc.Binding)
 			return nil
 		})
 		if err == nil {
@@ -243,7 +243,7 @@ func (f *WriteFuture) queueFilled(c *chunk) {
 		if err := s.copyPiece(st.Sys, c.host, ptr, w.l, p, hipsys.MemcpyHostToDevice); err != nil {
 			return err
 		}
-		s.points.wrote(s.watch.state(st.Sys), w.b)
+		s.ledger.Wrote(s.ledger.Of(st.Sys), w.b)
 		return c.arm(s, f.id, st.Sys)
 	})
 	s.one[0] = Binding{}
