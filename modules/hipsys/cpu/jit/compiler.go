@@ -64,8 +64,9 @@ const callCompile = "hiprtcCompileProgram"
 // without masks (cubehip_entry.h says why); over that index plus C when the body declares
 // `int x = blockIdx.x * blockDim.x + threadIdx.x + C` (a stencil's interior point,
 // indexoffset.go), so that a guard on x is one on the loop's counter too. `extern __shared__ T a[];` becomes a
-// pointer to the running block's dynamic shared buffer (64 KiB of thread-local storage:
-// one OS thread runs one block at a time). A launcher per entry is appended to the
+// pointer to the running block's dynamic shared buffer and each static __shared__
+// declaration a reference into the block's shared arena (sharedmem.go; one OS thread runs
+// one block at a time). A launcher per entry is appended to the
 // translation unit. Line numbers are kept, so the compile log points at the user's lines.
 //
 // The prelude is precompiled (GCC's precompiled headers) once per set of code-generation

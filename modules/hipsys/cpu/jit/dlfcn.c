@@ -19,3 +19,4 @@ void* cubehip_dlsym(void* h, const char* name) { return dlsym(h, name); }
 int cubehip_dlclose(void* h) { return dlclose(h); }
 unsigned cubehip_call_sig(void* fn, cubehip_param* params, unsigned cap) { return ((cubehip_sig_fn)fn)(params, cap); }
 unsigned cubehip_call_abi(void* fn) { return ((unsigned (*)(void))fn)(); }
+int cubehip_call_layout(void* fn, uint64_t* static_size) { return ((cubehip_layout_fn)fn)(static_size); }

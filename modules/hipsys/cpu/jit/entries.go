@@ -249,10 +249,12 @@ func (p *program) plan(src string, toks []token, why string) {
 	for _, d := range p.shared {
 		text := d.typ + "* const " + d.name + " = reinterpret_cast<" + d.typ + "*>(cubehip_dyn_shared);"
 		if !d.block {
-			text = "static thread_local " + text
+			// The buffer moves with each launch's dynamic size: read at each use.
+			text = "static const ::cubehip::dyn_ptr<" + d.typ + "> " + d.name + "{};"
 		}
 		edits = append(edits, edit{d.start, d.end, text + strings.Repeat("\n", strings.Count(src[d.start:d.end], "\n"))})
 	}
+	edits = append(edits, sharedEdits(src, toks, p.bodies)...)
 	p.rewritten = applyEdits(src, edits)
 	// Warp functions and cooperative groups read the running thread's index and wait at
 	// barriers from the prelude's code: a module whose warp functions run as fibers keeps
@@ -686,11 +688,11 @@ func joinTokens(ts []string) string {
 }
 
 // applyEdits applies the edits to src: the thread loop or regions around each entry body
-// (cubehip_entry.h, cubehip_regions.h), and each `extern __shared__ T a[];` turned into
-// a pointer to the OS thread's dynamic shared buffer (CUBEHIP_MAX_SHARED bytes, defined
-// in the generated tail). One OS thread runs one block at a time, so the buffer is the
-// running block's. At namespace scope the pointer is thread_local (initialized per
-// thread on first use); in a function it is a local. Only insertions on existing lines
+// (cubehip_entry.h, cubehip_regions.h), each `extern __shared__ T a[];` turned into a
+// pointer to the running block's dynamic shared buffer (in its OS thread's shared arena,
+// cubehip_shared.h; at namespace scope an object that reads it at each use, in a
+// function a local), and each static __shared__ declaration into references into the
+// arena (sharedmem.go). Only insertions on existing lines
 // and newline-preserving replacements: compiler messages keep the user's line numbers.
 // Inserts at one place apply in the order they were made, before a replacement there.
 func applyEdits(src string, edits []edit) string {
@@ -718,13 +720,10 @@ func applyEdits(src string, edits []edit) string {
 }
 
 // tail is the generated end of the translation unit: a launcher and a signature function
-// per entry (CUBEHIP_ENTRY, cubehip_entry.h), and the dynamic shared buffer if used.
+// per entry (CUBEHIP_ENTRY, cubehip_entry.h).
 func (p *program) tail() string {
 	var b strings.Builder
 	b.WriteString("\n#line 1 \"<cubehip entries>\"\n")
-	if p.dynShared {
-		b.WriteString("CUBEHIP_DYN_SHARED_STORAGE\n")
-	}
 	fiber := map[string]bool{}
 	for _, bd := range p.bodies {
 		fiber[bd.name] = fiber[bd.name] || bd.mode == modeFiber

@@ -46,9 +46,8 @@ func TestRewriteSharedKeepsLines(t *testing.T) {
 	p := scan(src)
 	assert.True(t, p.dynShared)
 	assert.Equal(t, strings.Count(src, "\n"), strings.Count(p.rewritten, "\n"))
-	assert.Contains(t, p.rewritten, "static thread_local float* const top = reinterpret_cast<float*>(cubehip_dyn_shared);")
+	assert.Contains(t, p.rewritten, "static const ::cubehip::dyn_ptr<float> top{};")
 	assert.Contains(t, p.rewritten, "  unsigned int* const local = reinterpret_cast<unsigned int*>(cubehip_dyn_shared);\n\n  local[0] = 1;")
-	assert.Contains(t, p.tail(), "CUBEHIP_DYN_SHARED_STORAGE")
 }
 
 // The type may come before __shared__ (`extern float __shared__ s[];`): the same
@@ -58,7 +57,7 @@ func TestRewriteSharedTypeFirst(t *testing.T) {
 		"extern \"C\" __global__ void k() {\n  extern __align__(16) float __shared__ local[];\n  local[0] = top[0];\n}\n"
 	p := scan(src)
 	assert.True(t, p.dynShared)
-	assert.Contains(t, p.rewritten, "static thread_local unsigned int* const top = reinterpret_cast<unsigned int*>(cubehip_dyn_shared);")
+	assert.Contains(t, p.rewritten, "static const ::cubehip::dyn_ptr<unsigned int> top{};")
 	assert.Contains(t, p.rewritten, "extern int counter;")
 	assert.Contains(t, p.rewritten, "  float* const local = reinterpret_cast<float*>(cubehip_dyn_shared);")
 }

@@ -17,7 +17,19 @@
  *
  * What a jump cannot undo: C++ destructors of the kernel's frames do not run, and a lock
  * the kernel held (a printf's stdio lock in a libc call) stays held. Kernels take no
- * locks of cubehip's; the prelude's printf formats into a per-thread buffer. */
+ * locks of cubehip's; the prelude's printf formats into a per-thread buffer.
+ *
+ * A launch's time limit ends a kernel that never returns the same way. Nothing the
+ * kernel does raises a signal there (`while (1) {}` touches no memory), so one is sent:
+ * cubehip_stop_fire marks the launch expired and sends the time-out signal (a real-time
+ * one, SIGRTMIN + 5, which Go does not use) to each thread whose guarded range belongs
+ * to it, found in a list of the threads that ran limited launches; the handler jumps
+ * back to the guard as for a fault, with CUBEHIP_FAULT_TIMEOUT for the signal. It acts
+ * only while the thread's guard is set and belongs to an expired launch, and never while
+ * the thread holds one of the runner's locks (the grid's barrier, cubehip_timeouts_hold):
+ * there it waits, and the Go side sends it again until the launch returns. A kernel
+ * stopped inside a libc call (malloc of a region's slots, a printf's write) may leave
+ * that call's lock held, as a fault there would. */
 #define _GNU_SOURCE
 #include "fault.h"
 
@@ -29,18 +41,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const int caught[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NCAUGHT ((int)(sizeof caught / sizeof caught[0]))
 static struct sigaction previous[NCAUGHT]; /* what each was before; written before enabled */
+static struct sigaction timeout_previous;  /* the time-out signal's, likewise */
 static atomic_int enabled;                  /* the handlers are installed */
 
 /* A guarded range of blocks in flight on this thread. */
 typedef struct guard {
 	sigjmp_buf env;
 	cubehip_fault* f;
+	cubehip_stop* stop; /* its launch's time limit, or NULL */
 } guard;
+
+/* Every thread that has run guarded ranges, for cubehip_stop_fire to find those running a
+ * launch's blocks: a list that only grows (the runner's threads live as long as the
+ * process; a Go thread that ends leaves an entry no launch runs on). */
+typedef struct runner_thread {
+	pid_t tid;
+	_Atomic(cubehip_stop*) running; /* the limited launch whose range it runs, or NULL */
+	struct runner_thread* next;
+} runner_thread;
+static _Atomic(runner_thread*) threads;
 
 /* initial-exec: the handler reads these, and a thread's first access to a dynamic-model
  * thread-local (libcubehip.so) may allocate, which a handler must not. */
@@ -48,6 +73,10 @@ typedef struct guard {
 static FAULT_TLS guard* current; /* set only while this thread runs kernel code */
 static FAULT_TLS int prepared;   /* prepare_thread has run on this thread */
 static FAULT_TLS int abrt_blocked;
+static FAULT_TLS runner_thread* self; /* this thread's entry in threads, once it ran a limited launch */
+static FAULT_TLS int held;            /* cubehip_timeouts_hold */
+
+static int timeout_signal(void) { return SIGRTMIN + 5; }
 
 /* Whether the kernel's own code raised sig: a fault the CPU reported (si_code > 0), or
  * abort(), which raises SIGABRT at its own thread; never a signal sent by kill(2). */
@@ -74,6 +103,29 @@ static void forward(int sig, siginfo_t* info, void* uc) {
 	} else if (p->sa_handler != SIG_IGN) {
 		p->sa_handler(sig);
 	}
+}
+
+/* The time-out signal: acts on a thread whose guarded range belongs to an expired launch
+ * and holds no lock of the runner's; otherwise it was sent to a range that has ended (or
+ * will be sent again), and one cubehip did not send goes on to Go's handler. */
+static void on_timeout(int sig, siginfo_t* info, void* uc) {
+	guard* g = current;
+	int ours = info->si_code == SI_TKILL && info->si_pid == getpid();
+	if (g == NULL || g->stop == NULL || held || !atomic_load(&g->stop->expired)) {
+		if (!ours && timeout_previous.sa_handler != SIG_DFL && timeout_previous.sa_handler != SIG_IGN) {
+			if (timeout_previous.sa_flags & SA_SIGINFO) timeout_previous.sa_sigaction(sig, info, uc);
+			else timeout_previous.sa_handler(sig);
+		}
+		return;
+	}
+	current = NULL;
+	g->f->signal = CUBEHIP_FAULT_TIMEOUT;
+	g->f->code = 0;
+	g->f->addr = 0;
+	sigset_t mask = ((ucontext_t*)uc)->uc_sigmask;
+	if (abrt_blocked) sigaddset(&mask, SIGABRT);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	siglongjmp(g->env, 1);
 }
 
 static void on_signal(int sig, siginfo_t* info, void* uc) {
@@ -116,10 +168,36 @@ static void prepare_thread(void) {
 	sigemptyset(&sync);
 	for (int i = 0; i < NCAUGHT; i++)
 		if (caught[i] != SIGABRT) sigaddset(&sync, caught[i]);
+	sigaddset(&sync, timeout_signal());
 	pthread_sigmask(SIG_UNBLOCK, &sync, &now);
 	abrt_blocked = sigismember(&now, SIGABRT) == 1;
 	prepared = 1;
 }
+
+/* This thread's entry in threads, added at its first limited launch. */
+static runner_thread* register_thread(void) {
+	if (self) return self;
+	runner_thread* t = calloc(1, sizeof *t);
+	if (t == NULL) return NULL;
+	t->tid = gettid();
+	runner_thread* head = atomic_load(&threads);
+	do t->next = head;
+	while (!atomic_compare_exchange_weak(&threads, &head, t));
+	self = t;
+	return t;
+}
+
+cubehip_stop* cubehip_stop_new(void) { return calloc(1, sizeof(cubehip_stop)); }
+void cubehip_stop_free(cubehip_stop* s) { free(s); }
+
+void cubehip_stop_fire(cubehip_stop* s) {
+	atomic_store(&s->expired, 1);
+	pid_t pid = getpid();
+	for (runner_thread* t = atomic_load(&threads); t; t = t->next)
+		if (atomic_load(&t->running) == s) syscall(SYS_tgkill, pid, t->tid, timeout_signal());
+}
+
+void cubehip_timeouts_hold(int hold) { held = hold; }
 
 void cubehip_faults_install(int on) {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -138,6 +216,9 @@ void cubehip_faults_install(int on) {
 			sigaction(caught[i], NULL, &previous[i]);
 			sigaction(caught[i], &sa, NULL);
 		}
+		sa.sa_sigaction = on_timeout;
+		sigaction(timeout_signal(), NULL, &timeout_previous);
+		sigaction(timeout_signal(), &sa, NULL);
 		atomic_store(&enabled, 1);
 	}
 	done = 1;
@@ -145,19 +226,39 @@ void cubehip_faults_install(int on) {
 }
 
 int cubehip_guarded(cubehip_entry_fn fn, const cubehip_launch* launch, uint64_t first, uint64_t end,
-                    cubehip_arena* arena, cubehip_fault* f) {
+                    cubehip_arena* arena, cubehip_stop* stop, cubehip_fault* f) {
 	if (!atomic_load_explicit(&enabled, memory_order_relaxed)) return fn(launch, first, end, arena);
 	if (!prepared) prepare_thread();
+	runner_thread* me = stop ? register_thread() : NULL;
 	guard g;
 	g.f = f;
+	g.stop = me ? stop : NULL;
 	/* No mask saved (0): on_signal restores the kernel's own before it jumps. */
 	if (sigsetjmp(g.env, 0)) {
+		if (me) atomic_store(&me->running, NULL);
 		f->first = first;
 		f->end = end;
 		return CUBEHIP_FAULTED;
 	}
 	current = &g;
+	if (me) {
+		/* Published before expired is read, as cubehip_stop_fire stores expired before
+		 * reading running: either this range sees the limit passed and does not start, or
+		 * the signal finds it running. */
+		atomic_store(&me->running, stop);
+		if (atomic_load(&stop->expired)) {
+			current = NULL;
+			atomic_store(&me->running, NULL);
+			f->signal = CUBEHIP_FAULT_TIMEOUT;
+			f->code = 0;
+			f->addr = 0;
+			f->first = first;
+			f->end = end;
+			return CUBEHIP_FAULTED;
+		}
+	}
 	int rc = fn(launch, first, end, arena);
 	current = NULL;
+	if (me) atomic_store(&me->running, NULL);
 	return rc;
 }

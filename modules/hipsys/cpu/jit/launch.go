@@ -20,7 +20,7 @@ import (
 // device properties.
 const (
 	MaxThreadsPerBlock   = C.CUBEHIP_MAX_THREADS
-	MaxSharedMemPerBlock = C.CUBEHIP_MAX_SHARED      // dynamic shared bytes per block
+	MaxSharedMemPerBlock = C.CUBEHIP_MAX_SHARED      // shared bytes per block, static and dynamic
 	MaxParamBytes        = C.CUBEHIP_MAX_PARAM_BYTES // packed kernel arguments
 )
 
@@ -55,7 +55,6 @@ const callLaunch = "hipModuleLaunchKernel"
 var (
 	errConfig = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidConfiguration,
 		"grid and block dimensions must be nonzero, blocks at most 1024 threads within (1024, 1024, 64), grids within (2147483647, 65535, 65535)")
-	errShared   = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidValue, "dynamic shared memory over 65536 bytes per block")
 	errParams   = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidValue, "kernel argument block over 4096 bytes or an argument past its end")
 	errUnloaded = hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidHandle, "function of an unloaded module")
 )
@@ -166,7 +165,8 @@ func (f *Function) ParamSizes() []uint32 { return f.sizes }
 // count.
 //
 // Errors: hipErrorInvalidConfiguration for a zero or oversized grid or block,
-// hipErrorInvalidValue for dynamic shared memory over MaxSharedMemPerBlock or arguments
+// hipErrorInvalidValue for shared memory (the dynamic bytes and the module's static
+// variables) over MaxSharedMemPerBlock or arguments
 // that do not match the kernel's, hipErrorInvalidHandle once the module is closed. A
 // kernel that faults ends the launch with the error a GPU gives, naming the kernel
 // (fault.go): hipErrorIllegalAddress for a bad memory access, hipErrorLaunchFailure for
@@ -189,6 +189,20 @@ func (f *Function) ParamSizes() []uint32 { return f.sizes }
 // starts) installs nothing: a fault then ends the process, for a core dump with the
 // kernel's frames. Kernels share the process's memory: a stray write that lands in
 // mapped memory corrupts the host process silently.
+//
+// Shared memory is the exception: a block's static __shared__ variables and its dynamic
+// buffer live in its OS thread's shared arena (runner.c, prelude/cubehip_shared.h), a
+// mapping apart from every state of the runtime, with inaccessible pages on either side
+// of it and between the two, so a kernel that overflows its shared memory faults
+// (hipErrorIllegalAddress) rather than corrupting cubehip. The static variables and the
+// dynamic bytes together are at most MaxSharedMemPerBlock.
+//
+// A launch may run for at most TimeLimit (SetTimeLimit, $CUBEHIP_CPU_TIME_LIMIT; none by
+// default): one that runs past it ends with hipErrorLaunchTimeOut naming the kernel and
+// the limit. Its threads are interrupted by a signal of their own (fault.c) and jump back
+// as from a fault, so a kernel spinning in `while (1) {}` is stopped too; blocks not yet
+// started never run, and the pool's and a cooperative launch's threads go on to later
+// launches.
 func (f *Function) Launch(grid, block hipsys.Dim3, sharedMem uint32, params []byte, offsets []uint32) error {
 	return f.launch(grid, block, sharedMem, params, offsets, false)
 }
@@ -236,8 +250,8 @@ func (f *Function) launch(grid, block hipsys.Dim3, sharedMem uint32, params []by
 		grid.X > MaxGridDim[0] || grid.Y > MaxGridDim[1] || grid.Z > MaxGridDim[2] {
 		return errConfig
 	}
-	if sharedMem > MaxSharedMemPerBlock {
-		return errShared
+	if sharedMem > MaxSharedMemPerBlock || uint64(sharedMem)+f.m.staticShared > MaxSharedMemPerBlock {
+		return f.sharedError(sharedMem)
 	}
 	if len(offsets) != len(f.sizes) {
 		return hipsys.NewError("cpu", callLaunch, hipsys.ErrorInvalidValue,
@@ -273,14 +287,24 @@ func (f *Function) launch(grid, block hipsys.Dim3, sharedMem uint32, params []by
 		cooperative = 1
 	}
 	installFaultHandlers()
+	useShared := C.int(0)
+	if m.staticShared > 0 || sharedMem > 0 {
+		useShared = 1
+	}
+	limit := startLimit()
 	var fault C.cubehip_fault
 	// SAFETY: params and offsets are Go memory holding no Go pointers; cubehip_run copies
 	// them before running any block and keeps nothing after it returns (noescape). fault
 	// is written before it returns and holds no pointer.
 	rc := C.cubehip_run(f.run, buf, C.uint32_t(len(params)), offs, C.uint32_t(len(offsets)),
 		C.uint32_t(grid.X), C.uint32_t(grid.Y), C.uint32_t(grid.Z),
-		C.uint32_t(block.X), C.uint32_t(block.Y), C.uint32_t(block.Z), C.uint32_t(sharedMem), barrier, cooperative, &fault)
+		C.uint32_t(block.X), C.uint32_t(block.Y), C.uint32_t(block.Z), C.uint32_t(sharedMem),
+		C.uint64_t(m.staticShared), useShared, barrier, cooperative, limit.cStop(), &fault)
 	m.users.Add(-1)
+	limit.end()
+	if rc == C.CUBEHIP_FAULTED && fault.signal == C.CUBEHIP_FAULT_TIMEOUT {
+		return timeoutError(f.name, &fault, limit.limit)
+	}
 	if rc == C.CUBEHIP_FAULTED {
 		return faultError(f.name, &fault)
 	}
@@ -299,7 +323,7 @@ func poolThreads() int { return int(C.cubehip_pool_threads()) }
 func statusError(s hipsys.Status) error {
 	switch s {
 	case hipsys.ErrorOutOfMemory:
-		return hipsys.NewError("cpu", callLaunch, s, "cannot map fiber stacks for a barrier kernel")
+		return hipsys.NewError("cpu", callLaunch, s, "cannot map fiber stacks or a shared-memory arena for the launch")
 	case hipsys.ErrorCooperativeLaunchTooLarge:
 		return hipsys.NewError("cpu", callLaunchCooperative, s, "cannot start an OS thread for every block of the cooperative grid")
 	default:

@@ -32,7 +32,10 @@ const (
 type Module struct {
 	handle  unsafe.Pointer // dlopen handle
 	barrier bool
-	entries map[string]string // kernel name -> its launcher's suffix (cubehip_run_<suffix>)
+	// staticShared is the bytes of shared memory the module's static __shared__
+	// variables take in a block (cubehip_shared_layout, cubehip_shared.h).
+	staticShared uint64
+	entries      map[string]string // kernel name -> its launcher's suffix (cubehip_run_<suffix>)
 	// unwrapped are the lowered names of name expressions that designate no kernel the jit
 	// wrapped (a kernel defined in a header or by a macro, a __device__ function or variable).
 	unwrapped map[string]bool
@@ -78,6 +81,14 @@ func Load(image []byte) (*Module, error) {
 		C.cubehip_dlclose(h)
 		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, "code object built for another cubehip ABI")
 	}
+	var static C.uint64_t
+	layout := m.sym("cubehip_shared_layout")
+	// SAFETY: static outlives the call and holds no pointer.
+	if layout == nil || C.cubehip_call_layout(layout, &static) != 0 {
+		C.cubehip_dlclose(h)
+		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, "code object declares more static __shared__ variables than the jit can lay out")
+	}
+	m.staticShared = uint64(static)
 	for _, e := range im.entries {
 		m.entries[e] = e
 	}

@@ -50,6 +50,8 @@
 typedef struct job {
 	cubehip_entry_fn fn;
 	const cubehip_launch* launch;
+	const struct launch_shared* shared; /* the launch's shared memory, or NULL for none */
+	cubehip_stop* stop;                 /* its time limit, or NULL */
 	uint64_t first;                   /* the range's first block */
 	uint64_t nblocks, chunk, nchunks; /* blocks after first */
 	atomic_uint_fast64_t next; /* next chunk to claim */
@@ -64,9 +66,80 @@ typedef struct job {
 } job;
 
 typedef struct arena_node {
-	cubehip_arena arena;
+	char* stacks;
 	struct arena_node* link;
 } arena_node;
+
+/* A launch's shared memory: its static bytes (the module's layout) and dynamic bytes. */
+typedef struct launch_shared {
+	uint64_t static_size;
+	uint32_t dyn_size;
+} launch_shared;
+
+/* This OS thread's shared arena (cubehip_abi.h's cubehip_arena.shared): reserved at the
+ * thread's first launch that uses shared memory and kept for the thread's life, so a
+ * thread's static variables never move (a thread_local reference to one stays valid).
+ * SHARED_GUARD inaccessible bytes, a span of CUBEHIP_MAX_SHARED bytes and two pages (the
+ * two parts' rounding up to whole pages), SHARED_GUARD inaccessible bytes: the static
+ * variables at the bottom of the span, the dynamic buffer at its top, and
+ * only their pages read-write, so that a kernel overflowing its shared memory faults
+ * rather than reaching memory of the runtime's, and mostly faults at once (within a
+ * page). The guards are wider than a page so that an index a little past the end (a
+ * row or a tile too far) still lands in them rather than in the next mapping. The
+ * pages' modes change only when a launch's sizes differ from the thread's last one's. */
+#define SHARED_GUARD ((size_t)1 << 20)
+typedef struct shared_arena {
+	char* lo;    /* the span's first byte; NULL until reserved */
+	char* hi;    /* just past its last: the upper guard */
+	size_t s, d; /* read-write bytes at the bottom, at the top */
+} shared_arena;
+static __thread shared_arena sha;
+
+static size_t page_size(void) {
+	static atomic_size_t page;
+	size_t p = atomic_load_explicit(&page, memory_order_relaxed);
+	if (p == 0) {
+		p = (size_t)sysconf(_SC_PAGESIZE);
+		atomic_store_explicit(&page, p, memory_order_relaxed);
+	}
+	return p;
+}
+
+static size_t page_round(size_t n) {
+	size_t page = page_size();
+	return (n + page - 1) / page * page;
+}
+
+/* Fills a's shared fields for a launch's sizes on this thread, mapping the arena's pages
+ * to match; nonzero when the system refuses (hipErrorOutOfMemory). */
+static int shared_prepare(cubehip_arena* a, const launch_shared* ls) {
+	if (ls == NULL) return 0;
+	if (sha.lo == NULL) {
+		size_t span = page_round(CUBEHIP_MAX_SHARED) + 2 * page_size();
+		char* base = mmap(NULL, span + 2 * SHARED_GUARD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (base == MAP_FAILED) return -1;
+		sha.lo = base + SHARED_GUARD;
+		sha.hi = sha.lo + span;
+	}
+	size_t s = page_round(ls->static_size), d = page_round(ls->dyn_size);
+	if (s != sha.s) {
+		int rc = s > sha.s ? mprotect(sha.lo + sha.s, s - sha.s, PROT_READ | PROT_WRITE)
+		                   : mprotect(sha.lo + s, sha.s - s, PROT_NONE);
+		if (rc != 0) return -1;
+		sha.s = s;
+	}
+	if (d != sha.d) {
+		int rc = d > sha.d ? mprotect(sha.hi - d, d - sha.d, PROT_READ | PROT_WRITE)
+		                   : mprotect(sha.hi - sha.d, sha.d - d, PROT_NONE);
+		if (rc != 0) return -1;
+		sha.d = d;
+	}
+	a->shared = sha.lo;
+	a->dyn = sha.hi - (((size_t)ls->dyn_size + 63) & ~(size_t)63);
+	a->static_size = ls->static_size;
+	a->dyn_size = ls->dyn_size;
+	return 0;
+}
 
 /* One pool thread. Each sleeps on its own condition variable, so a launch chooses whom
  * it wakes. */
@@ -117,7 +190,7 @@ static arena_node* arena_new(void) {
 		munmap(base, total);
 		return NULL;
 	}
-	n->arena.base = base;
+	n->stacks = base;
 	n->link = NULL;
 	return n;
 }
@@ -137,7 +210,13 @@ static void arena_return(arena_node* n) {
 	pthread_mutex_unlock(&mu);
 }
 
-static void run_chunks(job* j, cubehip_arena* arena) {
+static void run_chunks(job* j, char* stacks) {
+	cubehip_arena arena = {stacks, NULL, NULL, 0, 0};
+	if (shared_prepare(&arena, j->shared) != 0) {
+		atomic_store(&j->err, 2); /* hipErrorOutOfMemory: no shared arena */
+		atomic_store_explicit(&j->next, j->nchunks, memory_order_relaxed);
+		return;
+	}
 	for (;;) {
 		uint64_t c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
 		if (c >= j->nchunks) return;
@@ -146,7 +225,7 @@ static void run_chunks(job* j, cubehip_arena* arena) {
 		first += j->first;
 		end += j->first;
 		cubehip_fault f;
-		int rc = cubehip_guarded(j->fn, j->launch, first, end, arena, &f);
+		int rc = cubehip_guarded(j->fn, j->launch, first, end, &arena, j->stop, &f);
 		if (rc == CUBEHIP_FAULTED) {
 			/* As on a GPU, a fault ends the whole launch: the chunks nobody has claimed
 			 * never run; those running on other threads finish. */
@@ -200,7 +279,7 @@ static void* worker_main(void* arg) {
 		if (j->barrier && arena == NULL) arena = arena_new();
 		/* Without stacks this worker leaves the chunks to the launching thread, which has
 		 * its own arena (or has already failed the launch). */
-		if (!j->barrier || arena) run_chunks(j, arena ? &arena->arena : NULL);
+		if (!j->barrier || arena) run_chunks(j, arena ? arena->stacks : NULL);
 		pthread_mutex_lock(&mu);
 		if (j->listed) unlink_locked(j); /* it was exhausted when this worker stopped */
 		if (--j->workers == 0) pthread_cond_broadcast(&done_cv);
@@ -273,12 +352,14 @@ int cubehip_pool_threads(void) {
 
 /* Runs blocks [first, first + nblocks) of a launch in chunks over the pool's workers and
  * the calling thread, and waits for every chunk. */
-static int run_pool(cubehip_entry_fn fn, const cubehip_launch* L, uint64_t first, uint64_t nblocks, int pool, int barrier,
-                    cubehip_arena* a, cubehip_fault* fault) {
+static int run_pool(cubehip_entry_fn fn, const cubehip_launch* L, const launch_shared* ls, cubehip_stop* stop,
+                    uint64_t first, uint64_t nblocks, int pool, int barrier, char* stacks, cubehip_fault* fault) {
 	job j;
 	memset(&j, 0, sizeof j);
 	j.fn = fn;
 	j.launch = L;
+	j.shared = ls;
+	j.stop = stop;
 	j.first = first;
 	j.nblocks = nblocks;
 	uint64_t target = (uint64_t)pool * CHUNKS_PER_THREAD;
@@ -308,7 +389,7 @@ static int run_pool(cubehip_entry_fn fn, const cubehip_launch* L, uint64_t first
 	pthread_mutex_unlock(&mu);
 	for (int i = 0; i < nwake; i++) pthread_cond_signal(&wake[i]->cv);
 
-	run_chunks(&j, a);
+	run_chunks(&j, stacks);
 
 	/* Every chunk is claimed; wait for the workers still running theirs. j lives on
 	 * this stack, so it must be off the list and unreferenced before returning. */
@@ -345,6 +426,8 @@ typedef struct coop_run {
 	cubehip_grid g; /* first: the kernel's view of it */
 	cubehip_entry_fn fn;
 	const cubehip_launch* launch;
+	const launch_shared* shared;
+	cubehip_stop* stop;
 	unsigned threads; /* per block */
 	int barrier;
 	pthread_cond_t cv;  /* the barrier's release and the last block's end */
@@ -371,6 +454,10 @@ static coop_thread* coop_idle; /* under coop_mu */
 
 static int coop_sync(cubehip_grid* g) {
 	coop_run* r = (coop_run*)g;
+	/* Called from kernel code, inside the block's guard: a time-out must not jump out
+	 * while this thread holds coop_mu or waits on the barrier's condition variable. A
+	 * launch that times out ends the barrier for all (its blocks abort). */
+	cubehip_timeouts_hold(1);
 	pthread_mutex_lock(&coop_mu);
 	uint64_t gen = r->gen;
 	if (!r->aborted && ++r->waiting == r->running) {
@@ -381,6 +468,7 @@ static int coop_sync(cubehip_grid* g) {
 	while (r->gen == gen && !r->aborted) pthread_cond_wait(&r->cv, &coop_mu);
 	int rc = r->gen == gen; /* ended without its release */
 	pthread_mutex_unlock(&coop_mu);
+	cubehip_timeouts_hold(0);
 	return rc;
 }
 
@@ -401,10 +489,12 @@ static void coop_leave(coop_run* r, int faulted) {
 	pthread_mutex_unlock(&coop_mu);
 }
 
-static void coop_block(coop_run* r, uint64_t b, cubehip_arena* a) {
+static void coop_block(coop_run* r, uint64_t b, char* stacks) {
 	cubehip_fault f;
 	f.signal = 0;
-	int rc = cubehip_guarded(r->fn, r->launch, b, b + 1, a, &f);
+	cubehip_arena a = {stacks, NULL, NULL, 0, 0};
+	int rc = shared_prepare(&a, r->shared) != 0 ? 2 /* hipErrorOutOfMemory */
+	                                            : cubehip_guarded(r->fn, r->launch, b, b + 1, &a, r->stop, &f);
 	if (rc == CUBEHIP_FAULTED) {
 		if (atomic_exchange(&r->faulted, 1) == 0) r->fault = f;
 	} else if (rc) {
@@ -431,8 +521,7 @@ static void* coop_main(void* arg) {
 			atomic_store(&r->err, 2); /* hipErrorOutOfMemory: no stacks for the block's fibers */
 			coop_leave(r, 1);
 		} else {
-			cubehip_arena a = {t->stacks};
-			coop_block(r, b, &a);
+			coop_block(r, b, t->stacks);
 		}
 		pthread_mutex_lock(&coop_mu);
 		t->run = NULL;
@@ -474,8 +563,8 @@ static coop_thread* coop_take_locked(void) {
 /* Runs every block of a cooperative launch at once: block 0 on the calling thread (with
  * its arena a), each other on a cooperative thread. Nothing runs unless every block has
  * its thread: hipErrorCooperativeLaunchTooLarge when the threads cannot be started. */
-static int run_coop(cubehip_entry_fn fn, cubehip_launch* L, uint64_t nblocks, unsigned threads, int barrier,
-                    cubehip_arena* a, cubehip_fault* fault) {
+static int run_coop(cubehip_entry_fn fn, cubehip_launch* L, const launch_shared* ls, cubehip_stop* stop, uint64_t nblocks,
+                    unsigned threads, int barrier, char* stacks, cubehip_fault* fault) {
 	coop_thread** ts = NULL;
 	if (nblocks > 1) {
 		ts = malloc((size_t)(nblocks - 1) * sizeof *ts);
@@ -486,6 +575,8 @@ static int run_coop(cubehip_entry_fn fn, cubehip_launch* L, uint64_t nblocks, un
 	r.g.sync = coop_sync;
 	r.fn = fn;
 	r.launch = L;
+	r.shared = ls;
+	r.stop = stop;
 	r.threads = threads;
 	r.barrier = barrier;
 	r.running = (unsigned)nblocks;
@@ -519,7 +610,7 @@ static int run_coop(cubehip_entry_fn fn, cubehip_launch* L, uint64_t nblocks, un
 	}
 	pthread_mutex_unlock(&coop_mu);
 	free(ts);
-	coop_block(&r, 0, a);
+	coop_block(&r, 0, stacks);
 	pthread_mutex_lock(&coop_mu);
 	while (r.running > 0) pthread_cond_wait(&r.cv, &coop_mu);
 	pthread_mutex_unlock(&coop_mu);
@@ -536,7 +627,8 @@ static int run_coop(cubehip_entry_fn fn, cubehip_launch* L, uint64_t nblocks, un
 
 int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs, uint32_t nargs,
                 uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
-                uint32_t shared, int barrier, int coop, cubehip_fault* fault) {
+                uint32_t shared, uint64_t static_shared, int use_shared, int barrier, int coop, cubehip_stop* stop,
+                cubehip_fault* fault) {
 	/* A private, aligned copy: the Go buffer may be reused as soon as this call returns
 	 * and need not be aligned for the kernel's widest argument. */
 	_Alignas(16) unsigned char args[CUBEHIP_MAX_PARAM_BYTES];
@@ -551,29 +643,34 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 	/* Only small grids are multiplied out: a maximal grid times 1024 overflows 64 bits. */
 	uint64_t threads = nblocks <= INLINE_THREADS ? nblocks * ((uint64_t)bx * by * bz) : UINT64_MAX;
 
+	launch_shared lsv = {static_shared, shared};
+	const launch_shared* ls = use_shared ? &lsv : NULL;
 	int pool = cubehip_pool_threads();
 	arena_node* arena = barrier ? arena_borrow() : NULL;
 	if (barrier && arena == NULL) return 2; /* hipErrorOutOfMemory */
-	cubehip_arena* a = arena ? &arena->arena : NULL;
+	char* stacks = arena ? arena->stacks : NULL;
+	cubehip_arena a = {stacks, NULL, NULL, 0, 0};
 	int rc;
 	fault->signal = 0;
-	if (coop) {
-		rc = run_coop(fn, &L, nblocks, bx * by * bz, barrier, a, fault);
+	if (!coop && shared_prepare(&a, ls) != 0) {
+		rc = 2; /* hipErrorOutOfMemory: no shared arena */
+	} else if (coop) {
+		rc = run_coop(fn, &L, ls, stop, nblocks, bx * by * bz, barrier, stacks, fault);
 	} else if (pool == 1 || nblocks == 1) {
-		rc = cubehip_guarded(fn, &L, 0, nblocks, a, fault);
+		rc = cubehip_guarded(fn, &L, 0, nblocks, &a, stop, fault);
 	} else if (threads <= INLINE_THREADS) {
 		/* Small by its thread count: the first block on the caller, timed, says whether
 		 * the rest is worth the pool's wake-ups. Two clock reads (vDSO, tens of ns) on a
 		 * launch of a few blocks. */
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		rc = cubehip_guarded(fn, &L, 0, 1, a, fault);
+		rc = cubehip_guarded(fn, &L, 0, 1, &a, stop, fault);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		int64_t ns = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
-		if (rc == 0 && ns * (int64_t)(nblocks - 1) > SPREAD_NS) rc = run_pool(fn, &L, 1, nblocks - 1, pool, barrier, a, fault);
-		else if (rc == 0) rc = cubehip_guarded(fn, &L, 1, nblocks, a, fault);
+		if (rc == 0 && ns * (int64_t)(nblocks - 1) > SPREAD_NS) rc = run_pool(fn, &L, ls, stop, 1, nblocks - 1, pool, barrier, stacks, fault);
+		else if (rc == 0) rc = cubehip_guarded(fn, &L, 1, nblocks, &a, stop, fault);
 	} else {
-		rc = run_pool(fn, &L, 0, nblocks, pool, barrier, a, fault);
+		rc = run_pool(fn, &L, ls, stop, 0, nblocks, pool, barrier, stacks, fault);
 	}
 	if (arena) arena_return(arena);
 	/* A kernel that met a construct its launch cannot run stored which, then trapped. */

@@ -8,13 +8,13 @@
 
 #include <stdint.h>
 
-#define CUBEHIP_ABI_VERSION 4
+#define CUBEHIP_ABI_VERSION 5
 #define CUBEHIP_MAX_THREADS 1024       /* threads per block, as on AMD GPUs */
-/* Dynamic shared bytes per block (hipDeviceProp sharedMemPerBlock): 160 KiB, AMD MI355X's
- * LDS and within what NVIDIA's opt-in gives a block on an H100 or H200, so kernels sized
- * for a GPU's large shared memory run here too. It is thread-local storage of the kernel
- * objects that use dynamic shared memory, allocated for a worker thread at its first
- * block of such a kernel. */
+/* Shared bytes per block, static and dynamic together (hipDeviceProp sharedMemPerBlock):
+ * 160 KiB, AMD MI355X's LDS and within what NVIDIA's opt-in gives a block on an H100 or
+ * H200, so kernels sized for a GPU's large shared memory run here too. A block's shared
+ * memory lives in its OS thread's shared arena (cubehip_arena), apart from every other
+ * state of the runtime. */
 #define CUBEHIP_MAX_SHARED (160 * 1024)
 #define CUBEHIP_MAX_PARAM_BYTES 4096   /* HIP's kernel argument limit */
 #define CUBEHIP_MAX_ARGS 1024
@@ -49,11 +49,21 @@ typedef struct cubehip_launch {
 	cubehip_grid* coop; /* never NULL */
 } cubehip_launch;
 
-/* Fiber stacks of one OS thread: CUBEHIP_MAX_THREADS stacks of CUBEHIP_FIBER_STACK bytes,
- * the lowest page of each a guard. Owned by the runner, reused by every barrier launch
- * that runs on that thread; NULL-based for kernels without barriers. */
+/* What the runner lends the OS thread running a range of blocks. base: fiber stacks,
+ * CUBEHIP_MAX_THREADS stacks of CUBEHIP_FIBER_STACK bytes, the lowest page of each a
+ * guard, reused by every barrier launch on that thread; NULL for kernels without
+ * barriers. shared: the thread's shared arena, a mapping of its own with inaccessible
+ * pages below and above it, whose first static_size bytes are read-write (the module's static
+ * __shared__ variables, at the offsets cubehip_shared_layout gave them); dyn: the
+ * launch's dynamic shared buffer of dyn_size bytes, ending at the arena's upper guard
+ * page (rounded up to 64 bytes below it). Between the two, pages no launch needs are
+ * inaccessible. Both NULL when the launch uses no shared memory. */
 typedef struct cubehip_arena {
 	char* base;
+	char* shared;
+	char* dyn;
+	uint64_t static_size;
+	uint64_t dyn_size;
 } cubehip_arena;
 
 /* cubehip_run_<entry>: runs blocks [first, end) (linear block index, x fastest) of a
@@ -67,6 +77,12 @@ typedef struct cubehip_param {
 	uint32_t align;
 	uint32_t pointer; /* 1 for a pointer type */
 } cubehip_param;
+
+/* cubehip_shared_layout: lays out the module's static __shared__ variables (once; the
+ * runner calls it after loading) and stores the bytes a block's static shared memory
+ * takes in *static_size; nonzero when the module declares more variables than it can
+ * record. */
+typedef int (*cubehip_layout_fn)(uint64_t* static_size);
 
 /* cubehip_sig_<entry>: describes each kernel parameter (up to cap of them) and returns
  * how many the kernel takes, so the Go side checks a launch's arguments and lays out the

@@ -41,12 +41,15 @@ typedef unsigned long long ullong;
  * take: each thread here has its own copy of the launch's values, const as declared. */
 #define __grid_constant__
 #define __align__(n) alignas(n)
-/* `extern __shared__ T a[];` never reaches this macro: the jit rewrites it into a pointer
- * to this thread's dynamic shared buffer before compiling (extern and static cannot be
- * combined, so no macro can express it). */
+/* The jit rewrites the __shared__ declarations it sees into references into the running
+ * block's shared arena (sharedmem.go, cubehip_shared.h), and `extern __shared__ T a[];`
+ * into a pointer to the launch's dynamic buffer there. What reaches this macro (a
+ * declaration a macro of the source's writes) is one copy per OS thread, which is one per
+ * running block, outside the arena. */
 #define __shared__ static thread_local
-#define HIP_DYNAMIC_SHARED(type, var) \
-	static thread_local type* const var = reinterpret_cast<type*>(cubehip_dyn_shared)
+/* The running block's dynamic shared buffer (cubehip_shared.h). */
+#define cubehip_dyn_shared (::cubehip::dyn_base())
+#define HIP_DYNAMIC_SHARED(type, var) [[maybe_unused]] const ::cubehip::dyn_ptr<type> var{};
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
 
@@ -72,9 +75,6 @@ CUBEHIP_HIDDEN __thread uint3 threadIdx;
 CUBEHIP_HIDDEN __thread uint3 blockIdx;
 CUBEHIP_HIDDEN __thread uint3 blockDim;
 CUBEHIP_HIDDEN __thread uint3 gridDim;
-/* Defined (CUBEHIP_MAX_SHARED bytes) by the generated part of the translation unit only
- * when the source uses dynamic shared memory, so other modules carry no 64 KiB of TLS. */
-extern CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[];
 
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)

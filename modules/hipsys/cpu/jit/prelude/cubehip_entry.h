@@ -43,6 +43,11 @@ struct block_ctx {
 	uint3 bid, bdim, gdim;
 	uint3 tid;      /* fibers: the thread the body runs */
 	uint64_t count; /* loop modules: blocks to run, x fastest from bid */
+	/* The block's shared memory (cubehip_arena, cubehip_shared.h): the static variables'
+	 * base and the dynamic buffer, and their sizes. */
+	char* shared;
+	char* dyn;
+	uint64_t static_size, dyn_size;
 };
 CUBEHIP_HIDDEN __thread block_ctx ctx_tls;
 CUBEHIP_HIDDEN __attribute__((const, noinline)) inline block_ctx* block() { return &ctx_tls; }
@@ -50,9 +55,18 @@ CUBEHIP_HIDDEN __attribute__((const, noinline)) inline block_ctx* block() { retu
  * is reached through it. */
 CUBEHIP_HIDDEN __thread const cubehip_launch* launch_tls;
 
-inline void set_dims(const cubehip_launch* L) {
+inline void set_dims(const cubehip_launch* L, const cubehip_arena* a) {
 	launch_tls = L;
 	block_ctx* c = block();
+	if (a != nullptr) {
+		c->shared = a->shared;
+		c->dyn = a->dyn;
+		c->static_size = a->static_size;
+		c->dyn_size = a->dyn_size;
+	} else {
+		c->shared = c->dyn = nullptr;
+		c->static_size = c->dyn_size = 0;
+	}
 	c->gdim = uint3{L->grid[0], L->grid[1], L->grid[2]};
 	c->bdim = uint3{L->block[0], L->block[1], L->block[2]};
 	c->tid = uint3{0, 0, 0};
@@ -278,9 +292,13 @@ template <class... A> struct entry<void (*)(A...)> {
 	 * threads itself. A call per block instead slowed a streaming kernel (docs/benchmarks.md,
 	 * "cpu device: one call per block range"): the entry is too big to inline here, and its
 	 * per-call setup (vector loop versioning) ran for every 256 threads. */
-	template <void (*F)(A...)> static int loop(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena*) {
+	template <void (*F)(A...)> static int loop(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena* arena) {
 		pack<A...> args(L->params);
-		set_dims(L);
+		set_dims(L, arena);
+		/* No fibers here: a fiber launch that a fault or a time limit ended on this thread
+		 * left its (dead) scheduler behind, which a barrier reached from this body would
+		 * switch into. */
+		*current_slot() = nullptr;
 		block_walk w(L, b);
 		block_ctx* c = block();
 		c->bid = uint3{w.x, w.y, w.z};
@@ -331,7 +349,7 @@ template <class... A> struct entry<void (*)(A...)> {
 	 * reads is per OS thread, so it is set before each resume. */
 	template <void (*F)(A...)> static int fiber(const cubehip_launch* L, uint64_t b, uint64_t end, cubehip_arena* arena) {
 		pack<A...> args(L->params);
-		set_dims(L);
+		set_dims(L, arena);
 		const unsigned bx = L->block[0], by = L->block[1], bz = L->block[2];
 		const unsigned n = bx * by * bz;
 		fibers st;
@@ -410,7 +428,6 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
 	CUBEHIP_EXPORT unsigned cubehip_sig_##sym(cubehip_param* __cubehip_p, unsigned __cubehip_cap) {                  \
 		return ::cubehip::entry<decltype(&fn)>::sig(__cubehip_p, __cubehip_cap);                                     \
 	}
-#define CUBEHIP_DYN_SHARED_STORAGE alignas(64) CUBEHIP_HIDDEN __thread unsigned char cubehip_dyn_shared[CUBEHIP_MAX_SHARED];
 
 /* Runs an entry body (a closure taking blockIdx and threadIdx) for every thread of block
  * bid, keeping the thread-local threadIdx current when tls is set. Each thread calls a

@@ -7,14 +7,16 @@
  * __syncthreads) or as fibers that switch at every barrier. Hence:
  *  - threadIdx/blockIdx/blockDim/gridDim are thread-local, set by the runner before each
  *    GPU thread runs (and before each fiber resumes);
- *  - __shared__ is `static thread_local`: one copy per OS thread, which is one copy per
- *    running block, shared by all of that block's threads;
+ *  - __shared__ variables live in the OS thread's shared arena, which runs one block at
+ *    a time: one copy per running block, shared by all of that block's threads, with
+ *    inaccessible pages on either side (cubehip_shared.h);
  *  - warps: see cubehip_warp.h.
  */
 #pragma once
 #include "cubehip_base.h"
 
 #include "cubehip_entry.h"
+#include "cubehip_shared.h"
 #include "cubehip_regions.h"
 #include "cubehip_warp.h"
 
