@@ -18,7 +18,7 @@ func (w *queueWatch) syncCovering(s hipsys.Stream) (whole bool, err error) {
 		if w.flags != nil {
 			return w.syncFlagged(q)
 		}
-		return q.Certify(w.Platform.StreamSynchronize)
+		return q.Certify(w.calls.StreamSynchronize)
 	})
 }
 
@@ -26,14 +26,14 @@ func (w *queueWatch) syncCovering(s hipsys.Stream) (whole bool, err error) {
 // stream is never taken for idle across a capture's beginning or end.
 func (w *queueWatch) StreamBeginCapture(s hipsys.Stream, mode hipsys.CaptureMode) error {
 	q := w.begin(s)
-	err := w.ledger.BeginCapture(q, func() error { return w.Platform.StreamBeginCapture(s, mode) })
+	err := w.ledger.BeginCapture(q, func() error { return w.calls.StreamBeginCapture(s, mode) })
 	q.End()
 	return err
 }
 
 func (w *queueWatch) StreamEndCapture(s hipsys.Stream) (g hipsys.Graph, err error) {
 	q := w.begin(s)
-	g, err = w.Platform.StreamEndCapture(s)
+	g, err = w.calls.StreamEndCapture(s)
 	q.EndCapture()
 	q.End()
 	return g, err

@@ -75,8 +75,8 @@ func openDiskCache(dir string, p hipsys.Platform, arch string, log *slog.Logger)
 // codeIdentifier is p's hipsys.CodeIdentifier, looked for under the server's queue
 // watch, which counts queued work and compiles nothing.
 func codeIdentifier(p hipsys.Platform) (hipsys.CodeIdentifier, bool) {
-	if w, ok := p.(*queueWatch); ok {
-		p = w.Platform
+	if w, ok := p.(*watched); ok {
+		p = w.unwatched.Platform
 	}
 	return hipsys.As[hipsys.CodeIdentifier](p)
 }

@@ -21,7 +21,7 @@ func (w *queueWatch) syncFlagged(q *ledger.Stream) error {
 	if onFlag {
 		err = w.flags.StreamWaitFlag(q.Sys(), token)
 	} else {
-		err = w.Platform.StreamSynchronize(q.Sys())
+		err = w.calls.StreamSynchronize(q.Sys())
 	}
 	if err == nil {
 		q.SawIdle(snap)

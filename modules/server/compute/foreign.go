@@ -45,13 +45,13 @@ type foreign struct {
 // cpu device, whose memory is host memory) is told apart with a clear error.
 func (s *Server) foreignCalls(what string) (hipsys.ForeignStreams, error) {
 	if s.foreign.calls == nil {
-		return nil, fmt.Errorf("%w: %s: the %s platform has no streams of other libraries (its memory is host memory: wait on the host)", ErrInvalidArgument, what, s.watch.Platform.Name())
+		return nil, fmt.Errorf("%w: %s: the %s platform has no streams of other libraries (its memory is host memory: wait on the host)", ErrInvalidArgument, what, s.base.Name())
 	}
 	// An event serves every exchange of its direction: a wait takes the record it sees
 	// when it is queued, so recording the event again later changes no wait queued.
 	for _, ev := range []*hipsys.Event{&s.foreign.out, &s.foreign.in} {
 		if *ev == 0 {
-			e, err := s.watch.Platform.EventCreateWithFlags(hipsys.EventDisableTiming)
+			e, err := s.base.EventCreateWithFlags(hipsys.EventDisableTiming)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", what, err)
 			}
@@ -183,7 +183,7 @@ func (s *Server) ExportStream() (hipsys.Stream, error) {
 		return 0, err
 	}
 	if s.foreign.export == 0 {
-		st, err := s.watch.Platform.StreamCreateWithFlags(hipsys.StreamNonBlocking)
+		st, err := s.base.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 		if err != nil {
 			return 0, s.explain(fmt.Errorf("%s: %w", what, err))
 		}
@@ -196,12 +196,12 @@ func (s *Server) ExportStream() (hipsys.Stream, error) {
 func (s *Server) closeForeign() error {
 	var err error
 	if s.foreign.export != 0 {
-		err = s.watch.Platform.StreamDestroy(s.foreign.export)
+		err = s.base.StreamDestroy(s.foreign.export)
 		s.foreign.export = 0
 	}
 	for _, ev := range []*hipsys.Event{&s.foreign.out, &s.foreign.in} {
 		if *ev != 0 {
-			if e := s.watch.Platform.EventDestroy(*ev); err == nil {
+			if e := s.base.EventDestroy(*ev); err == nil {
 				err = e
 			}
 			*ev = 0

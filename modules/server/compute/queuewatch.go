@@ -7,19 +7,23 @@ import (
 	"github.com/cubehip/cubehip/modules/server/compute/internal/ledger"
 )
 
-// queueWatch wraps the Platform a Server drives and counts the work queued on each
-// stream into the stream's ledger entry (internal/ledger), so that the Server can know
-// without a driver call that a stream it last saw idle has had nothing queued since. A
-// small read takes a blocking copy when its stream is idle (read.go); asking the driver
-// (hipStreamQuery) costs a good part of the 4-byte round trip (docs/benchmarks.md,
-// "Asking the driver whether a stream is idle"), where the counters cost a pointer load
-// and two atomic adds per queued call.
+// queueWatch counts the work the Server queues on each stream into the stream's ledger
+// entry (internal/ledger), so that the Server can know without a driver call that a
+// stream it last saw idle has had nothing queued since. A small read takes a blocking
+// copy when its stream is idle (read.go); asking the driver (hipStreamQuery) costs a
+// good part of the 4-byte round trip (docs/benchmarks.md, "Asking the driver whether a
+// stream is idle"), where the counters cost a pointer load and two atomic adds per
+// queued call.
 //
-// Every method that queues work on a stream is overridden here; TestQueueWatchCoversStreamWork
-// calls each Platform method that takes a stream through the watch, so a method added
-// to hipsys.Platform later cannot slip past it.
+// The watch wraps the calls of queuing alone: it has one method per call of
+// hipsys.QueuingCalls that Platform has, and the waits and the query that certify a
+// stream idle. The Server and the stream layer drive it as a whole platform through
+// watched, where its methods shadow the platform's own. TestQueueWatchCoversStreamWork
+// calls each Platform method that takes a stream through watched, and checks that
+// queuing lists every queuing one, so a method added to hipsys.Platform later cannot
+// slip past it.
 type queueWatch struct {
-	hipsys.Platform
+	calls  queuing
 	ledger *ledger.Ledger
 
 	// syncFailed hears of every failed StreamSynchronize made through the watch, by the
@@ -47,11 +51,56 @@ type queueWatch struct {
 	flaggedCopies hipsys.FlaggingCopier
 }
 
+// queuing is the part of hipsys.Platform the watch wraps or calls: every method of
+// hipsys.QueuingCalls that Platform has, each counted as work on its stream; the waits
+// and the query, whose success certifies a stream idle; the stream's destruction, which
+// ends its ledger entry; and the capture guard's events (ledger.Events).
+type queuing interface {
+	MemsetAsync(dst hipsys.DevicePtr, value byte, size uint64, stream hipsys.Stream) error
+	MemcpyHtoDAsync(dst hipsys.DevicePtr, src hipsys.HostPtr, size uint64, stream hipsys.Stream) error
+	MemcpyDtoHAsync(dst hipsys.HostPtr, src hipsys.DevicePtr, size uint64, stream hipsys.Stream) error
+	MemcpyDtoDAsync(dst, src hipsys.DevicePtr, size uint64, stream hipsys.Stream) error
+	Memcpy2DAsync(c hipsys.Copy2D, stream hipsys.Stream) error
+	MemcpyPeerAsync(dst hipsys.DevicePtr, dstDevice int, src hipsys.DevicePtr, srcDevice int, size uint64, stream hipsys.Stream) error
+	StreamWaitEvent(stream hipsys.Stream, event hipsys.Event, flags uint32) error
+	EventRecord(event hipsys.Event, stream hipsys.Stream) error
+	ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32, stream hipsys.Stream, args *hipsys.KernelArgs) error
+	ModuleLaunchCooperativeKernel(fn hipsys.Function, grid, block hipsys.Dim3, sharedMemBytes uint32, stream hipsys.Stream, args *hipsys.KernelArgs) error
+	StreamBeginCapture(stream hipsys.Stream, mode hipsys.CaptureMode) error
+	StreamEndCapture(stream hipsys.Stream) (hipsys.Graph, error)
+	GraphUpload(exec hipsys.GraphExec, stream hipsys.Stream) error
+	GraphLaunch(exec hipsys.GraphExec, stream hipsys.Stream) error
+
+	StreamQuery(stream hipsys.Stream) error
+	StreamSynchronize(stream hipsys.Stream) error
+	DeviceSynchronize() error
+	StreamDestroy(stream hipsys.Stream) error
+
+	ledger.Events
+}
+
+// watched is the platform a Server drives: the queue watch's methods in place of the
+// platform's own, every other call the platform's untouched. The watch's methods are
+// promoted from depth 1 and the platform's from depth 2 (through unwatched), and Go
+// takes the shallower: no forwarding method to keep in step with hipsys.Platform.
+type watched struct {
+	*queueWatch
+	unwatched
+}
+
+// unwatched is the platform one level down in watched, so that the watch's methods
+// shadow its own.
+type unwatched struct{ hipsys.Platform }
+
+// newWatched wraps p in a queue watch.
+func newWatched(p hipsys.Platform) *watched {
+	return &watched{queueWatch: newQueueWatch(p), unwatched: unwatched{p}}
+}
+
 func newQueueWatch(p hipsys.Platform) *queueWatch {
-	w := &queueWatch{Platform: p}
 	// The capture guard's event is recorded with the platform's own call: the watch's
 	// would take it for a cross-stream fence.
-	w.ledger = ledger.New(p)
+	w := &queueWatch{calls: p, ledger: ledger.New(p)}
 	if fc, ok := hipsys.As[hipsys.FlaggingCopier](p); ok {
 		w.flaggedCopies = fc
 	}
@@ -71,7 +120,7 @@ func (w *queueWatch) begin(s hipsys.Stream) *ledger.Stream {
 // The waits and the query: a success certifies what was queued before the call.
 
 func (w *queueWatch) StreamQuery(s hipsys.Stream) error {
-	return w.ledger.Of(s).Certify(w.Platform.StreamQuery)
+	return w.ledger.Of(s).Certify(w.calls.StreamQuery)
 }
 
 func (w *queueWatch) StreamSynchronize(s hipsys.Stream) error {
@@ -91,11 +140,11 @@ func (w *queueWatch) syncQuiet(s hipsys.Stream) error {
 }
 
 func (w *queueWatch) DeviceSynchronize() error {
-	return w.ledger.CertifyAll(w.Platform.DeviceSynchronize)
+	return w.ledger.CertifyAll(w.calls.DeviceSynchronize)
 }
 
 func (w *queueWatch) StreamDestroy(s hipsys.Stream) error {
-	err := w.Platform.StreamDestroy(s)
+	err := w.calls.StreamDestroy(s)
 	if err == nil {
 		// A later stream may get the same handle: it starts unknown. Its capture guard's
 		// event goes with it.
@@ -108,35 +157,35 @@ func (w *queueWatch) StreamDestroy(s hipsys.Stream) error {
 
 func (w *queueWatch) MemsetAsync(dst hipsys.DevicePtr, value byte, size uint64, s hipsys.Stream) error {
 	q := w.begin(s)
-	err := w.Platform.MemsetAsync(dst, value, size, s)
+	err := w.calls.MemsetAsync(dst, value, size, s)
 	q.End()
 	return err
 }
 
 func (w *queueWatch) MemcpyHtoDAsync(dst hipsys.DevicePtr, src hipsys.HostPtr, size uint64, s hipsys.Stream) error {
 	q := w.begin(s)
-	err := w.Platform.MemcpyHtoDAsync(dst, src, size, s)
+	err := w.calls.MemcpyHtoDAsync(dst, src, size, s)
 	q.End()
 	return err
 }
 
 func (w *queueWatch) MemcpyDtoHAsync(dst hipsys.HostPtr, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
 	q := w.begin(s)
-	err := w.Platform.MemcpyDtoHAsync(dst, src, size, s)
+	err := w.calls.MemcpyDtoHAsync(dst, src, size, s)
 	q.End()
 	return err
 }
 
 func (w *queueWatch) MemcpyDtoDAsync(dst, src hipsys.DevicePtr, size uint64, s hipsys.Stream) error {
 	q := w.begin(s)
-	err := w.Platform.MemcpyDtoDAsync(dst, src, size, s)
+	err := w.calls.MemcpyDtoDAsync(dst, src, size, s)
 	q.End()
 	return err
 }
 
 func (w *queueWatch) Memcpy2DAsync(c hipsys.Copy2D, s hipsys.Stream) error {
 	q := w.begin(s)
-	err := w.Platform.Memcpy2DAsync(c, s)
+	err := w.calls.Memcpy2DAsync(c, s)
 	q.End()
 	return err
 }
@@ -145,14 +194,14 @@ func (w *queueWatch) Memcpy2DAsync(c hipsys.Copy2D, s hipsys.Stream) error {
 // a stream that ran one is not taken for idle.
 func (w *queueWatch) MemcpyPeerAsync(dst hipsys.DevicePtr, dstDevice int, src hipsys.DevicePtr, srcDevice int, size uint64, s hipsys.Stream) error {
 	q := w.begin(s)
-	err := w.Platform.MemcpyPeerAsync(dst, dstDevice, src, srcDevice, size, s)
+	err := w.calls.MemcpyPeerAsync(dst, dstDevice, src, srcDevice, size, s)
 	q.End()
 	return err
 }
 
 func (w *queueWatch) StreamWaitEvent(s hipsys.Stream, e hipsys.Event, flags uint32) error {
 	q := w.begin(s)
-	err := w.Platform.StreamWaitEvent(s, e, flags)
+	err := w.calls.StreamWaitEvent(s, e, flags)
 	q.End()
 	if err == nil && w.waited != nil {
 		w.recordMu.Lock()
@@ -170,7 +219,7 @@ func (w *queueWatch) StreamWaitEvent(s hipsys.Stream, e hipsys.Event, flags uint
 
 func (w *queueWatch) EventRecord(e hipsys.Event, s hipsys.Stream) error {
 	q := w.begin(s)
-	err := w.Platform.EventRecord(e, s)
+	err := w.calls.EventRecord(e, s)
 	q.End()
 	if err == nil {
 		w.recordMu.Lock()
@@ -182,7 +231,7 @@ func (w *queueWatch) EventRecord(e hipsys.Event, s hipsys.Stream) error {
 
 func (w *queueWatch) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream, args *hipsys.KernelArgs) error {
 	q := w.begin(s)
-	err := w.Platform.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
+	err := w.calls.ModuleLaunchKernel(fn, grid, block, shmem, s, args)
 	q.End()
 	return err
 }
@@ -191,21 +240,21 @@ func (w *queueWatch) ModuleLaunchKernel(fn hipsys.Function, grid, block hipsys.D
 // counted the same way (it never goes through the launch queue).
 func (w *queueWatch) ModuleLaunchCooperativeKernel(fn hipsys.Function, grid, block hipsys.Dim3, shmem uint32, s hipsys.Stream, args *hipsys.KernelArgs) error {
 	q := w.begin(s)
-	err := w.Platform.ModuleLaunchCooperativeKernel(fn, grid, block, shmem, s, args)
+	err := w.calls.ModuleLaunchCooperativeKernel(fn, grid, block, shmem, s, args)
 	q.End()
 	return err
 }
 
 func (w *queueWatch) GraphUpload(e hipsys.GraphExec, s hipsys.Stream) error {
 	q := w.begin(s)
-	err := w.Platform.GraphUpload(e, s)
+	err := w.calls.GraphUpload(e, s)
 	q.End()
 	return err
 }
 
 func (w *queueWatch) GraphLaunch(e hipsys.GraphExec, s hipsys.Stream) error {
 	q := w.begin(s)
-	err := w.Platform.GraphLaunch(e, s)
+	err := w.calls.GraphLaunch(e, s)
 	q.End()
 	return err
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
-func newWatchedStream(t *testing.T) (*queueWatch, hipsys.Stream) {
+func newWatchedStream(t *testing.T) (*watched, hipsys.Stream) {
 	t.Helper()
 	p, err := hipsys.Open("cpu")
 	require.NoError(t, err)
-	w := newQueueWatch(p)
+	w := newWatched(p)
 	s, err := w.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 	require.NoError(t, err)
 	return w, s

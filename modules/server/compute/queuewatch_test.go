@@ -37,13 +37,17 @@ func TestStreamCallsAreClassified(t *testing.T) {
 	}
 }
 
-// Every Platform method in hipsys.QueuingCalls, called through the watch, counts as
-// work queued on its stream: a queuing method added to hipsys.Platform later fails here
-// until the watch overrides it.
+// Every Platform method in hipsys.QueuingCalls, called through the platform the server
+// drives (watched), counts as work queued on its stream, and is one the watch wraps
+// (its queuing interface lists it): a queuing method added to hipsys.Platform later
+// fails here until the watch overrides it, rather than reaching the platform unseen
+// through watched's promotion.
 func TestQueueWatchCoversStreamWork(t *testing.T) {
 	p, err := cpu.Open()
 	require.NoError(t, err)
-	w := newQueueWatch(p)
+	wp := newWatched(p)
+	w := wp.queueWatch
+	narrow := reflect.TypeFor[queuing]()
 	s, err := p.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 	require.NoError(t, err)
 	defer p.StreamDestroy(s)
@@ -67,8 +71,13 @@ func TestQueueWatchCoversStreamWork(t *testing.T) {
 			args[j] = reflect.Zero(m.Type.In(j))
 		}
 		args[at] = reflect.ValueOf(s)
+		_, listed := narrow.MethodByName(m.Name)
+		assert.True(t, listed, "%s queues work on its stream but the watch's queuing interface does not list it", m.Name)
+		if !assert.True(t, reflect.ValueOf(w).MethodByName(m.Name).IsValid(), "%s queues work on its stream but the watch does not wrap it", m.Name) {
+			continue
+		}
 		before, _ := w.state(s).Counts()
-		reflect.ValueOf(w).MethodByName(m.Name).Call(args) // zero handles: an error, counted all the same
+		reflect.ValueOf(wp).MethodByName(m.Name).Call(args) // zero handles: an error, counted all the same
 		begun, ended := w.state(s).Counts()
 		assert.Equal(t, before+1, begun, "%s queues work on its stream but the watch does not count it", m.Name)
 		assert.Equal(t, begun, ended, m.Name)
@@ -80,7 +89,7 @@ func TestQueueWatchCoversStreamWork(t *testing.T) {
 func TestQueueWatchKnownIdle(t *testing.T) {
 	p, err := cpu.Open()
 	require.NoError(t, err)
-	w := newQueueWatch(p)
+	w := newWatched(p)
 	s, err := w.StreamCreateWithFlags(hipsys.StreamNonBlocking)
 	require.NoError(t, err)
 	d, err := w.Malloc(64)

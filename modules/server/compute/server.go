@@ -72,13 +72,14 @@ type Server struct {
 	// the caches, each further cache line is a miss on the launch path.
 	streams *stream.MultiStream
 	kernels *kernelCache
-	p       hipsys.Platform // the platform under the queue watch: every call the server makes
+	p       hipsys.Platform // the platform under the queue watch (watched): every call the server makes
 	launch  launchScratch   // reused by every launch: the steady state allocates nothing
 	queue   *queuedLaunches // the launch queue's records; nil: every launch on the caller's thread
 
 	log     *slog.Logger
 	watch   *queueWatch
-	ledger  *ledger.Ledger // what the server infers about each device stream (the watch's)
+	base    hipsys.Platform // the platform New was given: for the calls the watch must not see
+	ledger  *ledger.Ledger  // what the server infers about each device stream (the watch's)
 	device  int
 	props   hipsys.DeviceProps
 	graphs  stream.Captures
@@ -124,15 +125,16 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	watch := newQueueWatch(p)
-	ms, err := stream.New(watch, append([]stream.Option{stream.WithLogger(c.Logger)}, c.Stream...)...)
+	wp := newWatched(p)
+	watch := wp.queueWatch
+	ms, err := stream.New(wp, append([]stream.Option{stream.WithLogger(c.Logger)}, c.Stream...)...)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		p: watch, watch: watch, ledger: watch.ledger, device: dev, props: props, log: c.Logger, streams: ms,
-		kernels: newKernelCache(watch, props, c.CacheDir, c.Logger),
-		prof:    newProfiler(watch),
+		p: wp, base: p, watch: watch, ledger: watch.ledger, device: dev, props: props, log: c.Logger, streams: ms,
+		kernels: newKernelCache(wp, props, c.CacheDir, c.Logger),
+		prof:    newProfiler(wp),
 		staging: newRing(c.StagingChunk, c.StagingDepth),
 		owner:   c.Owner,
 	}
@@ -176,7 +178,7 @@ func (noLock) Unlock() {}
 
 // Platform is the platform New was given. The server's own calls go through a wrapper
 // of it (queuewatch.go) that counts the work queued on each stream.
-func (s *Server) Platform() hipsys.Platform { return s.watch.Platform }
+func (s *Server) Platform() hipsys.Platform { return s.base }
 
 // Props are the device's properties, read once by New.
 func (s *Server) Props() hipsys.DeviceProps { return s.props }
