@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
-	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit/hostloop"
 	"github.com/cubehip/cubehip/modules/hipsys/paired"
 	"github.com/cubehip/cubehip/modules/server"
 )
@@ -216,7 +216,7 @@ func (b *bencher) cpuSection() ([]figure, error) {
 
 func (b *bencher) cpuKernel(k cpuKernel, cores int) (figure, error) {
 	d := b.d
-	loop, err := jit.CompileHostLoop(k.loop, "loop")
+	loop, err := hostloop.Compile(k.loop, "loop")
 	if err != nil {
 		return figure{}, err
 	}
