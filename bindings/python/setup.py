@@ -10,7 +10,16 @@ from setuptools import Extension, setup
 
 native = Extension(
     "cubehip._native",
-    sources=["src/cubehip/_native.c", "src/cubehip/_hostpool.c"],
+    # One module from several files, by job: _native.c (binding, method table), _launch.c,
+    # _buffers.c, _dlpack.c, with _native.h declaring what they share; _hostpool.c.
+    sources=[
+        "src/cubehip/_native.c",
+        "src/cubehip/_launch.c",
+        "src/cubehip/_buffers.c",
+        "src/cubehip/_dlpack.c",
+        "src/cubehip/_hostpool.c",
+    ],
+    depends=["src/cubehip/_native.h"],
     py_limited_api=True,
     extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-Wno-cast-function-type"],
     libraries=["dl"],  # dlopen and dlsym: in libc from glibc 2.34, in libdl before

@@ -1,4 +1,4 @@
-"""A kernel's call and a device's sync as built-in functions of the extension (_native.c's
+"""A kernel's call and a device's sync as built-in functions of the extension (_launch.c's
 kernel_launcher and device_syncer): the common call runs in C, every other goes to the package's Python code.
 These check both halves: that the C path packs exactly what the Python path would, and that
 everything it does not take reaches the Python path with its arguments and errors intact."""

@@ -221,7 +221,7 @@ class Device:
             self.sync = self._native_sync()
 
     def _native_sync(self) -> Any:
-        """dev.sync as a built-in function of the extension (_native.c's device_syncer): a
+        """dev.sync as a built-in function of the extension (_launch.c's device_syncer): a
         call without arguments waits for the default stream in C, without a Python frame;
         a call with arguments goes to Device.sync. An instance attribute, so dev.sync finds
         it before the method; close() removes it. Weak references only: the device is

@@ -222,7 +222,9 @@ _dlpack_take = _native.dlpack_take if _native is not None else None
 # With the extension, from_dlpack is its function (from_dlpack_function): the common call
 # (x a producer on the device, device a Device or None, stream None or an id, no copy asked
 # for) is made in C without a Python frame, with the same checks in the same order; every
-# other call is _from_dlpack_py's, which keeps this documentation and these errors.
+# other call is _from_dlpack_py's, which keeps this documentation and these errors. Calling
+# the Python function for the common call too would add a Python frame to every import
+# (docs/benchmarks.md, "Python: C rather than ctypes").
 _from_dlpack_py = from_dlpack
 if _native is not None:
     from_dlpack = _native.from_dlpack_function(_from_dlpack_py, _finish, get_device, Device, _legacy_producers, _dtypes)

@@ -692,7 +692,7 @@ class Kernel:
             self.__class__ = type(cls.__name__, (cls,), {"__call__": self._native_call(), "__doc__": cls.__doc__})
 
     def _native_call(self) -> Any:
-        """The kernel's call as a built-in function of the extension (_native.c's
+        """The kernel's call as a built-in function of the extension (_launch.c's
         kernel_launcher): k(grid, *args) with a grid of ints and arguments exactly of their
         parameters' types (a DeviceArray of a dtype its pointer takes, an int or numpy
         integer in range, a float, numpy float32 or float64) packs and launches in C,
