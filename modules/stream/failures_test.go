@@ -201,6 +201,49 @@ func TestCaseTableScopes(t *testing.T) {
 			outErr: errBoom, hooks: 1,
 		},
 		{
+			name: "opened scope, input tainted: Begin refuses, outputs inherit",
+			run: func(m *stream.MultiStream, b bufs) error {
+				m.Taint(errOther, b.in)
+				_, err := m.Launching(0, []stream.Binding{b.in}, []stream.Binding{b.out}).Begin()
+				return err
+			},
+			wantErr: errOther, outErr: errOther, inErr: errOther, hooks: 1,
+		},
+		{
+			name: "opened scope, work fails: End taints the outputs",
+			run: func(m *stream.MultiStream, b bufs) error {
+				o, err := m.Launching(0, []stream.Binding{b.in}, []stream.Binding{b.out}).Begin()
+				if err != nil {
+					return err
+				}
+				return o.End(errBoom)
+			},
+			wantErr: errBoom, outErr: errBoom, hooks: 1,
+		},
+		{
+			name: "opened scope, work enqueued: End releases the outputs",
+			run: func(m *stream.MultiStream, b bufs) error {
+				m.Taint(errOther, b.out)
+				o, err := m.Launching(0, []stream.Binding{b.in}, []stream.Binding{b.out}).Begin()
+				if err != nil {
+					return err
+				}
+				return o.End(nil)
+			},
+		},
+		{
+			name: "opened scope abandoned (the work panicked): the claim stays",
+			run: func(m *stream.MultiStream, b bufs) error {
+				o, err := m.Over(0, []stream.Binding{b.out}).Begin()
+				if err != nil {
+					return err
+				}
+				o.Abandon()
+				return nil
+			},
+			outErr: stream.ErrUnsettled,
+		},
+		{
 			name: "a panicking body leaves the claim",
 			run: func(m *stream.MultiStream, b bufs) (err error) {
 				defer func() { _ = recover() }()

@@ -50,7 +50,41 @@ func (m *MultiStream) Launching(stream ID, reads, written []Binding) Scope {
 //
 // Execute returns body's error (or the input's failure). Settling happens at enqueue
 // time: a fault the device reports later surfaces from fence waits, not from here.
+//
+// Execute is Begin, body, then End (or Abandon if body panics): a caller that would
+// rather not hand the scope a closure calls those itself, and its work then reads top
+// to bottom in its own package.
 func (s Scope) Execute(body func() error) error {
+	o, err := s.Begin()
+	if err != nil {
+		return err
+	}
+	settled := false
+	defer func() {
+		if !settled {
+			o.Abandon()
+		}
+	}()
+	err = body()
+	settled = true
+	return o.End(err)
+}
+
+// Open is a scope between Begin and End: steps 1 to 3 of Execute are done, the work
+// (step 4) is the caller's, and End does steps 5 and 6. Exactly one of End and Abandon
+// must be called, on the goroutine that called Begin.
+type Open struct {
+	s         Scope
+	st        *Stream
+	recording bool
+	claimed   bool
+	priors    map[memory.ID]error
+}
+
+// Begin does steps 1 to 3 of Execute. An error is the failure an input carries (step
+// 1): the outputs carry it already, the work must not run, and neither End nor Abandon
+// is called.
+func (s Scope) Begin() (Open, error) {
 	f := &s.m.failures
 	st := s.m.TryStream(s.stream)
 	recording := st != nil && st.Capture.IsRecording()
@@ -63,7 +97,7 @@ func (s Scope) Execute(body func() error) error {
 		}
 		if err != nil {
 			s.m.FailedWriting(s.stream, s.written, err)
-			return err
+			return Open{}, err
 		}
 	}
 	// A recording's claim must not erase a failure an output carries: the recorded work
@@ -73,35 +107,41 @@ func (s Scope) Execute(body func() error) error {
 		priors = f.recordedPriors(s.written, st.slot)
 	}
 	// The claim replaces whatever the outputs carry. With an empty store there is
-	// nothing to replace, and the claim is written only if body panics: the store is
-	// read by no one while body runs on this goroutine (the stream's owner), so the one
-	// claim anybody can observe is the one a panic leaves, and the steady-state launch
-	// takes no lock at all.
+	// nothing to replace, and the claim is written only if the work panics (Abandon):
+	// the store is read by no one while the work runs on this goroutine (the stream's
+	// owner), so the one claim anybody can observe is the one a panic leaves, and the
+	// steady-state launch takes no lock at all.
 	claimed := f.n.Load() != 0
 	if claimed {
 		f.Claim(s.written)
 	}
-	settled := false
-	defer func() {
-		if !settled && !claimed {
-			f.Claim(s.written)
-		}
-	}()
 	if st != nil {
 		st.Capture.Record(s.written)
 	}
-	err := body()
-	settled = true
+	return Open{s: s, st: st, recording: recording, claimed: claimed, priors: priors}, nil
+}
+
+// Abandon is End for work that panicked: the outputs stay claimed, so a read of them
+// fails rather than returning bytes nothing wrote, and nothing is marked.
+func (o Open) Abandon() {
+	if !o.claimed {
+		o.s.m.failures.Claim(o.s.written)
+	}
+}
+
+// End does steps 5 and 6 of Execute for the work's error err, and returns err.
+func (o Open) End(err error) error {
+	s, st, f := o.s, o.st, &o.s.m.failures
 	if st == nil {
-		// body may have created the stream; the write order must know it either way.
+		// The work may have created the stream; the write order must know it either way.
 		st = s.m.TryStream(s.stream)
 	}
 	if st != nil && len(s.written) > 0 {
-		// Marked whatever body returned: a failure may come after part of the work was
-		// enqueued, and a needless wait costs less than a missing one. The mark takes a
-		// fresh cursor, above any done cursor another stream may already have waited
-		// for, so the write is waited for even when body enqueued it without resolving
-		// (a replay); body's work is all enqueued now, so the cursor is done too.
+		// Marked whatever the work returned: a failure may come after part of the work
+		// was enqueued, and a needless wait costs less than a missing one. The mark
+		// takes a fresh cursor, above any done cursor another stream may already have
+		// waited for, so the write is waited for even when the work enqueued it without
+		// resolving (a replay); the work is all enqueued now, so the cursor is done too.
 		written := s.written
 		if err != nil {
 			written = s.m.orderedOutputs(st, written)
@@ -114,10 +154,10 @@ func (s Scope) Execute(body func() error) error {
 		s.m.FailedWriting(s.stream, s.written, err)
 		return err
 	}
-	if recording {
+	if o.recording {
 		// Recorded, not run: until the capture ends, a reader of the outputs is told
 		// so rather than handed bytes the recorded work has not written.
-		f.setRecorded(st.slot, s.written, priors)
+		f.setRecorded(st.slot, s.written, o.priors)
 		return nil
 	}
 	f.Release(s.written)

@@ -100,9 +100,7 @@ func (s *Server) Launch(k *Kernel, count CubeCount, args *Args, id StreamID, mod
 	// The scope reads the failures: those of queued launches first (launchqueue.go).
 	s.settleQueue()
 	reads, written := s.splitIO(k, args.Buffers)
-	_ = s.streams.Launching(id, reads, written).Execute(func() error {
-		return s.launchChecked(ck, k, grid, args, id)
-	})
+	s.launchScoped(ck, k, grid, args, id, reads, written)
 	// The scratch lists hold uncounted views; cleared so they pin nothing for the GC.
 	// (Not deferred: a deferred call is one more frame and its record, cache lines a
 	// launch touches after the driver call; a panic leaves them pinned until the next.)
@@ -231,6 +229,30 @@ func (s *Server) resolveCount(c CubeCount, id StreamID) (hipsys.Dim3, error) {
 	}
 	b := data[0]
 	return hipsys.Dim3{X: binary.LittleEndian.Uint32(b), Y: binary.LittleEndian.Uint32(b[4:]), Z: binary.LittleEndian.Uint32(b[8:])}, nil
+}
+
+// launchScoped is the full path's launch inside its write scope (stream.Scope), which
+// is opened and closed here rather than handed the launch as a closure, so that the path
+// reads top to bottom in this package: Begin checks the inputs (a failed one skips the
+// launch, the outputs then carrying its failure) and claims the outputs, launchChecked
+// queues the launch, and End marks the outputs written by the stream and releases them,
+// or leaves them carrying the launch's error. If the platform panics, Abandon leaves
+// them claimed, as Execute does: a read then fails rather than return bytes nothing
+// wrote.
+func (s *Server) launchScoped(ck *compiled, k *Kernel, grid hipsys.Dim3, args *Args, id StreamID, reads, written []Binding) {
+	sc, err := s.streams.Launching(id, reads, written).Begin()
+	if err != nil {
+		return
+	}
+	settled := false
+	defer func() {
+		if !settled {
+			sc.Abandon()
+		}
+	}()
+	err = s.launchChecked(ck, k, grid, args, id)
+	settled = true
+	_ = sc.End(err)
 }
 
 // launchChecked is CubeCL's launch_checked, run inside the launch's scope: its error
