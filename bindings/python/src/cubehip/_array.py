@@ -11,9 +11,10 @@ import numpy as np
 
 from . import _dlpack, _ffi, _hostcache
 from ._errors import DeviceClosed, check, check_carried
+from ._stream import Stream, stream_id
 
 if TYPE_CHECKING:
-    from ._device import Device, Stream
+    from ._device import Device
 
 _release = _ffi.fast_buffer_release
 _read = _ffi.fast_buffer_read
@@ -27,20 +28,6 @@ _CACHE_MIN = _hostcache.MIN_BYTES
 _as_bytes = ctypes.c_char.from_buffer
 _addressof = ctypes.addressof
 _dtypes: dict[Any, np.dtype] = {}
-
-
-def stream_id(stream: "Stream | int | None") -> int:
-    """A stream given as a Stream, an id or None (the default stream, 0) as its id."""
-    if stream is None:
-        return 0
-    if type(stream) is int:
-        if stream < 0:
-            raise ValueError(f"stream id {stream} is negative")
-        return stream
-    sid = getattr(stream, "id", None)
-    if type(sid) is not int:
-        raise TypeError(f"stream must be a cubehip.Stream or an int id, not {type(stream).__name__}")
-    return sid
 
 
 def normalize_shape(shape: Any) -> tuple[int, ...]:

@@ -21,8 +21,10 @@ import numpy as np
 
 from . import _ffi
 from ._array import DeviceArray
+from ._current import current_device
 from ._errors import CompileError, check, error
 from ._kernel import Kernel, _dim3, _plain_grid
+from ._stream import _string
 
 # CuPy's compiler choices; cubehip compiles with the platform's own compiler (hipcc, nvcc
 # through hiprtc/nvrtc, g++ on the cpu device) whichever is named, so they are accepted and
@@ -481,8 +483,6 @@ class RawModule:
         name expression the source does not resolve. log_stream (a text stream) receives
         the compiler's log; cubehip keeps the log of a failed compile only. Its kernels,
         from get_function, are of the module compiled here."""
-        from ._device import _string, current_device
-
         _check_log_stream(log_stream)
         dev = self.device if self.device is not None else current_device()
         mod = self._module(dev)
@@ -528,8 +528,6 @@ class RawModule:
         CuPy returns a MemoryPointer to the same memory. The variable lives as long as the
         device; releasing the array frees nothing. The module is compiled first if it was
         not (CompileError), an unknown name raises CubehipError (hipErrorNotFound)."""
-        from ._device import current_device
-
         if not isinstance(name, str) or not name:
             raise ValueError(f"a variable's name must be a non-empty str, not {name!r}")
         dev = self.device if self.device is not None else current_device()

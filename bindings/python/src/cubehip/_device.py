@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import json
 import re
-import threading
 import weakref
 import dataclasses
 from dataclasses import dataclass
@@ -13,10 +12,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _ffi, _trace
-from ._array import DeviceArray, stream_id
+from . import _current, _ffi, _trace
+from ._array import DeviceArray
+from ._current import current_device, get_device, open_devices
 from ._errors import DeviceClosed, check, check_carried
 from ._kept import KeptBuffers
+from ._kernel import Kernel
+from ._stream import Graph, Profile, Stream, _string, stream_id
 
 _sync = _ffi.fast_device_sync
 
@@ -128,53 +130,6 @@ class MemoryUsage(NamedTuple):
     bytes_reserved: int
 
 
-_local = threading.local()
-_default: "Device | None" = None
-_default_lock = threading.Lock()
-
-
-def get_device() -> "Device":
-    """The current device: the innermost ``with Device(...)`` block's on this thread, else the
-    process's default device (Device("auto", 0), opened on first use)."""
-    stack = getattr(_local, "stack", None)
-    if stack:
-        return stack[-1]
-    global _default
-    with _default_lock:
-        if _default is None or _default._h == 0:
-            _default = Device()
-        return _default
-
-
-# Every Device opened, oldest first (weak: a device no one holds is closed when freed), for
-# current_device: a kernel made without device= outside a ``with`` block goes to a device
-# already open rather than opening the default one beside it.
-_opened: list["weakref.ref[Device]"] = []
-_opened_lock = threading.Lock()  # not _default_lock: get_device opens a Device holding that
-
-
-def current_device() -> "Device":
-    """The device a kernel made without device= starts on: the innermost ``with Device(...)``
-    block's on this thread, else the process's default device if it is open, else the first
-    device opened that is still open, else the default device (opened now)."""
-    stack = getattr(_local, "stack", None)
-    if stack:
-        return stack[-1]
-    d = _default
-    if d is not None and d._h:
-        return d
-    with _opened_lock:
-        _opened[:] = [r for r in _opened if (o := r()) is not None and o._h]
-        first = _opened[0]() if _opened else None
-    return first if first is not None else get_device()
-
-
-def open_devices() -> list["Device"]:
-    """Every Device opened and not yet closed (nor freed), oldest first."""
-    with _opened_lock:
-        return [o for r in _opened if (o := r()) is not None and o._h]
-
-
 class Device:
     """An open device: Device(platform="auto", index=0).
 
@@ -214,8 +169,7 @@ class Device:
         p = _props()
         check(_ffi.lib.cubehip_device_get_properties(self._h, ctypes.byref(p)), "cubehip_device_get_properties")
         self.properties = DeviceProperties._from(index, p)
-        with _opened_lock:
-            _opened.append(weakref.ref(self))
+        _current.opened(self)
         self.platform = self.properties.platform
         if _ffi.native is not None:
             self.sync = self._native_sync()
@@ -272,14 +226,14 @@ class Device:
             check(_ffi.lib.cubehip_device_close(h), "cubehip_device_close")
 
     def __enter__(self) -> "Device":
-        stack = getattr(_local, "stack", None)
+        stack = getattr(_current._local, "stack", None)
         if stack is None:
-            stack = _local.stack = []
+            stack = _current._local.stack = []
         stack.append(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        stack = _local.stack
+        stack = _current._local.stack
         if stack and stack[-1] is self:
             stack.pop()
         self.close()
@@ -368,8 +322,6 @@ class Device:
 
     def kernel(self, source: str, entry: str, **kw: Any) -> Any:
         """A kernel on this device: see cubehip.Kernel."""
-        from ._kernel import Kernel
-
         return Kernel(source, entry, device=self, **kw)
 
     # --- memory --------------------------------------------------------------------------
@@ -425,126 +377,4 @@ def normalize(shape: Any) -> Any:
     return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
 
 
-def _string(fn: Any, h: int, call: str) -> str:
-    n = ctypes.c_size_t()
-    check(fn(h, None, 0, ctypes.byref(n)), call)
-    buf = ctypes.create_string_buffer(n.value + 1)
-    check(fn(h, buf, len(buf), ctypes.byref(n)), call)
-    return buf.value.decode(errors="replace")
-
-
-class Stream:
-    """One of a device's streams, by id: work queued on it runs in order."""
-
-    __slots__ = ("device", "id")
-
-    def __init__(self, device: Device, id: int = 0) -> None:
-        if not isinstance(id, int) or isinstance(id, bool) or not 0 <= id < 2**64:
-            raise ValueError(f"stream id must be an int in [0, 2**64), not {id!r}")
-        self.device = device
-        self.id = id
-
-    def __repr__(self) -> str:
-        return f"<cubehip.Stream {self.id} of {self.device!r}>"
-
-    def sync(self) -> None:
-        """Waits for the stream's work; raises CarriedFailure if work it ran failed."""
-        self.device.sync(self.id)
-
-    synchronize = sync
-
-    def capture(self) -> "Graph":
-        """``with s.capture() as g: ...`` records the stream's work inside the block into g
-        instead of running it; ``g.replay()`` runs it again."""
-        return Graph(self)
-
-    def profile(self) -> "Profile":
-        """``with s.profile() as p: ...`` times the stream's work inside the block: p.elapsed."""
-        return Profile(self)
-
-
-class Graph:
-    """Work recorded from a stream, replayed as one unit (a CUDA or HIP graph on a GPU)."""
-
-    def __init__(self, stream: Stream) -> None:
-        self.stream = stream
-        self._h = 0
-        self._capturing = False
-        self._used = False
-
-    def __enter__(self) -> "Graph":
-        if self._used:
-            raise RuntimeError("a Graph records once; make another with stream.capture()")
-        dev = self.stream.device
-        check(_ffi.lib.cubehip_capture_begin(dev._live(), self.stream.id), "cubehip_capture_begin")
-        self._used = self._capturing = True
-        return self
-
-    def __exit__(self, exc_type: Any, *exc: object) -> None:
-        self._capturing = False
-        dev = self.stream.device
-        out = ctypes.c_uint64()
-        status = _ffi.lib.cubehip_capture_end(dev._live(), self.stream.id, ctypes.byref(out))
-        if exc_type is not None:
-            # The block's own exception is the one worth seeing; the recording is dropped.
-            if status == 0:
-                _ffi.lib.cubehip_graph_destroy(out.value)
-            return
-        check(status, "cubehip_capture_end")
-        self._h = out.value
-
-    def replay(self) -> None:
-        """Runs the recorded work again, on the stream it was recorded on."""
-        if self._h == 0:
-            raise ValueError("the graph was not recorded (or was destroyed)")
-        st = _ffi.fast_graph_replay(self._h)
-        if st:
-            check(st, "cubehip_graph_replay")
-
-    def destroy(self) -> None:
-        h, self._h = self._h, 0
-        if h and self.stream.device._h:
-            check(_ffi.lib.cubehip_graph_destroy(h), "cubehip_graph_destroy")
-
-    close = destroy
-
-    def __del__(self) -> None:
-        try:
-            if self._h and self.stream.device._h:
-                _ffi.lib.cubehip_graph_destroy(self._h)
-                self._h = 0
-        except Exception:
-            pass
-
-
-class Profile:
-    """A window of a stream's work timed with device events; ``elapsed`` is in seconds."""
-
-    def __init__(self, stream: Stream) -> None:
-        self.stream = stream
-        self._h = 0
-        self.nanoseconds: int | None = None
-
-    @property
-    def elapsed(self) -> float:
-        """The device time the window spans, in seconds."""
-        if self.nanoseconds is None:
-            raise ValueError("the profile has not ended")
-        return self.nanoseconds / 1e9
-
-    def __enter__(self) -> "Profile":
-        if self._h or self.nanoseconds is not None:
-            raise RuntimeError("a Profile times one window; make another with stream.profile()")
-        out = ctypes.c_uint64()
-        check(_ffi.lib.cubehip_profile_start(self.stream.device._live(), self.stream.id, ctypes.byref(out)), "cubehip_profile_start")
-        self._h = out.value
-        return self
-
-    def __exit__(self, exc_type: Any, *exc: object) -> None:
-        h, self._h = self._h, 0
-        if exc_type is not None:
-            _ffi.lib.cubehip_profile_abandon(h)
-            return
-        ns = ctypes.c_uint64()
-        check_carried(_ffi.lib.cubehip_profile_stop(h, ctypes.byref(ns)), "cubehip_profile_stop")
-        self.nanoseconds = ns.value
+_current._open_default = Device

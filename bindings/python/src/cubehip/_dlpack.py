@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _ffi
+from ._errors import check, check_carried
 
 _native = _ffi.native
 
@@ -147,8 +148,6 @@ def export(arr: "DeviceArray", h: int, order: int, native_stream: int) -> Any:
 
 
 def _refused(st: int, order: int) -> None:
-    from ._errors import check_carried
-
     check_carried(st, {ORDER_HOST: "cubehip_buffer_sync", ORDER_STREAM: "cubehip_buffer_order_before"}.get(order, "cubehip_buffer_device_pointer"))
 
 
@@ -171,8 +170,6 @@ def export_stream(dev: Any) -> int:
     h = dev._live()
     s = _export_streams.get(h)
     if s is None:
-        from ._errors import check
-
         out = c_uint64()
         check(_ffi.lib.cubehip_device_export_stream(h, ctypes.byref(out)), "cubehip_device_export_stream")
         s = _export_streams[h] = out.value

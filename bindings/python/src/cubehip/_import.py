@@ -25,12 +25,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _dlpack, _ffi
-from ._array import DeviceArray, check_dtype, stream_id
+from ._array import DeviceArray, check_dtype
 from ._device import Device, get_device
 from ._errors import check
-
-if TYPE_CHECKING:
-    from ._device import Stream
+from ._stream import Stream, stream_id
 
 __all__ = ["from_dlpack", "asarray"]
 

@@ -21,7 +21,9 @@ import numpy as np
 from . import _ffi
 from . import _pointer
 from ._array import DeviceArray
+from ._current import current_device
 from ._errors import CompileError, InvalidArgument, check, error
+from ._stream import Stream, _string, stream_id
 
 _launch = _ffi.fast_launch
 
@@ -511,8 +513,6 @@ class Kernel:
         *,
         code: bytes | None = None,
     ) -> None:
-        from ._device import current_device
-
         self._h = 0
         # A kernel of a module of compiled code (RawModule(path=...) of a compiled file):
         # source is then "", and io must be given for its buffers (no declaration to read).
@@ -666,8 +666,6 @@ class Kernel:
 
     def log(self) -> str:
         """The compiler's log of the last failed compile ("" when none)."""
-        from ._device import _string
-
         return _string(_ffi.lib.cubehip_kernel_log, self._live(), "cubehip_kernel_log")
 
     # --- launch --------------------------------------------------------------------------
@@ -968,9 +966,6 @@ class Kernel:
     def _stream(self, stream: Any) -> int:
         if type(stream) is int and 0 <= stream < 2**64:
             return stream
-        from ._array import stream_id
-        from ._device import Stream
-
         if isinstance(stream, Stream):
             if stream.device is not self.device:
                 raise ValueError(f"{self.entry}: the stream is one of {stream.device!r}, the kernel is on {self.device!r}")

@@ -17,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from . import _ffi
+from ._current import open_devices
 from ._errors import check
 
 if TYPE_CHECKING:
@@ -80,8 +81,6 @@ def _flush_at_exit() -> None:
     """Writes $CUBEHIP_TRACE's trace of every device still open: the library cannot see the
     interpreter end, and a device never closed would otherwise leave no trace. A flush
     without the variable does nothing, so it runs for every open device."""
-    from ._device import open_devices
-
     for dev in open_devices():
         try:
             flush(dev)
