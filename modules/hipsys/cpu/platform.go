@@ -89,7 +89,9 @@ func init() { hipsys.Register(name, Open) }
 // that lands in memory the process owns: it corrupts the host process silently. Kernel
 // pointer arguments are not checked. CUBEHIP_CPU_CATCH_FAULTS=0 leaves faults to Go's
 // runtime, which ends the process (a core dump under GOTRACEBACK=crash), for debugging
-// the kernel; package jit says how faults are caught.
+// the kernel; package jit says how faults are caught. A launch that runs past the time
+// limit (CUBEHIP_CPU_TIME_LIMIT, a Go duration read when the platform opens, or
+// SetTimeLimit; none by default) fails the same way, with hipErrorLaunchTimeOut.
 type Platform struct {
 	props    hipsys.DeviceProps // every device's: each is the same host
 	totalMem uint64             // advertised device memory: the host's RAM
@@ -156,6 +158,7 @@ func newPlatform() (*Platform, error) {
 		devices:  newDevices(n),
 	}
 	p.props = deviceProps(total)
+	openTimeLimit()
 	return p, nil
 }
 

@@ -8,7 +8,6 @@ import "C"
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,14 +18,6 @@ import (
 
 // timeLimit is the cpu device's per-launch time limit in nanoseconds; 0 is none.
 var timeLimit atomic.Int64
-
-func init() {
-	if d, err := ParseTimeLimit(os.Getenv("CUBEHIP_CPU_TIME_LIMIT")); err == nil {
-		timeLimit.Store(int64(d))
-	} else {
-		fmt.Fprintf(os.Stderr, "cubehip: CUBEHIP_CPU_TIME_LIMIT: %v; no time limit\n", err)
-	}
-}
 
 // ParseTimeLimit reads a time limit as $CUBEHIP_CPU_TIME_LIMIT gives it: a Go duration
 // ("10s", "1m30s"); "", "0" and "off" are none.
@@ -46,9 +37,9 @@ func ParseTimeLimit(v string) (time.Duration, error) {
 }
 
 // SetTimeLimit sets the time a launch may run before it ends with hipErrorLaunchTimeOut
-// (0: none, the default unless $CUBEHIP_CPU_TIME_LIMIT, read when the process starts,
-// gives one). It applies to launches that start after it. A limit needs the fault
-// handlers: with $CUBEHIP_CPU_CATCH_FAULTS=0 launches run unlimited.
+// (0: none, the default; the cpu platform sets it from $CUBEHIP_CPU_TIME_LIMIT when it
+// opens). It applies to launches that start after it. A limit needs the fault handlers:
+// with $CUBEHIP_CPU_CATCH_FAULTS=0 launches run unlimited.
 func SetTimeLimit(d time.Duration) { timeLimit.Store(int64(max(d, 0))) }
 
 // TimeLimit is the limit SetTimeLimit set.
