@@ -26,16 +26,17 @@ type function struct {
 	mod *module
 	jf  *jit.Function
 	// maxDynShared is the function's MAX_DYNAMIC_SHARED_SIZE_BYTES, what a launch of it
-	// may ask for: all the device has until FuncSetAttribute lowers it (the cpu device
-	// needs no opt-in). carveout is its PREFERRED_SHARED_MEMORY_CARVEOUT, kept for the
-	// getter only: the host has no L1 to divide.
+	// may ask for: all the device has beside the static variables until FuncSetAttribute
+	// lowers it (the cpu device needs no opt-in). carveout is its
+	// PREFERRED_SHARED_MEMORY_CARVEOUT, kept for the getter only: the host has no L1 to
+	// divide.
 	maxDynShared atomic.Uint32
 	carveout     atomic.Int32
 }
 
 func newFunction(m *module, jf *jit.Function) *function {
 	f := &function{mod: m, jf: jf}
-	f.maxDynShared.Store(sharedMemPerBlock)
+	f.maxDynShared.Store(uint32(sharedMemPerBlock - jf.StaticSharedBytes()))
 	f.carveout.Store(-1)
 	return f
 }
@@ -236,12 +237,12 @@ func (p *Platform) FuncGetParams(fn hipsys.Function) ([]hipsys.KernelParam, erro
 
 // FuncGetAttribute is what the cpu device knows of fn: MAX_THREADS_PER_BLOCK is the
 // device's MaxThreadsPerBlock (a kernel's compiled code does not narrow it);
+// SHARED_SIZE_BYTES is the static shared memory a launch of it holds
+// (jit.Function.StaticSharedBytes: its module's layout, so at least the kernel's own);
 // MAX_DYNAMIC_SHARED_SIZE_BYTES and PREFERRED_SHARED_MEMORY_CARVEOUT are as
-// FuncSetAttribute left them (all the device's dynamic shared memory and -1 until set).
-// The rest are 0: the compiled kernel keeps its __shared__ variables as thread-local
-// statics of the host code, apart from the dynamic buffer, so no static size is recorded;
-// it has no constant bank, no registers or local memory as a GPU counts them, and no PTX
-// or GPU binary version.
+// FuncSetAttribute left them (the device's shared memory less the static, and -1, until
+// set). The rest are 0: it has no constant bank, no registers or local memory as a GPU
+// counts them, and no PTX or GPU binary version.
 func (p *Platform) FuncGetAttribute(fh hipsys.Function, attr hipsys.FuncAttribute) (int, error) {
 	const call = "hipFuncGetAttribute"
 	f := p.functions.get(uintptr(fh))
@@ -251,6 +252,8 @@ func (p *Platform) FuncGetAttribute(fh hipsys.Function, attr hipsys.FuncAttribut
 	switch attr {
 	case hipsys.FuncAttributeMaxThreadsPerBlock:
 		return maxThreadsPerBlock, nil
+	case hipsys.FuncAttributeSharedSizeBytes:
+		return int(f.jf.StaticSharedBytes()), nil
 	case hipsys.FuncAttributeMaxDynamicSharedSizeBytes:
 		return int(f.maxDynShared.Load()), nil
 	case hipsys.FuncAttributePreferredSharedMemoryCarveout:
@@ -262,7 +265,8 @@ func (p *Platform) FuncGetAttribute(fh hipsys.Function, attr hipsys.FuncAttribut
 	return 0, nil
 }
 
-// FuncSetAttribute sets fn's MAX_DYNAMIC_SHARED_SIZE_BYTES (0..SharedMemPerBlock; a launch
+// FuncSetAttribute sets fn's MAX_DYNAMIC_SHARED_SIZE_BYTES (0..SharedMemPerBlock less
+// its static shared memory; a launch
 // of fn asking for more is then hipErrorInvalidValue) or its
 // PREFERRED_SHARED_MEMORY_CARVEOUT (-1..100, recorded only).
 func (p *Platform) FuncSetAttribute(fh hipsys.Function, attr hipsys.FuncAttribute, value int) error {
@@ -270,7 +274,7 @@ func (p *Platform) FuncSetAttribute(fh hipsys.Function, attr hipsys.FuncAttribut
 	if f == nil {
 		return errorf("hipFuncSetAttribute", hipsys.ErrorInvalidHandle, "unknown function")
 	}
-	if err := hipsys.CheckFuncSetAttribute("cpu", attr, value, sharedMemPerBlock); err != nil {
+	if err := hipsys.CheckFuncSetAttribute("cpu", attr, value, sharedMemPerBlock-f.jf.StaticSharedBytes()); err != nil {
 		return err
 	}
 	if attr == hipsys.FuncAttributeMaxDynamicSharedSizeBytes {

@@ -290,3 +290,9 @@ func (f *Function) sharedError(dyn uint32) error {
 		"kernel %s: %d bytes of dynamic shared memory and %d of its module's static __shared__ variables, over the %d bytes a block may have",
 		f.name, dyn, f.m.staticShared, MaxSharedMemPerBlock))
 }
+
+// StaticSharedBytes is the static shared memory a launch of the kernel holds: its
+// module's static __shared__ variables as laid out in the shared arena (those outside any
+// kernel and the largest kernel's own; cubehip_shared.h), which with the dynamic bytes is
+// at most MaxSharedMemPerBlock.
+func (f *Function) StaticSharedBytes() uint64 { return f.m.staticShared }
