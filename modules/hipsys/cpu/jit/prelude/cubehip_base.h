@@ -49,7 +49,7 @@ typedef unsigned long long ullong;
 #define __shared__ static thread_local
 /* The running block's dynamic shared buffer (cubehip_shared.h). */
 #define cubehip_dyn_shared (::cubehip::dyn_base())
-#define HIP_DYNAMIC_SHARED(type, var) [[maybe_unused]] const ::cubehip::dyn_ptr<type> var{};
+#define HIP_DYNAMIC_SHARED(type, var) [[maybe_unused]] const ::cubehip::dyn_ptr<type> var{}
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
 
