@@ -33,6 +33,7 @@ extern "C" __global__ void forms(int* out) {
 	__shared__ pair_t p[4];
 	volatile __shared__ float v[32];
 	__shared__ __align__(64) double d[2];
+	alignas(pair_t) __shared__ unsigned char raw[2 * sizeof(pair_t)];
 	HIP_DYNAMIC_SHARED(int, dyn);
 	int t = threadIdx.x;
 	a[t] = t;
@@ -44,6 +45,7 @@ extern "C" __global__ void forms(int* out) {
 	scratch()[t] = 2 * t;
 	if (t == 0) { per<0>()[0] = 7; per<1>()[0] = 8; }
 	dyn[t] = 3 * t;
+	if (t == 0) raw[0] = 1;
 	__syncthreads();
 	int r = a[63 - t] + (t < 8 ? b[t][t + 1] : 0) + c + scratch()[63 - t] + g_dyn[t] - dyn[t];
 	if (t < 4) r += p[t].a + int(2 * p[t].b) + g_count[t];
@@ -51,6 +53,7 @@ extern "C" __global__ void forms(int* out) {
 	if (t < 2) r += int(2 * d[t]);
 	r += per<0>()[0] * 100 + per<1>()[0] * 1000;
 	r += (((unsigned long)(void*)d) % 64 == 0) ? 0 : 1000000;
+	r += raw[0] - 1 + ((((unsigned long)(void*)raw) % alignof(pair_t) == 0) ? 0 : 1000000);
 	out[blockIdx.x * 64 + t] = r;
 }
 `

@@ -198,7 +198,7 @@ func sharedDeclEdit(src string, toks []token, first, at, kernel int, namespace b
 	// The specifiers, less what the arena's reference cannot carry; an alignment asked for
 	// is kept for the layout.
 	var spec []string
-	align := "0"
+	align := "" // "(n)" or "(T)"
 	for k := first; k < declStart; k++ {
 		w := toks[k].text
 		switch {
@@ -211,7 +211,7 @@ func sharedDeclEdit(src string, toks []token, first, at, kernel int, namespace b
 			j := skipParens(toks, k+1)
 			for a := k + 1; a < j; a++ {
 				if toks[a].text == "aligned" || toks[a].text == "__aligned__" {
-					align = "64" // GCC's largest useful alignment, when none is given
+					align = "(64)" // GCC's largest useful alignment, when none is given
 					if a+1 < j && toks[a+1].text == "(" {
 						align = "(" + tokenText(toks[a+2:skipParens(toks, a+1)-1]) + ")"
 					}
@@ -260,8 +260,14 @@ func sharedDeclEdit(src string, toks []token, first, at, kernel int, namespace b
 			typedefs.WriteString(", ")
 		}
 		typedefs.WriteString(tokenText(toks[s:nameAt]) + " " + typ + " " + tokenText(toks[nameAt+1:e]))
+		// An alignment asked for, as alignas takes it (a type or a value), is a member's,
+		// which the tag's own alignment then reports.
+		alignment := " static unsigned long align() { return 0; }"
+		if align != "" {
+			alignment = " alignas" + align + " char __cubehip_a; static unsigned long align() { return alignof(" + tag + "); }"
+		}
 		rest.WriteString(" struct " + tag + " { static const char* name() { return \"" + v + "\"; } static unsigned line() { return __LINE__; }" +
-			" static unsigned kernel() { return " + strconv.Itoa(kernel) + "; } static unsigned long align() { return " + align + "; } };")
+			" static unsigned kernel() { return " + strconv.Itoa(kernel) + "; }" + alignment + " };")
 		if namespace {
 			rest.WriteString(" static thread_local")
 		}
