@@ -74,6 +74,14 @@ struct shared_table {
 };
 CUBEHIP_HIDDEN inline shared_table shared_tbl = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, {}, {}, {}};
 
+/* A variable's alignment in the arena: at least 16 (a float4 view of any shared array is
+ * aligned), and a cache line for one of a line or more (a vector's loads never split a
+ * line). shared_ref tells the compiler so, as it knew a thread-local array's. */
+constexpr size_t shared_align(size_t size, size_t align) {
+	const size_t min = size >= 64 ? 64 : 16;
+	return align < min ? min : align;
+}
+
 inline size_t shared_register(size_t* off, size_t size, size_t align, const char* name, unsigned line, unsigned kernel) {
 	shared_table& t = shared_tbl;
 	pthread_mutex_lock(&t.mu);
@@ -82,7 +90,7 @@ inline size_t shared_register(size_t* off, size_t size, size_t align, const char
 	} else {
 		const unsigned i = t.n++;
 		t.offset[i] = off;
-		t.align[i] = align < 16 ? 16 : align; /* a float4 view of any shared array is aligned */
+		t.align[i] = shared_align(size, align);
 		t.vars[i] = cubehip_shared_var{name, 0, uint64_t(size), line, kernel};
 	}
 	pthread_mutex_unlock(&t.mu);
@@ -99,11 +107,14 @@ size_t shared_slot<T, Tag>::offset = shared_register(&shared_slot<T, Tag>::offse
                                                      Tag::line(), Tag::kernel());
 
 template <class T, class Tag> __attribute__((always_inline)) inline T& shared_ref() {
-	return *reinterpret_cast<T*>(block()->shared + shared_slot<T, Tag>::offset);
+	void* p = block()->shared + shared_slot<T, Tag>::offset;
+	return *static_cast<T*>(__builtin_assume_aligned(p, shared_align(sizeof(T), alignof(T))));
 }
 
-/* The running block's dynamic shared buffer. */
-__attribute__((always_inline)) inline unsigned char* dyn_base() { return reinterpret_cast<unsigned char*>(block()->dyn); }
+/* The running block's dynamic shared buffer, 64-byte aligned (runner.c). */
+__attribute__((always_inline)) inline unsigned char* dyn_base() {
+	return static_cast<unsigned char*>(__builtin_assume_aligned(block()->dyn, 64));
+}
 
 /* A dynamic shared array named where no local can hold its address (namespace scope,
  * HIP_DYNAMIC_SHARED): the buffer moves with the launch's dynamic size, so each use
