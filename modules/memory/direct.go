@@ -16,8 +16,16 @@ func (p *directPool) due() uint64 { return never }
 
 func (p *directPool) accepts(uint64) bool { return true }
 
+// effective is what a reservation of size bytes allocates: size itself for an exact pool.
+func (p *directPool) effective(size uint64) (uint64, bool) {
+	if p.cfg.Exact {
+		return size, true
+	}
+	return effective(size, p.align)
+}
+
 func (p *directPool) tryReserve(size uint64, d *descriptor) bool {
-	eff, ok := effective(size, p.align)
+	eff, ok := p.effective(size)
 	if !ok {
 		return false
 	}
@@ -40,7 +48,7 @@ func (p *directPool) place(pi int, size, eff uint64, d *descriptor) {
 // would pass its watermark; it is a watermark, not a budget, so the new
 // allocation is made even if reclaiming could not get under it.
 func (p *directPool) alloc(size uint64, d *descriptor, _ bool) error {
-	eff, ok := effective(size, p.align)
+	eff, ok := p.effective(size)
 	if !ok {
 		return errTooBig(size)
 	}

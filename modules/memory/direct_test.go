@@ -50,3 +50,18 @@ func TestDirectReclaimWatermark(t *testing.T) {
 		require.NoError(t, h.Release())
 	}
 }
+
+// An exact pool allocates each reservation at its own size: the storage sees 1000 bytes,
+// not the aligned 1024, and a released allocation is reused only for that very size.
+func TestDirectExactSizes(t *testing.T) {
+	m, st := newManager(t, explicit(memory.DirectSpec{Exact: true}))
+	a := reserve(t, m, 1000)
+	assert.Equal(t, uint64(1000), m.Usage().BytesReserved)
+	where := addr(t, m, a)
+	require.NoError(t, a.Release())
+	b := reserve(t, m, 1020) // same aligned size, another exact one: a new allocation
+	assert.NotEqual(t, where, addr(t, m, b))
+	assert.Equal(t, 2, st.Live())
+	require.NoError(t, b.Release())
+	assert.Contains(t, memory.DirectSpec{Exact: true}.String(), "exact")
+}

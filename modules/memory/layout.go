@@ -37,6 +37,10 @@ type ExclusiveSpec struct {
 // reserve more than ReclaimAt bytes (default: never).
 type DirectSpec struct {
 	ReclaimAt uint64
+	// Exact allocates each reservation at its own size, not rounded up to the device's
+	// alignment, so that the storage sees each buffer's exact extent: a device checking
+	// kernels' accesses places its redzone right after a buffer's last byte.
+	Exact bool
 }
 
 func (SlicedSpec) isPoolSpec()    {}
@@ -51,7 +55,12 @@ func (s ExclusiveSpec) String() string {
 	return fmt.Sprintf("exclusive(max %s, period %d)", bytes(s.MaxAllocSize), s.DeallocPeriod)
 }
 
-func (s DirectSpec) String() string { return fmt.Sprintf("direct(reclaim at %s)", bytes(s.ReclaimAt)) }
+func (s DirectSpec) String() string {
+	if s.Exact {
+		return fmt.Sprintf("direct(reclaim at %s, exact)", bytes(s.ReclaimAt))
+	}
+	return fmt.Sprintf("direct(reclaim at %s)", bytes(s.ReclaimAt))
+}
 
 // bytes formats a size with a binary unit where it divides evenly.
 func bytes(n uint64) string {

@@ -55,6 +55,11 @@ type Options struct {
 	// platform's launch queue where it has one (nvidia): see Stream.Launch for what the
 	// queue changes.
 	DirectLaunch bool
+	// Check runs every kernel the Device compiles under the kernel checker (check.go):
+	// hipsys.CheckMemory, CheckInit, CheckSync, or'ed; $CUBEHIP_CHECK adds to it. Only the
+	// cpu platform can check kernels; on another, asking for a check is an error that
+	// says to run the program on the cpu device.
+	Check hipsys.Checks
 }
 
 // Device is the handle users hold on one device. Its embedded Stream is stream 0, so
@@ -138,6 +143,11 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: nil platform", ErrInvalidArgument)
 	}
+	// First: a platform that cannot check kernels says so whether it has devices or not.
+	layout, err := checkKernels(p, &opts)
+	if err != nil {
+		return nil, err
+	}
 	n, err := p.GetDeviceCount()
 	if err != nil {
 		return nil, err
@@ -151,7 +161,7 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if err := p.SetDevice(opts.Index); err != nil {
 		return nil, err
 	}
-	sopts := []stream.Option{stream.WithGPULayout(opts.Layout)}
+	sopts := []stream.Option{stream.WithGPULayout(layout)}
 	if opts.MaxStreams > 0 {
 		sopts = append(sopts, stream.WithMaxStreams(opts.MaxStreams))
 	}

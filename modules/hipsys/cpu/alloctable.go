@@ -13,6 +13,7 @@ type block struct {
 	reserved uint64
 	mapped   []byte // the mmap'ed region for large blocks; nil for C heap blocks
 	dev      int    // the device whose hipMalloc made it (0 for pinned host memory)
+	rz       uint64 // the redzone on each side, inside the allocation (check.go); 0 unchecked
 }
 
 // allocTable is the set of live allocations of one kind (device or pinned host),

@@ -49,6 +49,7 @@ func hostAlloc(size uint64) (block, error) {
 
 // hostRelease gives a block's memory back to the system.
 func hostRelease(b block) error {
+	b.base -= uintptr(b.rz) // a checked block's allocation starts at its first redzone
 	if b.mapped != nil {
 		return unix.Munmap(b.mapped)
 	}

@@ -38,11 +38,17 @@ func (p *Platform) alloc(t *allocTable, size, limit uint64, dev int) (uintptr, e
 	if !t.charge(reserved, limit) {
 		return 0, errOverBudget(size)
 	}
-	b, err := hostAlloc(size)
+	var rz uint64
+	if t == &p.device && p.kernelChecks()&hipsys.CheckMemory != 0 {
+		rz = redzone(size)
+	}
+	b, err := hostAlloc(size + 2*rz)
 	if err != nil {
 		t.uncharge(reserved)
 		return 0, err
 	}
+	// A checked block's buffer sits between its redzones (check.go).
+	b.base, b.size, b.rz = b.base+uintptr(rz), size, rz
 	// hostAlloc rounds the same way; the table must uncharge exactly what was charged.
 	b.reserved = reserved
 	b.dev = dev
@@ -113,6 +119,9 @@ func (p *Platform) release(call string, t *allocTable, addr uintptr) error {
 	}
 	if t == &p.device {
 		p.devices.uncharge(b.dev, b.reserved)
+		if p.quarantined(b) {
+			return nil
+		}
 	}
 	if err := hostRelease(b); err != nil {
 		return errorf(call, hipsys.ErrorUnknown, err.Error())

@@ -12,6 +12,7 @@ import (
 // module is a loaded code object. use is held (read side) by every kernel while it
 // runs, so ModuleUnload cannot unmap code a worker is executing.
 type module struct {
+	p      *Platform // for a checked launch's regions
 	jm     *jit.Module
 	use    sync.RWMutex
 	closed atomic.Bool
@@ -49,6 +50,14 @@ func (f *function) launch(c *command) error {
 	if f.mod.closed.Load() {
 		return errorf(launchCall(c.coop), hipsys.ErrorInvalidHandle, "module unloaded before the launch ran")
 	}
+	if f.jf.Checked() && f.mod.p != nil {
+		if c.coop {
+			if err := jit.CheckCooperative(c.grid, c.block, c.shmem); err != nil {
+				return err
+			}
+		}
+		return f.jf.LaunchChecked(c.grid, c.block, c.shmem, c.params, c.offsets, c.coop, f.mod.p.checkRegions())
+	}
 	if c.coop {
 		return f.jf.LaunchCooperative(c.grid, c.block, c.shmem, c.params, c.offsets)
 	}
@@ -72,7 +81,7 @@ func (p *Platform) ModuleLoadData(image []byte) (hipsys.Module, error) {
 	if err != nil {
 		return 0, err
 	}
-	return hipsys.Module(p.modules.add(&module{jm: jm, fns: map[string]hipsys.Function{}, globals: map[uintptr]struct{}{}})), nil
+	return hipsys.Module(p.modules.add(&module{p: p, jm: jm, fns: map[string]hipsys.Function{}, globals: map[uintptr]struct{}{}})), nil
 }
 
 // ModuleGetFunction finds an extern "C" __global__ entry point by its name, or a kernel

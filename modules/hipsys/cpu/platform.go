@@ -106,6 +106,7 @@ type Platform struct {
 	imports importTable
 
 	compiler *jit.Compiler
+	check    checkState // the kernel checker's settings and quarantine (check.go)
 
 	nullOnce sync.Once
 	null     atomic.Pointer[stream]
@@ -159,6 +160,11 @@ func newPlatform() (*Platform, error) {
 	}
 	p.props = deviceProps(total)
 	openTimeLimit()
+	checks, err := checksFromEnv()
+	if err != nil {
+		return nil, hipsys.NewError(name, "hipInit", hipsys.ErrorInvalidValue, envChecks+": "+err.Error())
+	}
+	p.check.checks = checks
 	return p, nil
 }
 

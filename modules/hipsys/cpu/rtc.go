@@ -60,7 +60,7 @@ func (p *Platform) RTCCompileProgram(h hipsys.Program, options []string) error {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	pr.tried = true
-	image, log, err := p.compiler.CompileNamed(pr.source, pr.name, pr.headers, options, pr.exprs)
+	image, log, err := p.compiler.CompileNamed(pr.source, pr.name, pr.headers, p.checkedOptions(options), pr.exprs)
 	pr.log = log
 	if err == nil {
 		pr.lowered, err = jit.LoweredNames(image)
@@ -170,5 +170,5 @@ var _ hipsys.CodeIdentifier = (*Platform)(nil)
 // and its version, $CUBEHIP_CPU_CXXFLAGS, the warp width, the host CPU and options, as
 // one hash.
 func (p *Platform) CodeIdentity(options []string) (string, error) {
-	return p.compiler.CodeIdentity(options)
+	return p.compiler.CodeIdentity(p.checkedOptions(options))
 }

@@ -241,11 +241,15 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 			return nil, "", internal(err)
 		}
 	}
+	checks, options := takeChecks(options)
 	opt, user := compilerFlags(options)
 	file := sourceName(name)
 	// codegen are the flags that decide the code, paths aside.
 	codegen := append(append([]string{}, baseFlags(opt)...), "-DCUBEHIP_WARP_SIZE="+strconv.Itoa(WarpSize))
 	codegen = append(codegen, extraFlags()...)
+	if checks != 0 {
+		codegen = append(codegen, checkFlags(checks)...)
+	}
 	// The flags that decide what the preprocessor keeps: every compile flag but the
 	// modes, which the scan decides next and which change nothing in the user's lines.
 	common := append([]string{}, codegen...)
@@ -260,6 +264,9 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		live = liveLines(tc, tmp, file, source, ppFlags(common))
 	}
 	prog := scanLive(source, live, len(exprs) > 0)
+	if checks != 0 {
+		prog.check()
+	}
 	prog.exprs = exprs
 	// Implicit warp-synchronous code would run with wrong results (warpsync.go): refused.
 	refused := warpSynchronous(source, file, live)
@@ -334,6 +341,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	if prog.fibers() {
 		im.flags |= flagBarrier
 	}
+	im.flags |= uint32(checks) << flagChecksShift
 	for _, e := range prog.entries {
 		im.entries = append(im.entries, e.Name)
 	}

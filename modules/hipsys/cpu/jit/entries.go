@@ -17,6 +17,7 @@ type program struct {
 	warps       bool     // the source names a warp function: fiber entries scheduled as warps too
 	dynShared   bool     // the translation unit needs the dynamic shared buffer
 	tlsBuiltins bool     // threadIdx & co. are named outside entry bodies (builtinsOutside)
+	checked     bool     // compiled for the checker (check)
 	rewritten   string   // the source with bodies and shared rewritten, line numbers unchanged
 	src         string   // the source scanned: the user's, or it with helpers inlined (inline.go)
 	orig        string   // the user's source when src inlined helpers ("" otherwise)
@@ -719,6 +720,16 @@ func applyEdits(src string, edits []edit) string {
 	return b.String()
 }
 
+// check makes the program a checked one (check.go): barrier entries run as fibers, whose
+// barriers are real and whose threads are the reports' threads; the thread-local
+// threadIdx is kept current in every entry, for the reports to name the thread; the tail
+// records each entry's parameter names.
+func (p *program) check() {
+	p.fallBack("a checked module runs its barriers as fibers") // before the flags: it may start over from the source
+	p.checked = true
+	p.tlsBuiltins = true
+}
+
 // tail is the generated end of the translation unit: a launcher and a signature function
 // per entry (CUBEHIP_ENTRY, cubehip_entry.h).
 func (p *program) tail() string {
@@ -734,6 +745,14 @@ func (p *program) tail() string {
 			mode = "fiber"
 		}
 		b.WriteString("CUBEHIP_ENTRY(" + e.Name + ", " + e.Ref + ", " + mode + ")\n")
+		if p.checked {
+			for _, bd := range p.bodies {
+				if bd.name == e.Name {
+					b.WriteString("CUBEHIP_EXPORT const char cubehip_pnames_" + e.Name + "[] = \"" + strings.Join(bd.params, ",") + "\";\n")
+					break
+				}
+			}
+		}
 	}
 	b.WriteString(p.namedTail(fiber))
 	return b.String()

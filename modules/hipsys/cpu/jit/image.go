@@ -18,6 +18,9 @@ const imageMagicNamed = "CUBEHIPCPU2\n"
 
 const flagBarrier = 1 // the module's kernels run as fibers
 
+// flagChecksShift places a checked module's hipsys.Checks in the flags' second byte.
+const flagChecksShift = 8
+
 // image is a decoded code object: the entry names, how its kernels run, the name
 // expressions it was compiled with, and the shared object (an ELF file for this host)
 // that holds them.

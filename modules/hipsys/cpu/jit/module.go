@@ -45,6 +45,14 @@ type Module struct {
 	users  atomic.Int64 // launches in flight
 	closed atomic.Bool
 
+	// A checked module (check.go): its checks, the lock its launches take one at a time,
+	// and its object, whose line table (read at the first report) names a report's line.
+	checks    hipsys.Checks
+	checkMu   sync.Mutex
+	object    []byte
+	linesOnce sync.Once
+	lines     []lineRow
+
 	mu    sync.Mutex
 	funcs map[string]*Function
 }
@@ -76,6 +84,9 @@ func Load(image []byte) (*Module, error) {
 		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, why)
 	}
 	m := &Module{handle: h, barrier: im.flags&flagBarrier != 0, entries: map[string]string{}, unwrapped: map[string]bool{}, funcs: map[string]*Function{}}
+	if m.checks = hipsys.Checks(im.flags >> flagChecksShift); m.checks != 0 {
+		m.object = im.object
+	}
 	abi := m.sym("cubehip_abi_version")
 	if abi == nil || C.cubehip_call_abi(abi) != C.CUBEHIP_ABI_VERSION {
 		C.cubehip_dlclose(h)

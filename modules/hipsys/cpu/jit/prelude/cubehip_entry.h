@@ -13,6 +13,19 @@
 #define CUBEHIP_WARPS 0
 #endif
 
+/* The checker's hooks (cubehip_check.h) in a checked module; nothing otherwise. */
+#ifdef CUBEHIP_CHECK
+#define CUBEHIP_CHECK_BARRIER(t) ::cubehip::check_barrier(t)
+#define CUBEHIP_CHECK_EXIT(t) ::cubehip::check_exit(t)
+#define CUBEHIP_CHECK_GENERATION(n, idx) ::cubehip::check_generation((n), (idx))
+#define CUBEHIP_BARRIER_ATTR
+#else
+#define CUBEHIP_CHECK_BARRIER(t) ((void)0)
+#define CUBEHIP_CHECK_EXIT(t) ((void)0)
+#define CUBEHIP_CHECK_GENERATION(n, idx) ((void)0)
+#define CUBEHIP_BARRIER_ATTR
+#endif
+
 namespace cubehip {
 
 /* The kernel's arguments, copied once per block range out of the launch's parameter
@@ -153,9 +166,10 @@ inline void start_epochs(fibers* f) {
 }
 
 #if !CUBEHIP_WARPS
-CUBEHIP_HIDDEN void barrier() {
+CUBEHIP_HIDDEN CUBEHIP_BARRIER_ATTR void barrier() {
 	fibers* f = *current_slot();
 	if (f == nullptr) return;
+	CUBEHIP_CHECK_BARRIER(f->cur);
 	resume_next(f, &f->sp[f->cur]);
 }
 #else
@@ -188,6 +202,7 @@ inline void complete_warp(fibers* f, unsigned w) {
 	ws.mask[ws.par] = 0;
 }
 inline void release_barrier(fibers* f) {
+	CUBEHIP_CHECK_GENERATION(f->n, f->idx);
 	for (unsigned u = 0; u < f->n; u++)
 		if (f->state[u] == fiber_at_barrier) f->state[u] = fiber_run;
 	f->at_bar = 0;
@@ -207,10 +222,11 @@ inline void yield(fibers* f, unsigned t) {
 	if (u == f->n) cubehip_swap(&f->sp[t], f->sched);
 	else switch_to(f, u, &f->sp[t]);
 }
-CUBEHIP_HIDDEN void barrier() {
+CUBEHIP_HIDDEN CUBEHIP_BARRIER_ATTR void barrier() {
 	fibers* f = *current_slot();
 	if (f == nullptr) return;
 	const unsigned t = f->cur;
+	CUBEHIP_CHECK_BARRIER(t);
 	f->state[t] = fiber_at_barrier;
 	f->at_bar++;
 	f->warps[t / CUBEHIP_WARP_SIZE].at_bar++;
@@ -336,6 +352,7 @@ template <class... A> struct entry<void (*)(A...)> {
 			}
 			switch_to(&st, u, &st.sched);
 		}
+		CUBEHIP_CHECK_GENERATION(st.n, st.idx); /* the last generation, which no barrier ends */
 	}
 #endif
 
@@ -386,6 +403,7 @@ template <class... A> struct entry<void (*)(A...)> {
 				ctx->tid = st.idx[first];
 				if (CUBEHIP_TLS_BUILTINS) ::threadIdx = st.idx[first];
 				cubehip_swap(&st.sched, st.sp[first]);
+				CUBEHIP_CHECK_GENERATION(n, st.idx);
 			}
 		}
 		*slot = outer;
@@ -401,6 +419,7 @@ extern "C" CUBEHIP_HIDDEN void cubehip_fiber_main(void) {
 	cubehip::fibers* f = *cubehip::current_slot();
 	f->body(f->args);
 	f->done[f->cur] = 1;
+	CUBEHIP_CHECK_EXIT(f->cur);
 	void* dead;
 #if CUBEHIP_WARPS
 	/* A returned lane leaves its warp's collectives and the block's barriers. */

@@ -15,9 +15,20 @@
 #pragma once
 #include "cubehip_base.h"
 
+#ifdef CUBEHIP_CHECK
+#include "cubehip_check.h"
+#endif
 #include "cubehip_entry.h"
 #include "cubehip_shared.h"
 #include "cubehip_regions.h"
 #include "cubehip_warp.h"
 
 extern "C" __attribute__((visibility("default"))) unsigned cubehip_abi_version(void) { return CUBEHIP_ABI_VERSION; }
+
+#ifdef CUBEHIP_CHECK
+/* A checked module's barriers say their line (cubehip_check.h's check_line). */
+#define __syncthreads() (::cubehip::check_mark(__LINE__), ::__syncthreads())
+#define __syncthreads_count(p) (::cubehip::check_mark(__LINE__), ::__syncthreads_count(p))
+#define __syncthreads_and(p) (::cubehip::check_mark(__LINE__), ::__syncthreads_and(p))
+#define __syncthreads_or(p) (::cubehip::check_mark(__LINE__), ::__syncthreads_or(p))
+#endif

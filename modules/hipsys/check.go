@@ -1,0 +1,153 @@
+package hipsys
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Checks is a set of the kernel checks a platform can run kernels under (KernelChecking):
+// the cpu platform's checker, which compiles kernels with each access instrumented and
+// reports a bad one in the user's terms instead of letting it pass or corrupt memory.
+type Checks uint8
+
+const (
+	// CheckMemory (memcheck): every global access inside a live allocation, the whole
+	// access, naturally aligned; none through a released one.
+	CheckMemory Checks = 1 << iota
+	// CheckInit (initcheck): no read of global memory nothing wrote since it was allocated.
+	CheckInit
+	// CheckSync (synccheck): every thread of a block that is still running reaches the
+	// same __syncthreads as the others.
+	CheckSync
+)
+
+// checkNames are the checks' names, as CUBEHIP_CHECK and the command line spell them.
+var checkNames = []struct {
+	c    Checks
+	name string
+}{{CheckMemory, "memcheck"}, {CheckInit, "initcheck"}, {CheckSync, "synccheck"}}
+
+// ParseChecks reads a comma list of check names ("memcheck,initcheck"; "all" is every
+// one, "" and "none" none). An unknown name is an error naming it and the known ones.
+func ParseChecks(s string) (Checks, error) {
+	var c Checks
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		switch f {
+		case "", "none":
+			continue
+		case "all":
+			for _, n := range checkNames {
+				c |= n.c
+			}
+			continue
+		}
+		found := false
+		for _, n := range checkNames {
+			if n.name == f {
+				c, found = c|n.c, true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("unknown kernel check %q: the checks are %s (or all)", f, Checks(0xff).String())
+		}
+	}
+	return c, nil
+}
+
+// String is the comma list ParseChecks reads back ("" for none).
+func (c Checks) String() string {
+	var names []string
+	for _, n := range checkNames {
+		if c&n.c != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// KernelChecking is a Platform whose kernels can run checked. Only the cpu platform is
+// one: a GPU's kernels run on hardware cubehip cannot watch.
+type KernelChecking interface {
+	// SetKernelChecks makes every kernel compiled afterwards run under c (0: unchecked).
+	// Kernels compiled before keep how they were compiled.
+	SetKernelChecks(c Checks) error
+}
+
+// CheckReport is one bad access or barrier the checker saw, in the kernel's terms.
+type CheckReport struct {
+	Check  string // "memcheck", "initcheck", "synccheck"
+	What   string // "out of bounds", "use after release", "misaligned", "uninitialized read", "divergent barrier", ...
+	Kernel string
+	Block  Dim3
+	Thread Dim3
+	// The access: its address, size in bytes and direction. Param is the name of the
+	// kernel parameter whose buffer the address lies in or beside ("" where none does, or
+	// the name is unknown: ParamIndex then says which, -1 for none), Offset the access's
+	// byte offset from that buffer's start (negative before it), BufferSize its size.
+	Address    uint64
+	Size       uint32
+	Write      bool
+	Param      string
+	ParamIndex int
+	Offset     int64
+	BufferSize uint64
+	// File and Line are the kernel source line of the access or barrier (0 if unknown).
+	File string
+	Line int
+	// Other is the second thread and line of a two-thread report (a divergent barrier:
+	// a thread that took another path), zero otherwise.
+	OtherThread Dim3
+	OtherLine   int
+}
+
+// String is the report as one line, compute-sanitizer's order: what, where, who.
+func (r CheckReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", r.Check, r.What)
+	if r.Size > 0 {
+		dir := "read"
+		if r.Write {
+			dir = "write"
+		}
+		fmt.Fprintf(&b, ": %s of %d bytes at %#x", dir, r.Size, r.Address)
+		switch {
+		case r.Param != "":
+			fmt.Fprintf(&b, ", byte %d of parameter %s (%d bytes)", r.Offset, r.Param, r.BufferSize)
+		case r.ParamIndex >= 0:
+			fmt.Fprintf(&b, ", byte %d of parameter %d's buffer (%d bytes)", r.Offset, r.ParamIndex, r.BufferSize)
+		case r.BufferSize > 0:
+			fmt.Fprintf(&b, ", byte %d of a %d-byte buffer no parameter names", r.Offset, r.BufferSize)
+		}
+	}
+	fmt.Fprintf(&b, ", in kernel %s, block (%d,%d,%d) thread (%d,%d,%d)", r.Kernel, r.Block.X, r.Block.Y, r.Block.Z, r.Thread.X, r.Thread.Y, r.Thread.Z)
+	if r.Line > 0 {
+		fmt.Fprintf(&b, ", at %s:%d", r.File, r.Line)
+	}
+	if r.OtherLine > 0 || r.OtherThread != (Dim3{}) {
+		fmt.Fprintf(&b, "; thread (%d,%d,%d)", r.OtherThread.X, r.OtherThread.Y, r.OtherThread.Z)
+		if r.OtherLine > 0 {
+			fmt.Fprintf(&b, " at line %d", r.OtherLine)
+		}
+	}
+	return b.String()
+}
+
+// CheckReports is what a checked launch saw: the first reports (at most a cap, so that a
+// bug in a hot loop stays readable) and how many there were in all. It is the Cause of
+// the launch's *Error, so errors.As finds it through every layer that wraps it.
+type CheckReports struct {
+	Reports []CheckReport
+	Total   int
+}
+
+func (r *CheckReports) Error() string {
+	if len(r.Reports) == 0 {
+		return "no check reports"
+	}
+	msg := r.Reports[0].String()
+	if r.Total > 1 {
+		msg += fmt.Sprintf(" (and %d more)", r.Total-1)
+	}
+	return msg
+}

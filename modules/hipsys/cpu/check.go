@@ -1,0 +1,150 @@
+package cpu
+
+import (
+	"os"
+	"sync"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
+)
+
+// The cpu platform's side of the kernel checker (the jit's check.go has the kernel's).
+// With memcheck on, every hipMalloc'ed block has a redzone on each side, memory no buffer
+// owns, so an access that runs off a buffer lands in memory the checker can name as that
+// buffer's; and a freed block is kept, unused, in a quarantine for a while, so an access
+// through a stale pointer lands in memory still known as released instead of in a newer
+// buffer's. A checked launch judges its kernel's accesses against all of them
+// (checkRegions).
+//
+// Invariants:
+//   - A block's redzones belong to the block: hostRelease frees them with it, and no other
+//     block is placed in them; the device is charged for the buffer's size alone.
+//   - A quarantined block is in no alloc table: every API call refuses it as freed memory,
+//     as before; only checked launches see it, as released.
+//   - Regions never overlap: imports inside a device block are left out (the block's
+//     region covers them).
+
+// envChecks names the checks every device of the process runs its kernels under.
+const envChecks = "CUBEHIP_CHECK"
+
+// quarantineBytes and quarantineBlocks bound the freed memory kept for the checker: past
+// either, the oldest block is really freed (a stale pointer to it then goes unreported).
+const (
+	quarantineBytes  = 256 << 20
+	quarantineBlocks = 4096
+)
+
+// redzone is the bytes kept free on each side of a checked block of size bytes: an eighth
+// of it, between 256 bytes and 64 KiB, a multiple of the alignment so the buffer stays
+// aligned. An access further off than that from every buffer is not reported.
+func redzone(size uint64) uint64 {
+	rz := min(max(size/8, alignment), 64<<10)
+	return (rz + alignment - 1) &^ (alignment - 1)
+}
+
+// checkState is what the checker keeps on the platform.
+type checkState struct {
+	mu         sync.Mutex
+	checks     hipsys.Checks
+	quarantine []block // oldest first
+	held       uint64  // bytes in quarantine, redzones included
+}
+
+// checksFromEnv reads $CUBEHIP_CHECK.
+func checksFromEnv() (hipsys.Checks, error) {
+	return hipsys.ParseChecks(os.Getenv(envChecks))
+}
+
+var _ hipsys.KernelChecking = (*Platform)(nil)
+
+// SetKernelChecks makes kernels compiled from now on run under c (hipsys.KernelChecking).
+// Memory allocated from now on gets redzones when c has memcheck; blocks allocated before
+// have none, and an access past them is not reported.
+func (p *Platform) SetKernelChecks(c hipsys.Checks) error {
+	p.check.mu.Lock()
+	p.check.checks = c
+	p.check.mu.Unlock()
+	return nil
+}
+
+func (p *Platform) kernelChecks() hipsys.Checks {
+	p.check.mu.Lock()
+	defer p.check.mu.Unlock()
+	return p.check.checks
+}
+
+// checkedOptions are options with the check option appended, when kernels are checked.
+func (p *Platform) checkedOptions(options []string) []string {
+	if o := jit.CheckOption(p.kernelChecks()); o != "" {
+		return append(append([]string(nil), options...), o)
+	}
+	return options
+}
+
+// quarantined keeps b, just removed from its table, for the checker, and frees the
+// oldest blocks past the bounds; false when memcheck is off (the caller frees b).
+func (p *Platform) quarantined(b block) bool {
+	c := &p.check
+	c.mu.Lock()
+	if c.checks&hipsys.CheckMemory == 0 {
+		c.mu.Unlock()
+		return false
+	}
+	c.quarantine = append(c.quarantine, b)
+	c.held += b.reserved + 2*b.rz
+	var out []block
+	for len(c.quarantine) > 1 && (c.held > quarantineBytes || len(c.quarantine) > quarantineBlocks) {
+		old := c.quarantine[0]
+		c.quarantine = c.quarantine[1:]
+		c.held -= old.reserved + 2*old.rz
+		out = append(out, old)
+	}
+	c.mu.Unlock()
+	for _, old := range out {
+		_ = hostRelease(old)
+	}
+	return true
+}
+
+// checkRegions is the device memory a checked launch judges accesses against: every live
+// device block (with its redzones), every quarantined one (released), and imported ranges
+// outside them.
+func (p *Platform) checkRegions() []jit.CheckRegion {
+	var out []jit.CheckRegion
+	p.device.mu.RLock()
+	for _, b := range p.device.blocks {
+		out = append(out, jit.CheckRegion{Lo: uint64(b.base - uintptr(b.rz)), Base: uint64(b.base), Size: b.size,
+			Hi: uint64(b.base) + max(b.size, b.reserved) + b.rz})
+	}
+	p.device.mu.RUnlock()
+	p.check.mu.Lock()
+	for _, b := range p.check.quarantine {
+		out = append(out, jit.CheckRegion{Lo: uint64(b.base - uintptr(b.rz)), Base: uint64(b.base), Size: b.size,
+			Hi: uint64(b.base) + max(b.size, b.reserved) + b.rz, Freed: true})
+	}
+	p.check.mu.Unlock()
+	blocks := len(out)
+	p.imports.mu.RLock()
+	for _, r := range p.imports.ranges {
+		lo, hi := uint64(r.base), uint64(r.base)+r.size
+		inside := false
+		for _, b := range out[:blocks] {
+			if lo < b.Hi && hi > b.Lo {
+				inside = true
+				break
+			}
+		}
+		dup := len(out) > blocks && out[len(out)-1].Lo <= lo && hi <= out[len(out)-1].Hi
+		if !inside && !dup {
+			if len(out) > blocks && lo < out[len(out)-1].Hi {
+				// Overlapping imports of one host range: one region covering both.
+				last := &out[len(out)-1]
+				last.Hi, last.Size = max(last.Hi, hi), max(last.Hi, hi)-last.Base
+				continue
+			}
+			out = append(out, jit.CheckRegion{Lo: lo, Base: lo, Size: r.size, Hi: hi})
+		}
+	}
+	p.imports.mu.RUnlock()
+	return out
+}

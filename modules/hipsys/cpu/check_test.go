@@ -1,0 +1,92 @@
+package cpu
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+)
+
+const checkSource = `
+extern "C" __global__ void bump(float* a, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) a[i] += 1.0f;
+}
+`
+
+// checkedKernel compiles checkSource on p with its checks on.
+func checkedKernel(t *testing.T, p *Platform) hipsys.Function {
+	t.Helper()
+	prog, err := p.RTCCreateProgram(checkSource, "bump.hip", nil)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, p.RTCDestroyProgram(prog)) }()
+	require.NoError(t, p.RTCCompileProgram(prog, nil))
+	image, err := p.RTCGetCode(prog)
+	require.NoError(t, err)
+	mod, err := p.ModuleLoadData(image)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.ModuleUnload(mod) })
+	f, err := p.ModuleGetFunction(mod, "bump")
+	require.NoError(t, err)
+	return f
+}
+
+func launchReports(t *testing.T, p *Platform, f hipsys.Function, d hipsys.DevicePtr, n uint32) *hipsys.CheckReports {
+	t.Helper()
+	var args hipsys.KernelArgs
+	args.Ptr(d).U32(n)
+	require.NoError(t, p.ModuleLaunchKernel(f, hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, 0, &args))
+	err := p.StreamSynchronize(0)
+	if err == nil {
+		return nil
+	}
+	var reps *hipsys.CheckReports
+	require.True(t, errors.As(err, &reps), "%v", err)
+	return reps
+}
+
+// One float past a buffer, which a neighbour would otherwise own, and an access through a
+// released buffer are reported, each naming the parameter; the fixed launch is clean.
+func TestCheckedDeviceMemory(t *testing.T) {
+	p := newTest(t)
+	require.NoError(t, p.SetKernelChecks(hipsys.CheckMemory))
+	f := checkedKernel(t, p)
+	a, err := p.Malloc(4 * 16)
+	require.NoError(t, err)
+	b, err := p.Malloc(4 * 16)
+	require.NoError(t, err)
+	require.NoError(t, p.Memset(a, 0, 64))
+	require.NoError(t, p.Memset(b, 0, 64))
+
+	require.Nil(t, launchReports(t, p, f, a, 15), "i <= 15 stays inside 16 floats")
+	reps := launchReports(t, p, f, a, 16)
+	require.NotNil(t, reps)
+	// a[16] += 1: its read, and its write where GCC checks the address again.
+	require.True(t, reps.Total >= 1 && reps.Total <= 2, "%v", reps.Reports)
+	r := reps.Reports[0]
+	require.Equal(t, "out of bounds", r.What)
+	require.Equal(t, "a", r.Param)
+	require.Equal(t, int64(64), r.Offset)
+	require.Equal(t, uint64(64), r.BufferSize)
+	require.Equal(t, hipsys.Dim3{X: 16}, r.Thread)
+	require.Equal(t, 4, r.Line)
+
+	require.NoError(t, p.Free(b))
+	reps = launchReports(t, p, f, b, 4)
+	require.NotNil(t, reps)
+	require.Equal(t, "use after release", reps.Reports[0].What, "%v", reps)
+	require.Equal(t, "a", reps.Reports[0].Param) // the kernel's parameter, pointing into released memory
+	require.NoError(t, p.Free(a))
+}
+
+func TestChecksFromEnv(t *testing.T) {
+	t.Setenv(envChecks, "memcheck,synccheck")
+	p, err := newPlatform()
+	require.NoError(t, err)
+	require.Equal(t, hipsys.CheckMemory|hipsys.CheckSync, p.kernelChecks())
+	t.Setenv(envChecks, "memcheck,leakcheck")
+	_, err = newPlatform()
+	require.ErrorContains(t, err, `unknown kernel check "leakcheck"`)
+}

@@ -1,0 +1,174 @@
+package jit_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit/internal/hostmem"
+)
+
+const overrunSrc = `
+extern "C" __global__ void scale(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i] = 2.0f * in[i];
+}
+`
+
+// region is a buffer of n floats with 64-byte redzones around it, as the cpu platform
+// reserves them in a checked device.
+func region(t *testing.T, n int) (uintptr, []float32, jit.CheckRegion) {
+	raw := hostmem.Alloc(n*4 + 128)
+	require.NotZero(t, raw)
+	t.Cleanup(func() { hostmem.Free(raw) })
+	base := raw + 64
+	return base, hostmem.Slice[float32](base, n), jit.CheckRegion{Lo: uint64(raw), Base: uint64(base), Size: uint64(4 * n), Hi: uint64(base) + uint64(4*n) + 64}
+}
+
+func TestCheckedLaunchReportsAnOverrun(t *testing.T) {
+	c := jit.NewCompiler(t.TempDir())
+	img, log, err := c.Compile(overrunSrc, "overrun.hip", nil, []string{jit.CheckOption(hipsys.CheckMemory)})
+	require.NoError(t, err, log)
+	m, err := jit.Load(img)
+	require.NoError(t, err)
+	defer m.Close()
+	f, err := m.Function("scale")
+	require.NoError(t, err)
+	require.True(t, f.Checked())
+	pin, in, rin := region(t, 64)
+	pout, _, rout := region(t, 64)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout)).I32(64)
+	err = f.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 128, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rout, rin})
+	require.Error(t, err)
+	var reps *hipsys.CheckReports
+	require.True(t, errors.As(err, &reps), "%v", err)
+	require.Equal(t, 2, reps.Total, "%v", reps.Reports) // in[64] read and out[64] written by thread 64
+	r := reps.Reports[0]
+	require.Equal(t, "memcheck", r.Check)
+	require.Equal(t, "out of bounds", r.What)
+	require.Equal(t, "scale", r.Kernel)
+	require.Equal(t, hipsys.Dim3{X: 64}, r.Thread)
+	require.Equal(t, "in", r.Param)
+	require.Equal(t, int64(256), r.Offset)
+	require.Equal(t, uint32(4), r.Size)
+	require.False(t, r.Write)
+	require.Equal(t, 4, r.Line, "%+v", r)
+	w := reps.Reports[1]
+	require.True(t, w.Write)
+	require.Equal(t, "out", w.Param)
+	var herr *hipsys.Error
+	require.True(t, errors.As(err, &herr))
+	require.Equal(t, hipsys.ErrorIllegalAddress, herr.Status)
+	t.Log(err)
+}
+
+// checked compiles src under checks and returns its entry.
+func checked(t *testing.T, src, entry string, checks hipsys.Checks) *jit.Function {
+	t.Helper()
+	img, log, err := jit.NewCompiler(t.TempDir()).Compile(src, "checked.hip", nil, []string{jit.CheckOption(checks)})
+	require.NoError(t, err, log)
+	m, err := jit.Load(img)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = m.Close() })
+	f, err := m.Function(entry)
+	require.NoError(t, err)
+	return f
+}
+
+func reportsOf(t *testing.T, err error) *hipsys.CheckReports {
+	t.Helper()
+	var reps *hipsys.CheckReports
+	require.True(t, errors.As(err, &reps), "not a check report: %v", err)
+	return reps
+}
+
+// The fixed twin of the overrun runs clean and computes what it should.
+func TestCheckedLaunchOfCorrectCodeIsClean(t *testing.T) {
+	f := checked(t, `
+extern "C" __global__ void scale(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i];
+}`, "scale", hipsys.CheckMemory|hipsys.CheckSync)
+	pin, in, rin := region(t, 100)
+	pout, out, rout := region(t, 100)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout)).I32(100)
+	require.NoError(t, f.LaunchChecked(hipsys.Dim3{X: 4, Y: 1, Z: 1}, hipsys.Dim3{X: 32, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rin, rout}))
+	for i := range out {
+		require.Equal(t, float32(2*i), out[i])
+	}
+}
+
+func TestCheckedMisalignedVectorAccess(t *testing.T) {
+	f := checked(t, `
+extern "C" __global__ void copy4(const char* in, float4* out) {
+  const float4* v = reinterpret_cast<const float4*>(in + 4);
+  out[threadIdx.x] = v[threadIdx.x];
+}`, "copy4", hipsys.CheckMemory)
+	pin, _, rin := region(t, 64)
+	pout, _, rout := region(t, 64)
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout))
+	err := f.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 2, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rin, rout})
+	reps := reportsOf(t, err)
+	r := reps.Reports[0]
+	require.Equal(t, "misaligned", r.What, "%v", reps)
+	require.Equal(t, "in", r.Param)
+	require.Equal(t, int64(4), r.Offset)
+	require.Equal(t, uint32(16), r.Size)
+}
+
+func TestCheckedBarrierInABranch(t *testing.T) {
+	const src = `
+extern "C" __global__ void tail(float* out) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = t;
+  if (t < 32) {
+    __syncthreads();
+    out[t] = s[63 - t];
+  }
+}`
+	f := checked(t, src, "tail", hipsys.CheckSync)
+	pout, _, rout := region(t, 64)
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(pout))
+	err := f.LaunchChecked(hipsys.Dim3{X: 2, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rout})
+	reps := reportsOf(t, err)
+	r := reps.Reports[0]
+	require.Equal(t, "synccheck", r.Check, "%v", reps)
+	require.Equal(t, 7, r.Line, "%v", r)
+	require.Equal(t, uint32(32), r.OtherThread.X, "%v", r) // the first thread that skipped it
+	require.Equal(t, 2, reps.Total, "one report per block: %v", reps.Reports)
+	var herr *hipsys.Error
+	require.True(t, errors.As(err, &herr))
+	require.Equal(t, hipsys.ErrorLaunchFailure, herr.Status)
+
+	// Two barriers on two paths.
+	f = checked(t, `
+extern "C" __global__ void split(float* out) {
+  int t = threadIdx.x;
+  if (t % 2) {
+    __syncthreads();
+  } else {
+    __syncthreads();
+  }
+  out[t] = t;
+}`, "split", hipsys.CheckSync)
+	err = f.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rout})
+	r = reportsOf(t, err).Reports[0]
+	require.Contains(t, r.What, "divergent")
+	require.Equal(t, 7, r.Line, "%v", r)
+	require.Equal(t, 5, r.OtherLine, "%v", r)
+	require.Equal(t, uint32(1), r.OtherThread.X)
+}

@@ -1,0 +1,45 @@
+package server
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/memory"
+)
+
+// EnvCheck names the kernel checks every Device of the process runs its kernels under
+// ("memcheck,initcheck,synccheck", "all"), as Options.Check does.
+const EnvCheck = "CUBEHIP_CHECK"
+
+// checkKernels turns on the checks opts and $CUBEHIP_CHECK ask for on p, and returns the
+// pool layout the Device's streams get: under memcheck every buffer is an allocation of
+// its own, of its exact size and never handed out again by the pools, so that the
+// platform's redzones lie right after each buffer's last byte and a released buffer's
+// memory stays released (the checker names an access to it). A platform that cannot
+// check kernels (a GPU's) refuses, saying to run on the cpu device: a program that asked
+// for a check must not run unchecked believing it was checked.
+func checkKernels(p hipsys.Platform, opts *Options) (memory.Layout, error) {
+	checks := opts.Check
+	env, err := hipsys.ParseChecks(os.Getenv(EnvCheck))
+	if err != nil {
+		return memory.Layout{}, fmt.Errorf("%w: %s: %v", ErrInvalidArgument, EnvCheck, err)
+	}
+	checks |= env
+	if checks == 0 {
+		return opts.Layout, nil
+	}
+	kc, ok := p.(hipsys.KernelChecking)
+	if !ok {
+		return memory.Layout{}, fmt.Errorf("%w: kernel checks (%s) run on the cpu device only: the %s platform runs kernels on "+
+			"hardware cubehip cannot watch. Run the program on the cpu device (CUBEHIP_PLATFORM=cpu, or Options.Platform "+
+			"\"cpu\"), which runs the same kernel source checked", ErrInvalidArgument, checks, p.Name())
+	}
+	if err := kc.SetKernelChecks(checks); err != nil {
+		return memory.Layout{}, err
+	}
+	if checks&(hipsys.CheckMemory|hipsys.CheckInit) != 0 {
+		return memory.Explicit(memory.DirectSpec{ReclaimAt: 1, Exact: true}), nil
+	}
+	return opts.Layout, nil
+}
