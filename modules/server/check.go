@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -29,13 +30,17 @@ func checkKernels(p hipsys.Platform, opts *Options) (memory.Layout, error) {
 	if checks == 0 {
 		return opts.Layout, nil
 	}
+	refused := fmt.Errorf("%w: kernel checks (%s) run on the cpu device only: the %s platform runs kernels on "+
+		"hardware cubehip cannot watch. Run the program on the cpu device (CUBEHIP_PLATFORM=cpu, or Options.Platform "+
+		"\"cpu\"), which runs the same kernel source checked", ErrInvalidArgument, checks, p.Name())
 	kc, ok := p.(hipsys.KernelChecking)
 	if !ok {
-		return memory.Layout{}, fmt.Errorf("%w: kernel checks (%s) run on the cpu device only: the %s platform runs kernels on "+
-			"hardware cubehip cannot watch. Run the program on the cpu device (CUBEHIP_PLATFORM=cpu, or Options.Platform "+
-			"\"cpu\"), which runs the same kernel source checked", ErrInvalidArgument, checks, p.Name())
+		return memory.Layout{}, refused
 	}
 	if err := kc.SetKernelChecks(checks); err != nil {
+		if errors.Is(err, hipsys.ErrorNotSupported) {
+			return memory.Layout{}, refused // a wrapper over a GPU platform
+		}
 		return memory.Layout{}, err
 	}
 	if checks&(hipsys.CheckMemory|hipsys.CheckInit) != 0 {

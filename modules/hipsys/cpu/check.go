@@ -106,6 +106,45 @@ func (p *Platform) quarantined(b block) bool {
 	return true
 }
 
+// wrote marks [dst, dst+n) written for initcheck where it lies in a block that has a
+// shadow: a copy or a fill the host queued initializes it as a kernel's store does.
+func (p *Platform) wrote(dst uintptr, n uint64) {
+	if n == 0 || p.kernelChecks()&hipsys.CheckInit == 0 {
+		return
+	}
+	p.device.mu.RLock()
+	defer p.device.mu.RUnlock()
+	for n > 0 {
+		i := p.device.find(dst)
+		if i < 0 {
+			return
+		}
+		b := &p.device.blocks[i]
+		off := uint64(dst - b.base)
+		k := min(n, b.size-off)
+		if b.init != 0 {
+			markShadow(b.init+uintptr(off), k)
+		}
+		dst, n = dst+uintptr(k), n-k
+	}
+}
+
+// wroteBy marks what a finished copy or fill command wrote (wrote).
+func (p *Platform) wroteBy(c *command) {
+	switch c.kind {
+	case cmdMemset, cmdCopy:
+		if !c.dstHost {
+			p.wrote(c.dst, c.size)
+		}
+	case cmdCopy2D:
+		if !c.dstHost {
+			for row := uint64(0); row < c.height; row++ {
+				p.wrote(c.dst+uintptr(row*c.dpitch), c.size)
+			}
+		}
+	}
+}
+
 // checkRegions is the device memory a checked launch judges accesses against: every live
 // device block (with its redzones), every quarantined one (released), and imported ranges
 // outside them.
@@ -114,7 +153,7 @@ func (p *Platform) checkRegions() []jit.CheckRegion {
 	p.device.mu.RLock()
 	for _, b := range p.device.blocks {
 		out = append(out, jit.CheckRegion{Lo: uint64(b.base - uintptr(b.rz)), Base: uint64(b.base), Size: b.size,
-			Hi: uint64(b.base) + max(b.size, b.reserved) + b.rz})
+			Hi: uint64(b.base) + max(b.size, b.reserved) + b.rz, Init: b.init})
 	}
 	p.device.mu.RUnlock()
 	p.check.mu.Lock()

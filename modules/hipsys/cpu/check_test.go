@@ -90,3 +90,37 @@ func TestChecksFromEnv(t *testing.T) {
 	_, err = newPlatform()
 	require.ErrorContains(t, err, `unknown kernel check "leakcheck"`)
 }
+
+// initcheck: a buffer nothing wrote is reported at its first read; one a fill, a copy or
+// a kernel wrote is not.
+func TestCheckedUninitializedReads(t *testing.T) {
+	p := newTest(t)
+	require.NoError(t, p.SetKernelChecks(hipsys.CheckMemory|hipsys.CheckInit))
+	f := checkedKernel(t, p)
+	a, err := p.Malloc(4 * 16)
+	require.NoError(t, err)
+	b, err := p.Malloc(4 * 16)
+	require.NoError(t, err)
+	c, err := p.Malloc(4 * 16)
+	require.NoError(t, err)
+	defer func() {
+		for _, d := range []hipsys.DevicePtr{a, b, c} {
+			require.NoError(t, p.Free(d))
+		}
+	}()
+	require.NoError(t, p.Memset(a, 0, 64))
+	require.NoError(t, p.MemcpyHtoD(c, make([]byte, 32))) // the first 8 floats only
+
+	require.Nil(t, launchReports(t, p, f, a, 15), "a filled buffer reads clean")
+	reps := launchReports(t, p, f, b, 3)
+	require.NotNil(t, reps)
+	r := reps.Reports[0]
+	require.Equal(t, "initcheck", r.Check, "%v", reps)
+	require.Equal(t, "a", r.Param)
+	require.Equal(t, 4, r.Line)
+	require.Equal(t, 4, reps.Total, "threads 0 to 3 each read one unwritten float")
+	reps = launchReports(t, p, f, c, 11)
+	require.NotNil(t, reps)
+	require.Equal(t, 4, reps.Total, "floats 8 to 11 were never written: %v", reps.Reports)
+	require.Equal(t, int64(32), reps.Reports[0].Offset)
+}

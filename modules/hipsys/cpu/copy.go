@@ -62,6 +62,7 @@ func (p *Platform) Memset(dst hipsys.DevicePtr, value byte, size uint64) error {
 		return err
 	}
 	fill(bytesAt(uintptr(dst), size), value)
+	p.wrote(uintptr(dst), size)
 	return nil
 }
 
@@ -96,6 +97,7 @@ func (p *Platform) MemcpyHtoD(dst hipsys.DevicePtr, src []byte) error {
 		return err
 	}
 	copy(bytesAt(uintptr(dst), uint64(len(src))), src)
+	p.wrote(uintptr(dst), uint64(len(src)))
 	return nil
 }
 
@@ -132,6 +134,7 @@ func (p *Platform) MemcpyDtoD(dst, src hipsys.DevicePtr, size uint64) error {
 		return err
 	}
 	copy(bytesAt(uintptr(dst), size), bytesAt(uintptr(src), size))
+	p.wrote(uintptr(dst), size)
 	return nil
 }
 

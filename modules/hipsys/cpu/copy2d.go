@@ -46,7 +46,11 @@ func (p *Platform) Memcpy2D(c hipsys.Copy2D) error {
 	if err := p.beginSync(call); err != nil {
 		return err
 	}
-	return t.exec()
+	err = t.exec()
+	if err == nil {
+		p.wroteBy(&t)
+	}
+	return err
 }
 
 // Memcpy2DAsync queues the pitched copy on the stream and returns at once.

@@ -2,6 +2,7 @@ package cpu
 
 /*
 #include <stdlib.h>
+#include <string.h>
 */
 import "C"
 
@@ -47,8 +48,22 @@ func hostAlloc(size uint64) (block, error) {
 	return block{base: uintptr(p), size: size, reserved: reserved}, nil
 }
 
+// shadowAlloc is initcheck's shadow of n bytes: zeroed C memory (nothing written yet), 0
+// if there is none.
+func shadowAlloc(n uint64) uintptr {
+	return uintptr(C.calloc(C.size_t(max(n, 1)), 1))
+}
+
+// markShadow sets n bytes of a shadow at p: written.
+func markShadow(p uintptr, n uint64) {
+	C.memset(ptrOf(p), 1, C.size_t(n))
+}
+
 // hostRelease gives a block's memory back to the system.
 func hostRelease(b block) error {
+	if b.init != 0 {
+		C.free(ptrOf(b.init))
+	}
 	b.base -= uintptr(b.rz) // a checked block's allocation starts at its first redzone
 	if b.mapped != nil {
 		return unix.Munmap(b.mapped)

@@ -49,6 +49,13 @@ func (p *Platform) alloc(t *allocTable, size, limit uint64, dev int) (uintptr, e
 	}
 	// A checked block's buffer sits between its redzones (check.go).
 	b.base, b.size, b.rz = b.base+uintptr(rz), size, rz
+	if t == &p.device && p.kernelChecks()&hipsys.CheckInit != 0 {
+		if b.init = shadowAlloc(size); b.init == 0 {
+			_ = hostRelease(b)
+			t.uncharge(reserved)
+			return 0, errOverBudget(size)
+		}
+	}
 	// hostAlloc rounds the same way; the table must uncharge exactly what was charged.
 	b.reserved = reserved
 	b.dev = dev

@@ -82,6 +82,9 @@ func (s *stream) execBatch(n int) {
 	s.mu.Unlock()
 	for i, c := range batch {
 		err := c.exec()
+		if err == nil && c.kind != cmdLaunch {
+			s.p.wroteBy(c)
+		}
 		s.mu.Lock()
 		if err != nil && s.err == nil {
 			s.err, s.errAt = err, s.completed+1

@@ -284,7 +284,7 @@ var hipsysInterfaces = map[string]reflect.Type{
 	"FlaggingCopier": reflect.TypeFor[hipsys.FlaggingCopier](), "FlagWaiter": reflect.TypeFor[hipsys.FlagWaiter](),
 	"SmallReadStager": reflect.TypeFor[hipsys.SmallReadStager](), "LiveCounter": reflect.TypeFor[hipsys.LiveCounter](),
 	"Unwrapper": reflect.TypeFor[hipsys.Unwrapper](), "CodeIdentifier": reflect.TypeFor[hipsys.CodeIdentifier](),
-	"ForeignStreams": reflect.TypeFor[hipsys.ForeignStreams](),
+	"ForeignStreams": reflect.TypeFor[hipsys.ForeignStreams](), "KernelChecking": reflect.TypeFor[hipsys.KernelChecking](),
 }
 
 // TestEveryCapabilityIsTheWrappers reads hipsys's source for its interfaces and checks

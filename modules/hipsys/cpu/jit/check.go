@@ -9,6 +9,7 @@ typedef struct {
 	uint64_t lo, base, size, hi;
 	int32_t param;
 	uint32_t freed;
+	unsigned char* init;
 } cubehip_go_check_region;
 
 typedef struct {
@@ -100,9 +101,12 @@ func takeChecks(options []string) (hipsys.Checks, []string) {
 // the module's variables are not device memory the table covers), line tables for the
 // reports.
 func checkFlags(c hipsys.Checks) []string {
-	return []string{"-fsanitize=kernel-address", "--param", "asan-instrumentation-with-call-threshold=0",
-		"--param", "asan-stack=0", "--param", "asan-globals=0", "-g", "-fno-omit-frame-pointer",
-		fmt.Sprintf("-DCUBEHIP_CHECK=%d", uint8(c))}
+	flags := []string{"-g", fmt.Sprintf("-DCUBEHIP_CHECK=%d", uint8(c))}
+	if c&(hipsys.CheckMemory|hipsys.CheckInit) != 0 {
+		flags = append(flags, "-fsanitize=kernel-address", "--param", "asan-instrumentation-with-call-threshold=0",
+			"--param", "asan-stack=0", "--param", "asan-globals=0")
+	}
+	return flags
 }
 
 // CheckRegion is one allocation of device memory as a checked launch sees it: the buffer
@@ -111,6 +115,9 @@ func checkFlags(c hipsys.Checks) []string {
 type CheckRegion struct {
 	Lo, Base, Size, Hi uint64
 	Freed              bool
+	// Init is initcheck's shadow of the buffer, C memory of Size bytes, nonzero where
+	// written (0: none kept, nothing judged): the launch's stores mark it.
+	Init uintptr
 }
 
 // Checked reports whether the function's module was compiled with checks.
@@ -121,6 +128,7 @@ const (
 	reportOOB        = 1
 	reportFreed      = 2
 	reportMisaligned = 3
+	reportUninit     = 4
 	reportDivergent  = 5
 	reportExited     = 6
 )
@@ -166,7 +174,8 @@ func (f *Function) LaunchChecked(grid, block hipsys.Dim3, sharedMem uint32, para
 			freed = 1
 		}
 		owner[i] = int(param)
-		rs[i] = C.cubehip_go_check_region{lo: C.uint64_t(r.Lo), base: C.uint64_t(r.Base), size: C.uint64_t(r.Size), hi: C.uint64_t(r.Hi), param: C.int32_t(param), freed: freed}
+		rs[i] = C.cubehip_go_check_region{lo: C.uint64_t(r.Lo), base: C.uint64_t(r.Base), size: C.uint64_t(r.Size), hi: C.uint64_t(r.Hi),
+			param: C.int32_t(param), freed: freed, init: (*C.uchar)(cPointer(r.Init))}
 		lo, hi = min(lo, r.Lo), max(hi, r.Hi)
 	}
 	if n == 0 {
@@ -193,8 +202,10 @@ func (f *Function) LaunchChecked(grid, block hipsys.Dim3, sharedMem uint32, para
 	for _, r := range unsafe.Slice(reps, min(total, MaxCheckReports)) {
 		out.Reports = append(out.Reports, f.report(r, regions, owner, names))
 	}
+	// A bad address is what a GPU reports as one; an uninitialized read or a barrier
+	// faults nothing there, and is the launch's failure.
 	status := hipsys.ErrorIllegalAddress
-	if k := out.Reports[0].Check; k == "synccheck" {
+	if k := out.Reports[0].Check; k != "memcheck" {
 		status = hipsys.ErrorLaunchFailure
 	}
 	detail := "kernel " + f.name + ": " + out.Error()
@@ -204,6 +215,10 @@ func (f *Function) LaunchChecked(grid, block hipsys.Dim3, sharedMem uint32, para
 	}
 	return &hipsys.Error{Platform: "cpu", Call: call, Status: status, Detail: detail, Cause: out}
 }
+
+// cPointer turns the address of C memory into a pointer (through memory, so that vet's
+// uintptr check has nothing to guess about: the memory is not Go's).
+func cPointer(addr uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&addr)) }
 
 // pointerArgs is each parameter's value where it is a pointer (0 elsewhere).
 func (f *Function) pointerArgs(params []byte, offsets []uint32) []uint64 {
@@ -251,6 +266,8 @@ func (f *Function) report(r C.cubehip_go_check_report, regions []CheckRegion, ow
 		out.Check, out.What = "memcheck", "use after release"
 	case reportMisaligned:
 		out.Check, out.What = "memcheck", "misaligned"
+	case reportUninit:
+		out.Check, out.What = "initcheck", "uninitialized read: nothing wrote these bytes since the buffer was allocated"
 	case reportDivergent:
 		out.Check, out.What = "synccheck", "divergent barrier: threads of a block wait at different __syncthreads"
 	case reportExited:

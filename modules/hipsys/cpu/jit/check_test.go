@@ -20,7 +20,7 @@ extern "C" __global__ void scale(const float* in, float* out, int n) {
 
 // region is a buffer of n floats with 64-byte redzones around it, as the cpu platform
 // reserves them in a checked device.
-func region(t *testing.T, n int) (uintptr, []float32, jit.CheckRegion) {
+func region(t testing.TB, n int) (uintptr, []float32, jit.CheckRegion) {
 	raw := hostmem.Alloc(n*4 + 128)
 	require.NotZero(t, raw)
 	t.Cleanup(func() { hostmem.Free(raw) })

@@ -18,6 +18,7 @@ type program struct {
 	dynShared   bool     // the translation unit needs the dynamic shared buffer
 	tlsBuiltins bool     // threadIdx & co. are named outside entry bodies (builtinsOutside)
 	checked     bool     // compiled for the checker (check)
+	noRegions   bool     // plan runs barrier entries as fibers, never regions (check)
 	rewritten   string   // the source with bodies and shared rewritten, line numbers unchanged
 	src         string   // the source scanned: the user's, or it with helpers inlined (inline.go)
 	orig        string   // the user's source when src inlined helpers ("" otherwise)
@@ -211,7 +212,7 @@ func hidden(src string, toks []token, bodies []body) string {
 // hidden (why): in a __device__ function any entry may call, a macro or a header.
 func (p *program) plan(src string, toks []token, why string) {
 	var edits []edit
-	regions := regionsEnabled()
+	regions := regionsEnabled() && !p.noRegions
 	macros := pureMacros(src)
 	regionEdits := make([][]edit, len(p.bodies))
 	for i := range p.bodies {
@@ -223,6 +224,9 @@ func (p *program) plan(src string, toks []token, why string) {
 			b.mode = modeLoop
 		case !regions:
 			b.mode, b.why = modeFiber, "CUBEHIP_CPU_REGIONS=0"
+			if p.noRegions {
+				b.why = "a checked module runs its barriers as fibers"
+			}
 		default:
 			e, reason := formRegions(src, toks, b.openTok, b.closeTok, b.params, macros)
 			if reason == "" {
@@ -725,9 +729,21 @@ func applyEdits(src string, edits []edit) string {
 // threadIdx is kept current in every entry, for the reports to name the thread; the tail
 // records each entry's parameter names.
 func (p *program) check() {
-	p.fallBack("a checked module runs its barriers as fibers") // before the flags: it may start over from the source
-	p.checked = true
-	p.tlsBuiltins = true
+	if p.regions() {
+		// Planned again without regions, from the user's own source (helpers not
+		// inlined), as fallBack does; entries without barriers stay loops.
+		if p.orig != "" {
+			q := scanSource(p.orig, p.live, p.cxx)
+			q.exprs = p.exprs
+			q.barrier = q.barrier || p.barrier
+			q.warps = q.warps || p.warps
+			q.tlsBuiltins = q.tlsBuiltins || p.tlsBuiltins
+			*p = *q
+		}
+		p.noRegions = true
+		p.plan(p.src, tokenize(p.src), "")
+	}
+	p.noRegions, p.checked, p.tlsBuiltins = true, true, true
 }
 
 // tail is the generated end of the translation unit: a launcher and a signature function

@@ -30,12 +30,14 @@ typedef struct cubehip_check_region {
 	uint64_t lo, base, size, hi; /* [lo, hi) reserved; [base, base+size) the buffer */
 	int32_t param;               /* the first kernel parameter pointing into the buffer, -1 none */
 	uint32_t freed;              /* released: any access is a use after release */
+	unsigned char* init;         /* initcheck: a byte per byte of the buffer, nonzero once written; null unchecked */
 } cubehip_check_region;
 
 enum {
 	CUBEHIP_CHECK_OOB = 1,
 	CUBEHIP_CHECK_FREED = 2,
 	CUBEHIP_CHECK_MISALIGNED = 3,
+	CUBEHIP_CHECK_UNINIT = 4,
 	CUBEHIP_CHECK_DIVERGENT = 5,
 	CUBEHIP_CHECK_EXITED = 6,
 };
@@ -85,6 +87,19 @@ CUBEHIP_NO_CHECK inline void check_access(uint64_t a, uint32_t n, uint32_t write
 	if (r->freed) kind = CUBEHIP_CHECK_FREED;
 	else if (a < r->base || a + n > r->base + r->size) kind = CUBEHIP_CHECK_OOB;
 	else if (n > 1 && n <= 16 && (n & (n - 1)) == 0 && (a & (n - 1)) != 0) kind = CUBEHIP_CHECK_MISALIGNED;
+	if (kind == 0 && r->init != nullptr) {
+		/* initcheck: a store initializes its bytes; a load must find each written. */
+		unsigned char* sh = r->init + (a - r->base);
+		if (write) {
+			for (uint32_t k = 0; k < n; k++) sh[k] = 1;
+		} else if (c->checks & 2u) {
+			for (uint32_t k = 0; k < n; k++)
+				if (sh[k] == 0) {
+					kind = CUBEHIP_CHECK_UNINIT;
+					break;
+				}
+		}
+	}
 	if (kind == 0) return;
 	cubehip_check_report* rep = check_claim(c);
 	if (rep == nullptr) return;
