@@ -19,6 +19,8 @@ typedef const cubehip_arg capi_carg;
 void capi_set_last_error(const char* msg, size_t n);
 /* Empties the calling thread's message: a call that succeeds leaves "" behind. */
 void capi_clear_last_error(void);
+void capi_set_last_reports(const cubehip_check_report* r, size_t n, size_t total);
+void capi_get_last_reports(cubehip_check_report* out, size_t cap, size_t* count, size_t* total);
 
 /* The benchmarks' C loops (benchloop.c): op is one of these. */
 enum {

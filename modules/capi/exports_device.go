@@ -158,6 +158,13 @@ func cubehip_device_open(platform *C.capi_cchar, index C.int32_t, options *C.cap
 		opts.StagingChunk = uint64(options.staging_chunk)
 		opts.StagingDepth = int(options.staging_depth)
 		opts.DirectLaunch = options.direct_launch != 0
+		if options.size >= C.size_t(unsafe.Offsetof(options.check)+unsafe.Sizeof(options.check)) && options.check != nil {
+			c, err := hipsys.ParseChecks(goString(options.check))
+			if err != nil {
+				return fail(argError("cubehip_device_open: options.check: " + err.Error()))
+			}
+			opts.Check = c
+		}
 	}
 	d, err := server.Open(opts)
 	if err != nil {

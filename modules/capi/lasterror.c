@@ -59,8 +59,62 @@ void capi_set_last_error(const char* msg, size_t n) {
 	last_msg[n] = 0;
 }
 
+/* The kernel checker's reports the last error carries (cubehip_last_check_reports): a
+ * heap block per thread, made the first time a thread's error carries reports (static
+ * thread-local storage is scarce in a library loaded at run time), set with the message
+ * and cleared with it, and freed when the thread exits. */
+#define CAPI_MAX_REPORTS 16
+typedef struct reports {
+	size_t n, total;
+	cubehip_check_report r[CAPI_MAX_REPORTS];
+} reports;
+static _Thread_local reports* last_rep;
+static pthread_key_t rep_key;
+static pthread_once_t rep_once = PTHREAD_ONCE_INIT;
+static int rep_key_ok;
+
+static void free_rep(void* p) {
+	free(p);
+	last_rep = NULL;
+}
+
+static void make_rep_key(void) { rep_key_ok = pthread_key_create(&rep_key, free_rep) == 0; }
+
+void capi_set_last_reports(const cubehip_check_report* r, size_t n, size_t total) {
+	if (n > CAPI_MAX_REPORTS) n = CAPI_MAX_REPORTS;
+	if (n == 0) {
+		if (last_rep != NULL) last_rep->n = last_rep->total = 0;
+		return;
+	}
+	if (last_rep == NULL) {
+		last_rep = malloc(sizeof *last_rep);
+		if (last_rep == NULL) return; /* the message still says it all */
+		pthread_once(&rep_once, make_rep_key);
+		if (rep_key_ok) pthread_setspecific(rep_key, last_rep);
+	}
+	memcpy(last_rep->r, r, n * sizeof *r);
+	last_rep->n = n;
+	last_rep->total = total;
+}
+
+void capi_get_last_reports(cubehip_check_report* out, size_t cap, size_t* count, size_t* total) {
+	size_t have = last_rep != NULL ? last_rep->n : 0;
+	size_t n = have < cap ? have : cap;
+	for (size_t i = 0; i < n; i++) {
+		/* What the host's struct has room for, its own size field kept. */
+		size_t host = out[i].size;
+		size_t want = host < sizeof last_rep->r[i] ? host : sizeof last_rep->r[i];
+		if (want > sizeof(size_t))
+			memcpy((char*)&out[i] + sizeof(size_t), (const char*)&last_rep->r[i] + sizeof(size_t), want - sizeof(size_t));
+		out[i].size = host;
+	}
+	*count = n;
+	*total = n > 0 ? last_rep->total : 0;
+}
+
 void capi_clear_last_error(void) {
 	if (last_msg != NULL) last_msg[0] = 0;
+	if (last_rep != NULL) last_rep->n = last_rep->total = 0;
 }
 
 const char* cubehip_last_error(void) { return last_msg != NULL ? last_msg : ""; }

@@ -125,6 +125,7 @@ func fail(err error) C.cubehip_status {
 	}
 	// SAFETY: the message's bytes are read during the call and copied into C memory.
 	C.capi_set_last_error((*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)))
+	setLastReports(err)
 	return statusOf(err)
 }
 

@@ -171,6 +171,11 @@ typedef struct cubehip_device_options {
 	uint64_t staging_chunk; /* pinned staging chunk in bytes (0: 16 MiB) */
 	uint32_t staging_depth; /* chunks in flight (0: 3) */
 	int32_t direct_launch;  /* 1: every launch on the calling thread, never a launch queue */
+	/* Appended (read only when size covers it): */
+	const char* check;      /* kernel checks, a comma list: "memcheck", "initcheck", "synccheck",
+	                         * "racecheck", or "all"; NULL none. $CUBEHIP_CHECK adds to it. The cpu
+	                         * device only: elsewhere opening fails, saying to run on the cpu device
+	                         * (docs/checking.md) */
 } cubehip_device_options;
 
 /* Opens device index of platform (NULL or "auto": amd, else nvidia, else the cpu device;
@@ -743,6 +748,37 @@ cubehip_status cubehip_buffer_device_pointer(cubehip_buffer buffer, uint64_t* pt
  * the same way (CUBEHIP_ARG_POINTER) and records its writes on the buffer found, whose
  * next read then reports a failure of the launch. The lookup looks at every live buffer. */
 cubehip_status cubehip_buffer_at(cubehip_device device, uint64_t ptr, cubehip_buffer* out, uint64_t* offset);
+
+/* ---- kernel checks ------------------------------------------------------------------ */
+
+/* One report of the kernel checker (cubehip_device_options.check): what a checked launch
+ * did wrong, in the kernel's terms. Strings are NUL-terminated, cut to their arrays. */
+typedef struct cubehip_check_report {
+	size_t size;        /* set to sizeof(cubehip_check_report) before the call */
+	char check[16];     /* "memcheck", "initcheck", "synccheck", "racecheck" */
+	char what[128];     /* "out of bounds", "use after release", "misaligned", ... */
+	char kernel[128];
+	char param[64];     /* the parameter whose buffer the access is in or beside ("" none) */
+	char file[128];     /* the kernel source's file name, and below its line (0 unknown) */
+	uint32_t block[3], thread[3];
+	uint64_t address;   /* the access: its address, size and direction */
+	uint32_t access_size;
+	int32_t write;
+	int32_t param_index; /* -1 for none */
+	int64_t offset;      /* from the start of the parameter's buffer (negative before it) */
+	uint64_t buffer_size;
+	int32_t line;
+	uint32_t other_thread[3]; /* the other thread of a two-thread report, and its line */
+	int32_t other_line;
+} cubehip_check_report;
+
+/* The reports carried by the calling thread's last error (the failure of a checked launch,
+ * returned by the call that reported it: a sync, a read, a check): up to cap of them into
+ * out (each out[i].size set by the host), *count how many were written and *total how
+ * many the launch had (a launch keeps its first 16). *count is 0 when the last error is
+ * not a checked launch's. A call that succeeds leaves the last error as it was; one it
+ * refuses (NULL count or total, an out[i].size not set) sets its own. */
+cubehip_status cubehip_last_check_reports(cubehip_check_report* out, size_t cap, size_t* count, size_t* total);
 
 /* What cubehip_buffer_import calls once the device no longer uses imported memory. */
 typedef void (*cubehip_release_fn)(void* user_data);

@@ -11,9 +11,9 @@ type block struct {
 	base     uintptr
 	size     uint64
 	reserved uint64
-	mapped   []byte // the mmap'ed region for large blocks; nil for C heap blocks
-	dev      int    // the device whose hipMalloc made it (0 for pinned host memory)
-	rz       uint64 // the redzone on each side, inside the allocation (check.go); 0 unchecked
+	mapped   []byte  // the mmap'ed region for large blocks; nil for C heap blocks
+	dev      int     // the device whose hipMalloc made it (0 for pinned host memory)
+	rz       uint64  // the redzone on each side, inside the allocation (check.go); 0 unchecked
 	init     uintptr // initcheck's shadow: one byte per byte of the buffer, nonzero once written (C memory); 0 unchecked
 }
 

@@ -8,11 +8,11 @@ import re
 import weakref
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from . import _current, _ffi, _trace
+from . import _current, _errors, _ffi, _trace
 from ._array import DeviceArray
 from ._current import current_device, get_device, open_devices
 from ._errors import DeviceClosed, check, check_carried
@@ -136,6 +136,13 @@ class Device:
     platform is "auto" (amd, else nvidia, else the cpu device; $CUBEHIP_PLATFORM overrides
     it), "cpu", "nvidia" or "amd". As a context manager the device is the current one inside
     the block (kernels made without a device use it) and is closed at its end.
+
+    check runs every kernel the device compiles under the kernel checker: "memcheck",
+    "initcheck", "synccheck", "racecheck" (a comma list or a list of them) or "all";
+    $CUBEHIP_CHECK adds to it. On the cpu device only: elsewhere opening raises
+    InvalidArgument, saying to run on the cpu device. A checked launch that did something
+    wrong fails (CarriedFailure on the next read or sync of what it wrote), and the exception's
+    ``reports`` list says what, where and by which thread (docs/checking.md).
     """
 
     def __init__(
@@ -148,6 +155,7 @@ class Device:
         staging_chunk: int = 0,
         staging_depth: int = 0,
         direct_launch: bool = False,
+        check: str | Sequence[str] | None = None,
     ) -> None:
         self._h = 0
         self._kept = KeptBuffers()  # released arrays' idle buffers, for reuse
@@ -158,16 +166,25 @@ class Device:
         o.staging_chunk = staging_chunk
         o.staging_depth = staging_depth
         o.direct_launch = 1 if direct_launch else 0
+        if check is not None:
+            if isinstance(check, str):
+                names = check
+            elif all(isinstance(c, str) for c in check):
+                names = ",".join(check)
+            else:
+                raise TypeError(f"check must be a str or strings, not {check!r}")
+            o.check = names.encode()
         out = ctypes.c_uint64()
         if not isinstance(index, int) or isinstance(index, bool):
             raise TypeError(f"index must be an int, not {type(index).__name__}")
         if not 0 <= index < 2**31:
             raise ValueError(f"device index {index} is out of range")
-        check(_ffi.lib.cubehip_device_open(_platform(platform), index, ctypes.byref(o), ctypes.byref(out)), "cubehip_device_open")
+        # (check is the argument here: the status check is _errors.check.)
+        _errors.check(_ffi.lib.cubehip_device_open(_platform(platform), index, ctypes.byref(o), ctypes.byref(out)), "cubehip_device_open")
         self._h = out.value
         self.index = index
         p = _props()
-        check(_ffi.lib.cubehip_device_get_properties(self._h, ctypes.byref(p)), "cubehip_device_get_properties")
+        _errors.check(_ffi.lib.cubehip_device_get_properties(self._h, ctypes.byref(p)), "cubehip_device_get_properties")
         self.properties = DeviceProperties._from(index, p)
         _current.opened(self)
         self.platform = self.properties.platform

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 from . import _ffi
@@ -20,6 +21,11 @@ class CubehipError(RuntimeError):
         self.name = status_name(status)
         self.message = message
         self.call = call
+        #: The kernel checker's reports, when the failure is a checked launch's
+        #: (``Device(check=...)``): one dict each, see :func:`check_reports`.
+        self.reports: list[dict[str, Any]] = []
+        #: How many reports the launch had in all (it keeps the first 16).
+        self.reports_total = 0
         where = f"{call}: " if call else ""
         super().__init__(f"{where}{self.name} ({status}): {message}")
 
@@ -106,6 +112,30 @@ _BY_STATUS: dict[int, type[CubehipError]] = {
 }
 
 
+def check_reports() -> tuple[list[dict[str, Any]], int]:
+    """The kernel checker's reports the calling thread's last error carries, as dicts (keys:
+    check, what, kernel, block, thread, address, size, write, param, param_index, offset,
+    buffer_size, file, line, other_thread, other_line), and how many the launch had."""
+    cap = 16
+    arr = (_ffi.CheckReport * cap)()
+    for r in arr:
+        r.size = ctypes.sizeof(_ffi.CheckReport)
+    n, total = ctypes.c_size_t(), ctypes.c_size_t()
+    if _ffi.lib.cubehip_last_check_reports(arr, cap, ctypes.byref(n), ctypes.byref(total)):
+        return [], 0
+    out = []
+    for r in arr[: n.value]:
+        out.append({
+            "check": r.check.decode(errors="replace"), "what": r.what.decode(errors="replace"),
+            "kernel": r.kernel.decode(errors="replace"), "block": tuple(r.block), "thread": tuple(r.thread),
+            "address": r.address, "size": r.access_size, "write": bool(r.write),
+            "param": r.param.decode(errors="replace") or None, "param_index": r.param_index if r.param_index >= 0 else None,
+            "offset": r.offset, "buffer_size": r.buffer_size, "file": r.file.decode(errors="replace") or None,
+            "line": r.line or None, "other_thread": tuple(r.other_thread), "other_line": r.other_line or None,
+        })  # fmt: skip
+    return out, total.value
+
+
 def error(status: int, call: str, carried: bool = False) -> CubehipError:
     """The exception for a failed call; carried says the call returns failures work left on buffers."""
     msg = last_error()
@@ -115,8 +145,16 @@ def error(status: int, call: str, carried: bool = False) -> CubehipError:
         _ffi.ERROR_CLOSED,
         _ffi.HIP_ERROR_INVALID_HANDLE,
     ):
-        return CarriedFailure(status, msg, call)
-    return _BY_STATUS.get(status, CubehipError)(status, msg, call)
+        e: CubehipError = CarriedFailure(status, msg, call)
+    else:
+        e = _BY_STATUS.get(status, CubehipError)(status, msg, call)
+    if status in (_HIP_ILLEGAL_ADDRESS, _HIP_LAUNCH_FAILURE):
+        e.reports, e.reports_total = check_reports()
+    return e
+
+
+# The statuses a checked launch fails with (a bad access; a barrier or an uninitialized read).
+_HIP_ILLEGAL_ADDRESS, _HIP_LAUNCH_FAILURE = 700, 719
 
 
 def check(status: int, call: str) -> None:

@@ -91,6 +91,29 @@ class DeviceOptions(Structure):
         ("staging_chunk", c_uint64),
         ("staging_depth", c_uint32),
         ("direct_launch", c_int32),
+        ("check", c_char_p),
+    ]
+
+
+class CheckReport(Structure):
+    _fields_ = [
+        ("size", c_size_t),
+        ("check", c_char * 16),
+        ("what", c_char * 128),
+        ("kernel", c_char * 128),
+        ("param", c_char * 64),
+        ("file", c_char * 128),
+        ("block", c_uint32 * 3),
+        ("thread", c_uint32 * 3),
+        ("address", c_uint64),
+        ("access_size", c_uint32),
+        ("write", c_int32),
+        ("param_index", c_int32),
+        ("offset", c_int64),
+        ("buffer_size", c_uint64),
+        ("line", c_int32),
+        ("other_thread", c_uint32 * 3),
+        ("other_line", c_int32),
     ]
 
 
@@ -189,6 +212,7 @@ _PROTOTYPES = {
     "cubehip_buffer_sync": ([handle], _status),
     "cubehip_buffer_device_pointer": ([handle, _u64p], _status),
     "cubehip_buffer_at": ([handle, c_uint64, _u64p, _u64p], _status),
+    "cubehip_last_check_reports": ([POINTER(CheckReport), c_size_t, POINTER(c_size_t), POINTER(c_size_t)], _status),
     "cubehip_buffer_import": ([handle, c_uint64, c_uint64, c_uint64, c_void_p, c_void_p, _u64p], _status),
     "cubehip_stream_native_handle": ([handle, c_uint64, _u64p], _status),
     "cubehip_buffer_order_before": ([handle, c_uint64], _status),

@@ -189,4 +189,8 @@ CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_storeN_noabort(uintptr_t a, size_t n
 	cubehip::check_access(a, uint32_t(n), 1, __builtin_return_address(0));
 }
 CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_handle_no_return(void) {}
+/* AddressSanitizer's dynamic-initialization order checks (the shared arena's static
+ * members have dynamic initializers): nothing to check here. */
+CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_before_dynamic_init(const char*) {}
+CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_after_dynamic_init(void) {}
 }
