@@ -19,13 +19,16 @@ const (
 	// CheckSync (synccheck): every thread of a block that is still running reaches the
 	// same __syncthreads as the others.
 	CheckSync
+	// CheckRace (racecheck): no two threads of a block access one byte of shared memory,
+	// one of them writing, with no barrier between them.
+	CheckRace
 )
 
 // checkNames are the checks' names, as CUBEHIP_CHECK and the command line spell them.
 var checkNames = []struct {
 	c    Checks
 	name string
-}{{CheckMemory, "memcheck"}, {CheckInit, "initcheck"}, {CheckSync, "synccheck"}}
+}{{CheckMemory, "memcheck"}, {CheckInit, "initcheck"}, {CheckSync, "synccheck"}, {CheckRace, "racecheck"}}
 
 // ParseChecks reads a comma list of check names ("memcheck,initcheck"; "all" is every
 // one, "" and "none" none). An unknown name is an error naming it and the known ones.
@@ -76,7 +79,7 @@ type KernelChecking interface {
 
 // CheckReport is one bad access or barrier the checker saw, in the kernel's terms.
 type CheckReport struct {
-	Check  string // "memcheck", "initcheck", "synccheck"
+	Check  string // "memcheck", "initcheck", "synccheck", "racecheck"
 	What   string // "out of bounds", "use after release", "misaligned", "uninitialized read", "divergent barrier", ...
 	Kernel string
 	Block  Dim3
@@ -92,6 +95,9 @@ type CheckReport struct {
 	ParamIndex int
 	Offset     int64
 	BufferSize uint64
+	// Shared is the __shared__ variable a shared-memory access is in ("extern __shared__"
+	// for the dynamic buffer; "" for a global access): Offset is then from its start.
+	Shared string
 	// File and Line are the kernel source line of the access or barrier (0 if unknown).
 	File string
 	Line int
@@ -112,6 +118,8 @@ func (r CheckReport) String() string {
 		}
 		fmt.Fprintf(&b, ": %s of %d bytes at %#x", dir, r.Size, r.Address)
 		switch {
+		case r.Shared != "":
+			fmt.Fprintf(&b, ", byte %d of __shared__ %s", r.Offset, r.Shared)
 		case r.Param != "":
 			fmt.Fprintf(&b, ", byte %d of parameter %s (%d bytes)", r.Offset, r.Param, r.BufferSize)
 		case r.ParamIndex >= 0:

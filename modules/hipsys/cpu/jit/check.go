@@ -17,6 +17,8 @@ typedef struct {
 	uint32_t kind, size, write;
 	int32_t region;
 	uint32_t block[3], thread[3], thread2[3];
+	const char* name;
+	int64_t name_off;
 } cubehip_go_check_report;
 
 typedef struct {
@@ -26,6 +28,7 @@ typedef struct {
 	cubehip_go_check_report* reports;
 	uint32_t cap;
 	uint32_t count;
+	uint64_t serial;
 } cubehip_go_check_ctx;
 
 static void cubehip_call_check_set(void* fn, cubehip_go_check_ctx* c) { ((void (*)(cubehip_go_check_ctx*))fn)(c); }
@@ -40,15 +43,16 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
 // The checker (cubehip_check.h says what the kernel's side does). A module compiled with
-// the option CheckOption(c) is instrumented: GCC's kernel AddressSanitizer mode with a
-// call threshold of 0 makes every load and store a call of the prelude's callbacks, which
-// judge it against the launch's table of device memory (CheckRegion, from the cpu
+// the option CheckOption(c) is instrumented: GCC's ThreadSanitizer instrumentation makes
+// every load, store and atomic a call of the prelude's callbacks (no sanitizer runtime is
+// linked: the callbacks are it), which judge it against the launch's table of device memory (CheckRegion, from the cpu
 // platform's allocations: each with redzones around it and kept after its release for a
 // while, so an access past a buffer or through a released one lands in memory that is
 // nobody's). Its barrier entries run as fibers, its entries keep the thread-local
@@ -65,6 +69,10 @@ import (
 //     the launch and freed after it, when no block of it runs any more.
 //   - The option is part of the compile options, hence of every cache key: a checked and
 //     an unchecked object of one source never stand for each other.
+
+// launchSerial numbers checked launches: a block's shared-memory records start afresh
+// when the launch (or the block) they were made in is not the one running.
+var launchSerial atomic.Uint64
 
 // checkOptionPrefix starts the compile option that asks for a checked module.
 const checkOptionPrefix = "--cubehip-check="
@@ -102,11 +110,19 @@ func takeChecks(options []string) (hipsys.Checks, []string) {
 // reports.
 func checkFlags(c hipsys.Checks) []string {
 	flags := []string{"-g", fmt.Sprintf("-DCUBEHIP_CHECK=%d", uint8(c))}
-	if c&(hipsys.CheckMemory|hipsys.CheckInit) != 0 {
-		flags = append(flags, "-fsanitize=kernel-address", "--param", "asan-instrumentation-with-call-threshold=0",
-			"--param", "asan-stack=0", "--param", "asan-globals=0")
+	if instrumented(c) {
+		flags = append(flags, "-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0")
 	}
 	return flags
+}
+
+// instrumented reports whether checks c need every access instrumented (all but
+// synccheck, which watches barriers only). Such a module is compiled to an object and then
+// linked without the sanitizer's runtime (-fsanitize at link time would make the module
+// need libtsan, which cannot be loaded into a running process): the prelude's callbacks
+// are the runtime.
+func instrumented(c hipsys.Checks) bool {
+	return c&(hipsys.CheckMemory|hipsys.CheckInit|hipsys.CheckRace) != 0
 }
 
 // CheckRegion is one allocation of device memory as a checked launch sees it: the buffer
@@ -131,6 +147,11 @@ const (
 	reportUninit     = 4
 	reportDivergent  = 5
 	reportExited     = 6
+	reportSharedOOB  = 7
+	reportRaceRAW    = 8
+	reportRaceWAR    = 9
+	reportRaceWAW    = 10
+	reportSharedInit = 11
 )
 
 // LaunchChecked is Launch (LaunchCooperative with coop) of a checked module's kernel,
@@ -184,6 +205,7 @@ func (f *Function) LaunchChecked(grid, block hipsys.Dim3, sharedMem uint32, para
 	ctx.regions, ctx.n, ctx.checks = regs, C.uint32_t(n), C.uint32_t(m.checks)
 	ctx.lo, ctx.hi = C.uint64_t(lo), C.uint64_t(hi)
 	ctx.reports, ctx.cap = reps, MaxCheckReports
+	ctx.serial = C.uint64_t(launchSerial.Add(1))
 
 	m.checkMu.Lock()
 	// SAFETY: ctx and what it points to are C memory that outlives the launch; the module
@@ -272,8 +294,31 @@ func (f *Function) report(r C.cubehip_go_check_report, regions []CheckRegion, ow
 		out.Check, out.What = "synccheck", "divergent barrier: threads of a block wait at different __syncthreads"
 	case reportExited:
 		out.Check, out.What = "synccheck", "barrier not reached by every thread of the block: a thread returned while others wait at it"
+	case reportSharedOOB:
+		out.Check, out.What = "memcheck", "shared memory out of bounds"
+	case reportRaceRAW:
+		out.Check, out.What = "racecheck", "shared memory race: read of what another thread wrote with no barrier between"
+	case reportRaceWAR:
+		out.Check, out.What = "racecheck", "shared memory race: write of what another thread read with no barrier between"
+	case reportRaceWAW:
+		out.Check, out.What = "racecheck", "shared memory race: write of what another thread wrote with no barrier between"
+	case reportSharedInit:
+		out.Check, out.What = "initcheck", "uninitialized shared read: no thread of the block wrote these bytes"
 	default:
 		out.Check, out.What = "check", fmt.Sprintf("report kind %d", r.kind)
+	}
+	if r.name != nil {
+		// A shared access: the variable and the offset into it (the dynamic buffer's
+		// name is "", reported as the kernel's extern __shared__ array).
+		out.Shared = C.GoString(r.name)
+		if out.Shared == "" {
+			out.Shared = "extern __shared__"
+		}
+		out.Offset = int64(r.name_off)
+		if r.kind >= reportRaceRAW && r.kind <= reportRaceWAW {
+			out.OtherThread = hipsys.Dim3{X: uint32(r.thread2[0]), Y: uint32(r.thread2[1]), Z: uint32(r.thread2[2])}
+			_, out.OtherLine = f.m.lineOf(uint64(r.pc2))
+		}
 	}
 	if r.kind == reportDivergent || r.kind == reportExited {
 		// A barrier's report holds lines, not addresses (cubehip_check.h's check_line).

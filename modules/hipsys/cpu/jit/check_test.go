@@ -2,6 +2,7 @@ package jit_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -171,4 +172,98 @@ extern "C" __global__ void split(float* out) {
 	require.Equal(t, 7, r.Line, "%v", r)
 	require.Equal(t, 5, r.OtherLine, "%v", r)
 	require.Equal(t, uint32(1), r.OtherThread.X)
+}
+
+const reduceRace = `
+extern "C" __global__ void reduce(const float* in, float* out) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = in[blockIdx.x * 64 + t];
+  __syncthreads();
+  for (int k = 32; k > 0; k >>= 1) {
+    if (t < k) s[t] += s[t + k];
+  }
+  if (t == 0) out[blockIdx.x] = s[0];
+}`
+
+// racecheck: the reduction whose loop lost its barrier is reported with both threads and
+// both lines; with the barrier back it runs clean and sums right.
+func TestCheckedSharedRace(t *testing.T) {
+	f := checked(t, reduceRace, "reduce", hipsys.CheckRace|hipsys.CheckMemory)
+	pin, in, rin := region(t, 128)
+	pout, out, rout := region(t, 2)
+	for i := range in {
+		in[i] = 1
+	}
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout))
+	run := func(f *jit.Function) error {
+		return f.LaunchChecked(hipsys.Dim3{X: 2, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rin, rout})
+	}
+	reps := reportsOf(t, run(f))
+	r := reps.Reports[0]
+	require.Equal(t, "racecheck", r.Check, "%v", reps)
+	require.Equal(t, "s", r.Shared)
+	require.Equal(t, 8, r.Line, "%v", r)
+	require.Equal(t, 8, r.OtherLine, "%v", r)
+	require.NotEqual(t, r.Thread, r.OtherThread)
+
+	fixed := checked(t, strings.Replace(reduceRace, "s[t + k];\n  }", "s[t + k];\n    __syncthreads();\n  }", 1), "reduce", hipsys.CheckRace|hipsys.CheckMemory|hipsys.CheckInit)
+	require.NoError(t, run(fixed))
+	require.Equal(t, []float32{64, 64}, out)
+}
+
+// memcheck and initcheck of shared memory: past the block's shared memory, and a read of
+// shared memory no thread of the block wrote, each naming the variable.
+func TestCheckedSharedBoundsAndInit(t *testing.T) {
+	f := checked(t, `
+extern "C" __global__ void tile(float* out, int k) {
+  __shared__ float a[32];
+  __shared__ float b[32];
+  int t = threadIdx.x;
+  a[t] = t;
+  __syncthreads();
+  out[t] = a[t] + b[(t + k) % 32] + a[t + k];
+}`, "tile", hipsys.CheckMemory|hipsys.CheckInit)
+	pout, _, rout := region(t, 32)
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(pout)).I32(0)
+	reps := reportsOf(t, f.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 32, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rout}))
+	r := reps.Reports[0]
+	require.Equal(t, "initcheck", r.Check, "%v", reps)
+	require.Equal(t, "b", r.Shared)
+	require.Equal(t, 8, r.Line)
+	require.Equal(t, 32, reps.Total, "each thread reads one unwritten float of b")
+}
+
+// Implicit warp-synchronous code, which an unchecked compile refuses, runs under racecheck
+// and is reported as the race it is on a GPU without lockstep.
+func TestCheckedWarpSynchronousCode(t *testing.T) {
+	const src = `
+extern "C" __global__ void warpsum(const float* in, float* out) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = in[t];
+  __syncthreads();
+  if (t < 32) {
+    volatile float* v = s;
+    v[t] += v[t + 32];
+    v[t] += v[t + 16];
+    v[t] += v[t + 8];
+  }
+  if (t == 0) out[0] = s[0];
+}`
+	_, _, err := jit.NewCompiler(t.TempDir()).Compile(src, "warpsum.hip", nil, nil)
+	require.ErrorContains(t, err, "implicit warp-synchronous code")
+	f := checked(t, src, "warpsum", hipsys.CheckRace)
+	pin, _, rin := region(t, 64)
+	pout, _, rout := region(t, 1)
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout))
+	reps := reportsOf(t, f.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rin, rout}))
+	r := reps.Reports[0]
+	require.Equal(t, "racecheck", r.Check, "%v", reps)
+	require.Equal(t, "s", r.Shared)
+	require.Contains(t, []int{9, 10, 11}, r.Line, "%v", r)
+	require.Contains(t, []int{9, 10, 11}, r.OtherLine, "%v", r)
 }

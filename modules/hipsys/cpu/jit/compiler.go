@@ -275,9 +275,11 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 			refused = warpSynchronous(h.source, h.name, nil)
 		}
 	}
-	if refused != "" {
+	if refused != "" && checks&hipsys.CheckRace == 0 {
 		return nil, refused, hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorCompilation, refused)
 	}
+	// Under racecheck such code runs, and its hazards are reported with both threads and
+	// both lines: what the refusal says, seen.
 	for _, h := range headers {
 		prog.barrier = prog.barrier || strings.Contains(h.source, "__syncthreads")
 		if namesWarp(h.source) {
@@ -304,7 +306,12 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		args = append(args, "-I", filepath.Join(tmp, "headers"), "-I", prelude)
 		args = append(args, user...)
 		// The precompiled part first: GCC loads a precompiled header only as the first include.
-		return append(args, "-include", filepath.Join(prelude, pchHeader), "-include", filepath.Join(prelude, "cubehip_prelude.h"), "-o", "kernel.so", file)
+		args = append(args, "-include", filepath.Join(prelude, pchHeader), "-include", filepath.Join(prelude, "cubehip_prelude.h"))
+		if instrumented(checks) {
+			// Compiled here, linked below without the sanitizer's runtime (check.go).
+			return append(args, "-c", "-o", "kernel.o", file)
+		}
+		return append(args, "-o", "kernel.so", file)
 	}
 	cmd := exec.CommandContext(context.Background(), tc.argv[0], argv()...)
 	cmd.Dir = tmp
@@ -321,6 +328,15 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		cmd = exec.CommandContext(context.Background(), tc.argv[0], argv()...)
 		cmd.Dir = tmp
 		out.Reset()
+		cmd.Stdout, cmd.Stderr = &out, &out
+		runErr = cmd.Run()
+	}
+	if runErr == nil && instrumented(checks) {
+		link := append([]string{}, tc.argv[1:]...)
+		link = append(link, linkFlags()...)
+		link = append(link, "-o", "kernel.so", "-x", "none", "kernel.o")
+		cmd = exec.CommandContext(context.Background(), tc.argv[0], link...)
+		cmd.Dir = tmp
 		cmd.Stdout, cmd.Stderr = &out, &out
 		runErr = cmd.Run()
 	}
@@ -463,4 +479,17 @@ func firstLines(s string, n int) string {
 		lines = append(lines[:n], "...")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// linkFlags are what linking a checked module's object takes (compiler.build): the shared
+// object, position-independent, every symbol resolved, and $CUBEHIP_CPU_CXXFLAGS's linker
+// flags; no sanitizer, whose runtime the module must not need.
+func linkFlags() []string {
+	flags := []string{"-shared", "-fPIC", "-Wl,-z,defs"}
+	for _, f := range extraFlags() {
+		if strings.HasPrefix(f, "-Wl,") || strings.HasPrefix(f, "-l") || strings.HasPrefix(f, "-L") {
+			flags = append(flags, f)
+		}
+	}
+	return flags
 }

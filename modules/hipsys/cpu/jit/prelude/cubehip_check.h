@@ -1,8 +1,11 @@
 /* cubehip_check.h: the kernel checker's side in a checked module (-DCUBEHIP_CHECK=bits;
- * check.go). The module is compiled with GCC's -fsanitize=kernel-address and a call
- * threshold of 0, so every load and store the compiler emits calls one of the
- * __asan_{load,store}{1,2,4,8,16,N}_noabort functions below with its address (kernel
- * AddressSanitizer's interface, which needs no runtime library: the callbacks are ours).
+ * check.go). The module is compiled with GCC's -fsanitize=thread (function entries left
+ * alone) and linked without its runtime, so every load and store the compiler emits calls
+ * one of the __tsan_{read,write}{1,2,4,8,16} functions below with its address, and every
+ * atomic builtin one of the __tsan_atomic functions: ThreadSanitizer's interface, whose
+ * runtime is these functions. (AddressSanitizer's merges a store into the load before it
+ * at one address, which initcheck and racecheck cannot have: a read-modify-write of shared
+ * memory is exactly the access a race is made of.)
  * Each access is checked against the launch's table of device memory (cubehip_check_ctx,
  * set by the jit before a checked launch and cleared after it); what is wrong is written
  * into the context's report array, with the thread and the return address, which the jit
@@ -20,10 +23,16 @@
  *    table: concurrent blocks share it without a lock; reports are claimed with one atomic
  *    add, and past the cap only counted.
  *  - Barriers (synccheck) are judged once per barrier generation, by the OS thread that
- *    runs the block: no other thread touches the block's records. */
+ *    runs the block: no other thread touches the block's records.
+ *  - A block's shared memory is judged apart (cubehip_check_shared.h): an address within a
+ *    megabyte of the OS thread's shared arena is a shared access, whatever the table
+ *    says; its records (who wrote and read each byte in which barrier generation, and
+ *    whether the block wrote it) are the OS thread's, which runs one block at a time.
+ *  - An atomic is one access (its __tsan_atomic callback): checked once, never a race
+ *    with another. */
 #pragma once
 
-#define CUBEHIP_NO_CHECK __attribute__((no_sanitize_address, noinline))
+#define CUBEHIP_NO_CHECK __attribute__((no_sanitize_thread, noinline))
 
 extern "C" {
 typedef struct cubehip_check_region {
@@ -40,6 +49,11 @@ enum {
 	CUBEHIP_CHECK_UNINIT = 4,
 	CUBEHIP_CHECK_DIVERGENT = 5,
 	CUBEHIP_CHECK_EXITED = 6,
+	CUBEHIP_CHECK_SHARED_OOB = 7,
+	CUBEHIP_CHECK_RACE_RAW = 8,  /* read of what another thread wrote in the same generation */
+	CUBEHIP_CHECK_RACE_WAR = 9,  /* write of what another thread read in the same generation */
+	CUBEHIP_CHECK_RACE_WAW = 10, /* write of what another thread wrote in the same generation */
+	CUBEHIP_CHECK_SHARED_UNINIT = 11,
 };
 
 typedef struct cubehip_check_report {
@@ -47,6 +61,8 @@ typedef struct cubehip_check_report {
 	uint32_t kind, size, write;
 	int32_t region;
 	uint32_t block[3], thread[3], thread2[3];
+	const char* name; /* a shared access: the variable ("" the dynamic buffer) */
+	int64_t name_off; /* and the offset into it */
 } cubehip_check_report;
 
 typedef struct cubehip_check_ctx {
@@ -55,7 +71,8 @@ typedef struct cubehip_check_ctx {
 	uint64_t lo, hi;
 	cubehip_check_report* reports;
 	uint32_t cap;
-	uint32_t count; /* reports seen, atomically; the first cap are in reports */
+	uint32_t count;  /* reports seen, atomically; the first cap are in reports */
+	uint64_t serial; /* the launch's number: a block's shared records start afresh */
 } cubehip_check_ctx;
 }
 
@@ -71,9 +88,18 @@ CUBEHIP_NO_CHECK inline cubehip_check_report* check_claim(cubehip_check_ctx* c) 
 	return r;
 }
 
-CUBEHIP_NO_CHECK inline void check_access(uint64_t a, uint32_t n, uint32_t write, void* pc) {
+/* The shared-memory side (cubehip_check_shared.h, at the end of the prelude). */
+inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic);
+
+CUBEHIP_NO_CHECK inline void check_access(uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic = false) {
 	cubehip_check_ctx* c = check_ctx;
-	if (c == nullptr || a < c->lo || a >= c->hi) return;
+	if (c == nullptr) return;
+	/* Device memory first, from the table alone: the shared side needs the block's
+	 * context, a thread-local, which costs a call on every access. */
+	if (a < c->lo || a >= c->hi) {
+		check_shared(c, a, n, write, pc, atomic);
+		return;
+	}
 	/* The last region starting at or below a. */
 	uint32_t lo = 0, hi = c->n;
 	while (hi - lo > 1) {
@@ -82,30 +108,36 @@ CUBEHIP_NO_CHECK inline void check_access(uint64_t a, uint32_t n, uint32_t write
 		else hi = mid;
 	}
 	const cubehip_check_region* r = &c->regions[lo];
-	if (a < r->lo || a >= r->hi) return;
+	if (a < r->lo || a >= r->hi) {
+		check_shared(c, a, n, write, pc, atomic);
+		return;
+	}
 	uint32_t kind = 0;
 	if (r->freed) kind = CUBEHIP_CHECK_FREED;
 	else if (a < r->base || a + n > r->base + r->size) kind = CUBEHIP_CHECK_OOB;
 	else if (n > 1 && n <= 16 && (n & (n - 1)) == 0 && (a & (n - 1)) != 0) kind = CUBEHIP_CHECK_MISALIGNED;
 	if (kind == 0 && r->init != nullptr) {
-		/* initcheck: a store initializes its bytes; a load must find each written. */
+		/* initcheck: a store initializes its bytes; a load must find each written (an
+		 * atomic does both: it reads first). */
 		unsigned char* sh = r->init + (a - r->base);
-		if (write) {
-			for (uint32_t k = 0; k < n; k++) sh[k] = 1;
-		} else if (c->checks & 2u) {
+		if ((!write || atomic) && (c->checks & 2u)) {
 			for (uint32_t k = 0; k < n; k++)
 				if (sh[k] == 0) {
 					kind = CUBEHIP_CHECK_UNINIT;
 					break;
 				}
 		}
+		if (write)
+			for (uint32_t k = 0; k < n; k++) sh[k] = 1;
 	}
 	if (kind == 0) return;
 	cubehip_check_report* rep = check_claim(c);
 	if (rep == nullptr) return;
 	rep->kind = kind, rep->addr = a, rep->size = n, rep->write = write;
-	rep->region = int32_t(lo), rep->pc = uint64_t(pc), rep->pc2 = 0;
+	rep->region = int32_t(lo), rep->pc = uint64_t(pc), rep->pc2 = 0, rep->name = nullptr, rep->name_off = 0;
 }
+}
+namespace cubehip {
 
 /* synccheck: the source line of the barrier each thread of the running block waits at in
  * this barrier generation (0: none; unknown_line: a barrier reached other than through
@@ -151,7 +183,7 @@ CUBEHIP_NO_CHECK inline void check_generation(unsigned n, const uint3* idx) {
 			cubehip_check_report* rep = check_claim(c);
 			::threadIdx = saved;
 			if (rep != nullptr) {
-				rep->kind = kind, rep->addr = 0, rep->size = 0, rep->write = 0, rep->region = -1;
+				rep->kind = kind, rep->addr = 0, rep->size = 0, rep->write = 0, rep->region = -1, rep->name = nullptr;
 				/* Lines, not addresses, for a barrier's report. */
 				rep->pc = check_site[first] == unknown_line ? 0 : check_site[first];
 				rep->pc2 = kind == CUBEHIP_CHECK_DIVERGENT && check_site[other] != unknown_line ? check_site[other] : 0;
@@ -167,30 +199,89 @@ extern "C" {
 /* The jit's handle on the module's context: set before a checked launch, cleared after. */
 __attribute__((visibility("default"))) CUBEHIP_NO_CHECK void cubehip_check_set(cubehip_check_ctx* c) { cubehip::check_ctx = c; }
 
+/* ThreadSanitizer's instrumentation interface, which GCC emits for every load and store
+ * (reads and writes apart, none merged into another, unlike AddressSanitizer's) and for
+ * every atomic builtin; the runtime is ours, these functions. */
 #define CUBEHIP_CHECK_FN(kind, n, w)                                                                    \
-	CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_##kind##n##_noabort(uintptr_t a) {                      \
-		cubehip::check_access(a, n, w, __builtin_return_address(0));                                \
-	}
-CUBEHIP_CHECK_FN(load, 1, 0)
-CUBEHIP_CHECK_FN(load, 2, 0)
-CUBEHIP_CHECK_FN(load, 4, 0)
-CUBEHIP_CHECK_FN(load, 8, 0)
-CUBEHIP_CHECK_FN(load, 16, 0)
-CUBEHIP_CHECK_FN(store, 1, 1)
-CUBEHIP_CHECK_FN(store, 2, 1)
-CUBEHIP_CHECK_FN(store, 4, 1)
-CUBEHIP_CHECK_FN(store, 8, 1)
-CUBEHIP_CHECK_FN(store, 16, 1)
+	CUBEHIP_NO_CHECK void __tsan_##kind##n(void* a) { cubehip::check_access(uint64_t(a), n, w, __builtin_return_address(0)); } \
+	CUBEHIP_NO_CHECK void __tsan_unaligned_##kind##n(void* a) { cubehip::check_access(uint64_t(a), n, w, __builtin_return_address(0)); }
+CUBEHIP_CHECK_FN(read, 1, 0)
+CUBEHIP_CHECK_FN(read, 2, 0)
+CUBEHIP_CHECK_FN(read, 4, 0)
+CUBEHIP_CHECK_FN(read, 8, 0)
+CUBEHIP_CHECK_FN(read, 16, 0)
+CUBEHIP_CHECK_FN(write, 1, 1)
+CUBEHIP_CHECK_FN(write, 2, 1)
+CUBEHIP_CHECK_FN(write, 4, 1)
+CUBEHIP_CHECK_FN(write, 8, 1)
+CUBEHIP_CHECK_FN(write, 16, 1)
 #undef CUBEHIP_CHECK_FN
-CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_loadN_noabort(uintptr_t a, size_t n) {
-	cubehip::check_access(a, uint32_t(n), 0, __builtin_return_address(0));
-}
-CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_storeN_noabort(uintptr_t a, size_t n) {
-	cubehip::check_access(a, uint32_t(n), 1, __builtin_return_address(0));
-}
-CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_handle_no_return(void) {}
-/* AddressSanitizer's dynamic-initialization order checks (the shared arena's static
- * members have dynamic initializers): nothing to check here. */
-CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_before_dynamic_init(const char*) {}
-CUBEHIP_HIDDEN CUBEHIP_NO_CHECK void __asan_after_dynamic_init(void) {}
+CUBEHIP_NO_CHECK void __tsan_read_range(void* a, unsigned long n) { cubehip::check_access(uint64_t(a), uint32_t(n), 0, __builtin_return_address(0)); }
+CUBEHIP_NO_CHECK void __tsan_write_range(void* a, unsigned long n) { cubehip::check_access(uint64_t(a), uint32_t(n), 1, __builtin_return_address(0)); }
+CUBEHIP_NO_CHECK void __tsan_vptr_update(void**, void*) {}
+CUBEHIP_NO_CHECK void __tsan_vptr_read(void**) {}
+CUBEHIP_NO_CHECK void __tsan_init(void) {}
+CUBEHIP_NO_CHECK void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+CUBEHIP_NO_CHECK void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+/* Atomics: each is one read-and-write access to the checker (bounds, initialization; an
+ * atomic never races with another), then the operation itself, sequentially consistent
+ * whatever order was asked (stronger is always allowed). */
+#define CUBEHIP_ATOMIC_AT(a) cubehip::check_access(uint64_t(a), sizeof(*(a)), 1, __builtin_return_address(0), true)
+#define CUBEHIP_ATOMIC_FNS(bits, T)                                                                                   \
+	CUBEHIP_NO_CHECK T __tsan_atomic##bits##_load(const volatile T* a, int) {                                         \
+		cubehip::check_access(uint64_t(a), sizeof(T), 0, __builtin_return_address(0), true);                        \
+		return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                                  \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                                      \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		__atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                                     \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) {                                      \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                           \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) {                                     \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                            \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) {                                     \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                            \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) {                                     \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                            \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) {                                      \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                             \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) {                                     \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                            \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) {                                    \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                                           \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {          \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                      \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {            \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                       \
+	}                                                                                                                 \
+	CUBEHIP_NO_CHECK T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int) {                \
+		CUBEHIP_ATOMIC_AT(a);                                                                                         \
+		__atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                            \
+		return c;                                                                                                     \
+	}
+CUBEHIP_ATOMIC_FNS(8, unsigned char)
+CUBEHIP_ATOMIC_FNS(16, unsigned short)
+CUBEHIP_ATOMIC_FNS(32, unsigned int)
+CUBEHIP_ATOMIC_FNS(64, unsigned long long)
+#undef CUBEHIP_ATOMIC_FNS
+#undef CUBEHIP_ATOMIC_AT
 }

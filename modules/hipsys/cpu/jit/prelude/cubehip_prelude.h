@@ -22,6 +22,9 @@
 #include "cubehip_shared.h"
 #include "cubehip_regions.h"
 #include "cubehip_warp.h"
+#ifdef CUBEHIP_CHECK
+#include "cubehip_check_shared.h"
+#endif
 
 extern "C" __attribute__((visibility("default"))) unsigned cubehip_abi_version(void) { return CUBEHIP_ABI_VERSION; }
 

@@ -1,0 +1,117 @@
+/* cubehip_check_shared.h: the checker's judgement of a block's shared memory, in a checked
+ * module (cubehip_check.h has the rest and the invariants). Included at the end of the
+ * prelude: it needs the block's context (cubehip_entry.h), its fibers' barrier generation
+ * and the shared arena's layout (cubehip_shared.h).
+ *
+ * Per OS thread, one record per byte of the arena's span: who wrote it last and in which
+ * barrier generation of which block (racecheck), who read it last likewise, and which
+ * block wrote it (initcheck). A generation is (the OS thread's count of blocks it began,
+ * the block's barrier epoch): two accesses of one generation by different threads, one
+ * of them a write, have no barrier between them, which is a race on a GPU whatever order
+ * they ran in here. */
+#pragma once
+
+namespace cubehip {
+/* The arena's span and guards, as runner.c maps them: an address this near the static
+ * variables' base is a shared access. */
+constexpr uint64_t check_shared_guard = uint64_t(1) << 20;
+constexpr uint16_t no_tid = 0xffff;
+constexpr uint64_t check_shared_span = (uint64_t(CUBEHIP_MAX_SHARED) + 4095) / 4096 * 4096 + 2 * 4096;
+
+struct shared_records {
+	uint64_t key;    /* the block these records are of: launch serial and block index */
+	uint32_t blocks; /* blocks begun on this OS thread, the generations' high half */
+	uint64_t wgen[check_shared_span], rgen[check_shared_span];
+	/* A generation's first two readers of a byte (rtid2 no_tid: one so far), so that a
+	 * thread's write after its own read still meets another thread's earlier read. */
+	uint16_t wtid[check_shared_span], rtid[check_shared_span], rtid2[check_shared_span];
+	uint64_t wpc[check_shared_span], rpc[check_shared_span], rpc2[check_shared_span];
+	uint32_t init[check_shared_span]; /* the block (blocks) that wrote it; 0 none */
+};
+CUBEHIP_HIDDEN __thread shared_records* check_sh;
+
+CUBEHIP_NO_CHECK inline unsigned linear_thread(uint3 t) { return t.x + t.y * ::blockDim.x + t.z * ::blockDim.x * ::blockDim.y; }
+
+CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic) {
+	const block_ctx* b = block();
+	const uint64_t base = uint64_t(b->shared);
+	if (base == 0 || a + check_shared_guard < base || a >= base + check_shared_span + check_shared_guard) return false;
+	const uint64_t dyn = uint64_t(b->dyn);
+	const bool in_static = a >= base && a + n <= base + b->static_size;
+	const bool in_dyn = b->dyn_size > 0 && a >= dyn && a + n <= dyn + b->dyn_size;
+	const unsigned t = linear_thread(::threadIdx);
+	auto report = [&](uint32_t kind, unsigned other, uint64_t opc) {
+		cubehip_check_report* rep = check_claim(c);
+		if (rep == nullptr) return;
+		rep->kind = kind, rep->addr = a, rep->size = n, rep->write = write, rep->region = -1;
+		rep->pc = uint64_t(pc), rep->pc2 = opc, rep->name = "", rep->name_off = int64_t(a - dyn);
+		const unsigned bx = ::blockDim.x, by = ::blockDim.y;
+		rep->thread2[0] = other % bx, rep->thread2[1] = other / bx % by, rep->thread2[2] = other / (bx * by);
+		if (a < dyn || b->dyn_size == 0) {
+			/* The static variable at or before the address, among this kernel's. */
+			unsigned nv = 0;
+			const cubehip_shared_var* vars = cubehip_shared_vars(&nv);
+			const uint64_t off = a - base;
+			const cubehip_shared_var* best = nullptr;
+			for (unsigned i = 0; i < nv; i++)
+				if (vars[i].offset <= off && (best == nullptr || vars[i].offset > best->offset)) best = &vars[i];
+			if (best != nullptr) rep->name = best->name, rep->name_off = int64_t(off - best->offset);
+			else rep->name = "", rep->name_off = int64_t(off);
+		}
+	};
+	if (!in_static && !in_dyn) {
+		if (c->checks & 1u) report(CUBEHIP_CHECK_SHARED_OOB, t, 0);
+		return true;
+	}
+	if (!(c->checks & (2u | 8u))) return true;
+	shared_records* s = check_sh;
+	if (s == nullptr) {
+		s = check_sh = static_cast<shared_records*>(calloc(1, sizeof(shared_records)));
+		if (s == nullptr) return true;
+	}
+	const uint64_t key = c->serial << 40 ^ (uint64_t(::blockIdx.x) + uint64_t(::blockIdx.y) * ::gridDim.x +
+	                                      uint64_t(::blockIdx.z) * ::gridDim.x * ::gridDim.y);
+	if (key != s->key) s->key = key, s->blocks++;
+	fibers* f = *current_slot();
+	const uint64_t gen = uint64_t(s->blocks) << 32 | (f != nullptr ? f->epoch : 0);
+	const uint64_t i0 = a - base;
+	for (uint32_t k = 0; k < n; k++) {
+		const uint64_t i = i0 + k;
+		if ((c->checks & 2u) && (!write || atomic) && s->init[i] != s->blocks) {
+			report(CUBEHIP_CHECK_SHARED_UNINIT, t, 0);
+			for (uint32_t j = 0; j < n; j++) s->init[i0 + j] = s->blocks; /* once per access */
+			break;
+		}
+	}
+	for (uint32_t k = 0; write && k < n; k++) s->init[i0 + k] = s->blocks;
+	if (!(c->checks & 8u) || atomic) return true;
+	for (uint32_t k = 0; k < n; k++) {
+		const uint64_t i = i0 + k;
+		if (write) {
+			if (s->wgen[i] == gen && s->wtid[i] != t) {
+				report(CUBEHIP_CHECK_RACE_WAW, s->wtid[i], s->wpc[i]);
+				break;
+			}
+			if (s->rgen[i] == gen && (s->rtid[i] != t || s->rtid2[i] != no_tid)) {
+				const bool first = s->rtid[i] != t;
+				report(CUBEHIP_CHECK_RACE_WAR, first ? s->rtid[i] : s->rtid2[i], first ? s->rpc[i] : s->rpc2[i]);
+				break;
+			}
+		} else if (s->wgen[i] == gen && s->wtid[i] != t) {
+			report(CUBEHIP_CHECK_RACE_RAW, s->wtid[i], s->wpc[i]);
+			break;
+		}
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		const uint64_t i = i0 + k;
+		if (write) {
+			s->wgen[i] = gen, s->wtid[i] = uint16_t(t), s->wpc[i] = uint64_t(pc);
+		} else if (s->rgen[i] != gen) {
+			s->rgen[i] = gen, s->rtid[i] = uint16_t(t), s->rpc[i] = uint64_t(pc), s->rtid2[i] = no_tid;
+		} else if (s->rtid[i] != t && s->rtid2[i] == no_tid) {
+			s->rtid2[i] = uint16_t(t), s->rpc2[i] = uint64_t(pc);
+		}
+	}
+	return true;
+}
+} // namespace cubehip
