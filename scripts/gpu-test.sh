@@ -40,7 +40,7 @@ mkdir -p "$out/lib"
 cp -P build/lib/libcubehip.so* "$out/lib/"
 for host in modules/capi/tests/abi_test.c modules/capi/tests/globals_test.c modules/capi/tests/interop_test.c modules/capi/tests/import_test.c \
   modules/capi/tests/module_test.c modules/capi/tests/declared_test.c modules/capi/tests/cooperative_test.c \
-  modules/capi/tests/funcattr_test.c modules/capi/tests/pointer_test.c modules/capi/examples/c/saxpy.c; do
+  modules/capi/tests/funcattr_test.c modules/capi/tests/pointer_test.c modules/capi/tests/check_test.c modules/capi/examples/c/saxpy.c; do
   ${CC:-cc} -std=c11 -O2 -Wall -Iinclude "$host" -L"$out/lib" -lcubehip -lpthread '-Wl,-rpath,$ORIGIN/lib' \
     -o "$out/capi-$(basename "$host" .c)"
 done

@@ -41,6 +41,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -222,7 +223,11 @@ func (f *Function) LaunchChecked(grid, block hipsys.Dim3, sharedMem uint32, para
 	out := &hipsys.CheckReports{Total: total}
 	names := f.paramNames()
 	for _, r := range unsafe.Slice(reps, min(total, MaxCheckReports)) {
-		out.Reports = append(out.Reports, f.report(r, regions, owner, names))
+		rep := f.report(r, regions, owner, names)
+		// A loop repeats its access: one report of each says it (Total counts them all).
+		if !slices.Contains(out.Reports, rep) {
+			out.Reports = append(out.Reports, rep)
+		}
 	}
 	// A bad address is what a GPU reports as one; an uninitialized read or a barrier
 	// faults nothing there, and is the launch's failure.

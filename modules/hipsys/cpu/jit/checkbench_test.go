@@ -39,7 +39,8 @@ func BenchmarkCheckCost(b *testing.B) {
 		for _, c := range []struct {
 			name   string
 			checks hipsys.Checks
-		}{{"unchecked", 0}, {"memcheck", hipsys.CheckMemory}, {"synccheck", hipsys.CheckSync}} {
+		}{{"unchecked", 0}, {"memcheck", hipsys.CheckMemory}, {"initcheck", hipsys.CheckInit}, {"racecheck", hipsys.CheckRace},
+			{"synccheck", hipsys.CheckSync}} {
 			b.Run(entry+"/"+c.name, func(b *testing.B) {
 				var opts []string
 				if c.checks != 0 {

@@ -103,7 +103,7 @@ if [ -x "$here/capi-abi_test" ]; then
 	CUBEHIP_PLATFORM=nvidia "$here/capi-globals_test" >>"$logs/capi.log" 2>&1 || rc=1
 	CUBEHIP_PLATFORM=nvidia "$here/capi-interop_test" >>"$logs/capi.log" 2>&1 || rc=1
 	CUBEHIP_PLATFORM=nvidia "$here/capi-globals_test_cpp" >>"$logs/capi.log" 2>&1 || rc=1
-	for t in module_test declared_test cooperative_test funcattr_test pointer_test; do
+	for t in module_test declared_test cooperative_test funcattr_test pointer_test check_test; do
 		CUBEHIP_PLATFORM=nvidia "$here/capi-$t" >>"$logs/capi.log" 2>&1 || rc=1
 	done
 	tail -n 3 "$logs/capi.log"

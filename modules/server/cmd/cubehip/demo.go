@@ -44,11 +44,16 @@ func runDemo(out io.Writer, args []string) error {
 	fs := flags("demo", out)
 	platform, device := deviceFlags(fs)
 	n := fs.Int("n", 1<<20, "elements per vector")
+	check := fs.String("check", "", "run every kernel under the kernel checker (cpu device): memcheck, initcheck, synccheck, racecheck, or all")
 	if done, err := parseNoArgs(fs, args); done {
 		return err
 	}
 	if *n < 1 || *n > 1<<28 {
 		return fmt.Errorf("-n %d: want 1 to %d elements", *n, 1<<28)
+	}
+	checks, err := hipsys.ParseChecks(*check)
+	if err != nil {
+		return fmt.Errorf("-check: %w", err)
 	}
 	p, err := hipsys.Open(*platform)
 	if err != nil {
@@ -56,7 +61,7 @@ func runDemo(out io.Writer, args []string) error {
 	}
 	// The demo's own fault injector: nothing fails until step 7 arms it.
 	inject := faults.Wrap(p)
-	d, err := server.OpenPlatform(inject, server.Options{Index: *device, Logger: slog.New(slog.DiscardHandler)})
+	d, err := server.OpenPlatform(inject, server.Options{Index: *device, Logger: slog.New(slog.DiscardHandler), Check: checks})
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,10 @@ func TestCommands(t *testing.T) {
 				"read out3             ok", "read x (read by all)  ok", "out3 now carries out2's failure", "first copy (takes the pinned staging",
 				"rewrote out2 from Go memory: read now returns <nil>", "0 allocations left",
 			}},
+		// The main job under every check runs clean: its kernels do nothing wrong.
+		{"demo checked", func(out *bytes.Buffer) error {
+			return runDemo(out, []string{"-platform", "cpu", "-n", "3000", "-check", "all"})
+		}, []string{"result checked", "read out3             ok", "direct(reclaim at 1 B, exact)", "0 allocations left"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,6 +66,7 @@ func TestBadFlags(t *testing.T) {
 	var out bytes.Buffer
 	assert.Error(t, runDemo(&out, []string{"-n", "0"}))
 	assert.Error(t, runDemo(&out, []string{"-platform", "no-such"}))
+	assert.ErrorContains(t, runDemo(&out, []string{"-check", "leakcheck"}), `unknown kernel check "leakcheck"`)
 	err := runBench(&out, []string{"-nope"})
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "flag provided but not defined"))
