@@ -265,7 +265,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	}
 	prog := scanLive(source, live, len(exprs) > 0)
 	if checks != 0 {
-		prog.check()
+		prog.check(checks)
 	}
 	prog.exprs = exprs
 	// Implicit warp-synchronous code would run with wrong results (warpsync.go): refused.

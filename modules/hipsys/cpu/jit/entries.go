@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cubehip/cubehip/modules/hipsys"
 )
 
 // program is what the jit learns from a kernel source before compiling it.
@@ -724,12 +726,16 @@ func applyEdits(src string, edits []edit) string {
 	return b.String()
 }
 
-// check makes the program a checked one (check.go): barrier entries run as fibers, whose
-// barriers are real and whose threads are the reports' threads; the thread-local
+// check makes the program a checked one (check.go): under racecheck or synccheck, barrier
+// entries run as fibers, whose barriers are real meetings; the thread-local
 // threadIdx is kept current in every entry, for the reports to name the thread; the tail
 // records each entry's parameter names.
-func (p *program) check() {
-	if p.regions() {
+func (p *program) check(checks hipsys.Checks) {
+	// Regions keep the thread-local threadIdx current as fibers do, and run a block's
+	// accesses as its threads would: memcheck and initcheck judge them as well there.
+	// Racecheck needs each barrier's generation and synccheck each barrier's meeting,
+	// which only fibers have.
+	if p.regions() && checks&(hipsys.CheckRace|hipsys.CheckSync) != 0 {
 		// Planned again without regions, from the user's own source (helpers not
 		// inlined), as fallBack does; entries without barriers stay loops.
 		if p.orig != "" {
@@ -743,7 +749,8 @@ func (p *program) check() {
 		p.noRegions = true
 		p.plan(p.src, tokenize(p.src), "")
 	}
-	p.noRegions, p.checked, p.tlsBuiltins = true, true, true
+	p.noRegions = checks&(hipsys.CheckRace|hipsys.CheckSync) != 0
+	p.checked, p.tlsBuiltins = true, true
 }
 
 // tail is the generated end of the translation unit: a launcher and a signature function

@@ -39,7 +39,6 @@ CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint
 	const uint64_t dyn = uint64_t(b->dyn);
 	const bool in_static = a >= base && a + n <= base + b->static_size;
 	const bool in_dyn = b->dyn_size > 0 && a >= dyn && a + n <= dyn + b->dyn_size;
-	const unsigned t = linear_thread(::threadIdx);
 	auto report = [&](uint32_t kind, unsigned other, uint64_t opc) {
 		cubehip_check_report* rep = check_claim(c);
 		if (rep == nullptr) return;
@@ -60,10 +59,11 @@ CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint
 		}
 	};
 	if (!in_static && !in_dyn) {
-		if (c->checks & 1u) report(CUBEHIP_CHECK_SHARED_OOB, t, 0);
+		if (c->checks & 1u) report(CUBEHIP_CHECK_SHARED_OOB, linear_thread(::threadIdx), 0);
 		return true;
 	}
 	if (!(c->checks & (2u | 8u))) return true;
+	const unsigned t = linear_thread(::threadIdx);
 	shared_records* s = check_sh;
 	if (s == nullptr) {
 		s = check_sh = static_cast<shared_records*>(calloc(1, sizeof(shared_records)));
