@@ -78,14 +78,14 @@ func (q *Stream) Flagged(n uint64, token uint32) {
 // snapshot is taken before the record is checked, so a call begun in between makes the
 // wait the driver's, and what a success certifies idle is exactly what the flag covers.
 func (q *Stream) FlagWait() (snap uint64, token uint32, onFlag bool) {
-	snap = q.Snapshot()
+	snap = q.snapshot()
 	q.flag.waited(q.begun.Load())
 	token, ok := q.flag.take(snap)
 	return snap, token, ok && !q.shared.Load()
 }
 
 // take gives the token of the flagged call that was the last call begun on the stream,
-// when snap (Snapshot) shows it was and none is in flight; the record is consumed either
+// when snap (snapshot) shows it was and none is in flight; the record is consumed either
 // way.
 func (f *flagState) take(snap uint64) (uint32, bool) {
 	f.mu.Lock()

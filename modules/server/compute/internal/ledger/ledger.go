@@ -143,7 +143,7 @@ func (l *Ledger) CertifyAll(wait func() error) error {
 	var all []seen
 	l.streams.Range(func(_, v any) bool {
 		q := v.(*Stream)
-		all = append(all, seen{q, q.Snapshot()})
+		all = append(all, seen{q, q.snapshot()})
 		return true
 	})
 	err := wait()

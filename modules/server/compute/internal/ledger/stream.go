@@ -105,9 +105,9 @@ func (q *Stream) Share() { q.shared.Store(true) }
 // Shared reports whether Share was called.
 func (q *Stream) Shared() bool { return q.shared.Load() }
 
-// Snapshot is what a wait or query may later certify as idle: the calls begun, if none
+// snapshot is what a wait or query may later certify as idle: the calls begun, if none
 // was in flight (one in flight may queue after the driver looked), else never.
-func (q *Stream) Snapshot() uint64 {
+func (q *Stream) snapshot() uint64 {
 	begun := q.begun.Load()
 	if q.ended.Load() != begun {
 		return never
@@ -115,7 +115,8 @@ func (q *Stream) Snapshot() uint64 {
 	return begun + 1
 }
 
-// SawIdle records that everything queued up to snap (a Snapshot) has completed.
+// SawIdle records that everything queued up to snap (FlagWait's, or a snapshot taken
+// before a wait) has completed.
 func (q *Stream) SawIdle(snap uint64) {
 	for {
 		cur := q.idleAt.Load()
@@ -128,7 +129,7 @@ func (q *Stream) SawIdle(snap uint64) {
 // Certify runs wait (a query or a sync of the stream) and, on success, records the
 // stream idle as of the snapshot taken before it.
 func (q *Stream) Certify(wait func(hipsys.Stream) error) error {
-	snap := q.Snapshot()
+	snap := q.snapshot()
 	err := wait(q.Sys())
 	if err == nil {
 		q.SawIdle(snap)
@@ -144,7 +145,7 @@ func (q *Stream) KnownIdle() bool {
 		return false
 	}
 	at := q.idleAt.Load()
-	return at != never && q.Snapshot() == at
+	return at != never && q.snapshot() == at
 }
 
 // Counts are the calls begun and ended on the stream (invariant 1), for tests and
