@@ -84,10 +84,10 @@ type MultiStream struct {
 	// onCreate hears of each device stream created, with its slot's id (SetCreateHook);
 	// set before use, then read only.
 	onCreate func(ID, hipsys.Stream)
-	rel       *releaser
-	imports   importReleases
-	mu        sync.Mutex // stream creation, the layout for later streams
-	closed    atomic.Bool
+	rel      *releaser
+	imports  importReleases
+	mu       sync.Mutex // stream creation, the layout for later streams
+	closed   atomic.Bool
 	// created is the created streams' slots in ascending order, replaced whole under mu at
 	// each creation and at Close: StreamIDs reads it without scanning every slot.
 	created atomic.Pointer[[]ID]
