@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/conformance"
 )
 
@@ -42,3 +43,16 @@ func TestCorpusNvidia(t *testing.T) {
 }
 
 func TestCorpusAMD(t *testing.T) { conformance.RunCorpus(t, gpu(t, "amd"), captureStdout(t)) }
+
+// TestCorpusCPUChecked runs the corpus, real kernels others wrote, on the cpu device under
+// every check: correct code must run clean (no report, the same answers).
+func TestCorpusCPUChecked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every corpus kernel compiled checked: minutes on a small machine")
+	}
+	p := cpu(t)
+	kc, ok := p.(hipsys.KernelChecking)
+	require.True(t, ok)
+	require.NoError(t, kc.SetKernelChecks(hipsys.CheckMemory|hipsys.CheckInit|hipsys.CheckSync|hipsys.CheckRace))
+	conformance.RunCorpus(t, p, captureStdout(t))
+}
