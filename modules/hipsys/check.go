@@ -69,12 +69,30 @@ func (c Checks) String() string {
 	return strings.Join(names, ",")
 }
 
+// CheckOptionPrefix starts the compile option that asks a platform that checks kernels
+// (KernelChecking) for a checked module: CheckOption(c).
+const CheckOptionPrefix = "--cubehip-check="
+
+// CheckOption is the compile option that makes a module checked under c ("" for none). A
+// platform that cannot check kernels does not know it: ask KernelChecking first.
+func CheckOption(c Checks) string {
+	if c == 0 {
+		return ""
+	}
+	return CheckOptionPrefix + c.String()
+}
+
 // KernelChecking is a Platform whose kernels can run checked. Only the cpu platform is
 // one: a GPU's kernels run on hardware cubehip cannot watch.
+//
+// Checks are asked for per module and per caller, since a platform is shared by every
+// Device of the process: a module compiled with CheckOption(c) among its options is
+// checked, and CheckKernels turns on what the platform keeps for it (the memory the
+// checked kernels' accesses are judged against) until release is called. Memory
+// allocated while no checks are on is judged with less (no redzones, no record of what
+// was written).
 type KernelChecking interface {
-	// SetKernelChecks makes every kernel compiled afterwards run under c (0: unchecked).
-	// Kernels compiled before keep how they were compiled.
-	SetKernelChecks(c Checks) error
+	CheckKernels(c Checks) (release func(), err error)
 }
 
 // CheckReport is one bad access or barrier the checker saw, in the kernel's terms.

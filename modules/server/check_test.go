@@ -71,3 +71,28 @@ func TestDeviceCheckReportsInTheKernelsTerms(t *testing.T) {
 	require.NoError(t, err)
 	require.InDelta(t, 50, got[50], 1e-4)
 }
+
+// Checks are a Device's own: another Device of the process (which shares the platform)
+// compiles and runs the same kernel unchecked, beside the checked one and after it closed.
+func TestCheckIsTheDevicesOwn(t *testing.T) {
+	checkedDev, err := server.Open(server.Options{Platform: "cpu", Check: hipsys.CheckMemory})
+	require.NoError(t, err)
+	plain, err := server.Open(server.Options{Platform: "cpu"})
+	require.NoError(t, err)
+	defer plain.Close()
+	bad := server.NewKernel(stencilSrc, "blur", hipsys.Dim3{X: 128}, nil)
+	run := func(d *server.Device) error {
+		src, err := server.UploadSlice(d.Stream, make([]float32, 100))
+		require.NoError(t, err)
+		out, err := server.AllocSlice[float32](d.Stream, 100)
+		require.NoError(t, err)
+		require.NoError(t, d.Sync())
+		require.NoError(t, d.Call(bad, hipsys.Dim3{X: 1, Y: 1, Z: 1}, src, out, int32(100)))
+		return d.Sync()
+	}
+	var reps *hipsys.CheckReports
+	require.True(t, errors.As(run(checkedDev), &reps))
+	require.NoError(t, run(plain), "the unchecked Device runs the kernel as it is")
+	require.NoError(t, checkedDev.Close())
+	require.NoError(t, run(plain))
+}

@@ -126,6 +126,7 @@ type Device struct {
 	shape                [1]int
 	op                   [1]compute.WriteOp
 	trim                 trimmer // the trim of idle pools a release arms (trim.go)
+	checksRelease        func()  // ends the platform's side of Options.Check (check.go)
 }
 
 // Open opens device opts.Index of opts.Platform; Close releases it.
@@ -144,10 +145,16 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 		return nil, fmt.Errorf("%w: nil platform", ErrInvalidArgument)
 	}
 	// First: a platform that cannot check kernels says so whether it has devices or not.
-	layout, err := checkKernels(p, &opts)
+	checks, err := checkKernels(p, &opts)
 	if err != nil {
 		return nil, err
 	}
+	opened := false
+	defer func() {
+		if !opened {
+			checks.release()
+		}
+	}()
 	n, err := p.GetDeviceCount()
 	if err != nil {
 		return nil, err
@@ -161,7 +168,7 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	if err := p.SetDevice(opts.Index); err != nil {
 		return nil, err
 	}
-	sopts := []stream.Option{stream.WithGPULayout(layout)}
+	sopts := []stream.Option{stream.WithGPULayout(checks.layout)}
 	if opts.MaxStreams > 0 {
 		sopts = append(sopts, stream.WithMaxStreams(opts.MaxStreams))
 	}
@@ -170,7 +177,7 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 	d.srv, err = compute.New(p, compute.Config{
 		Stream: sopts, CacheDir: opts.CacheDir, Logger: opts.Logger,
 		StagingChunk: opts.StagingChunk, StagingDepth: opts.StagingDepth,
-		LaunchQueue: !opts.DirectLaunch, Owner: &d.mu,
+		LaunchQueue: !opts.DirectLaunch, Owner: &d.mu, CompileOptions: checks.options,
 	})
 	if err != nil {
 		return nil, err
@@ -183,6 +190,7 @@ func OpenPlatform(p hipsys.Platform, opts Options) (*Device, error) {
 		}
 	}
 	d.startReclaimer()
+	d.checksRelease, opened = checks.release, true
 	return d, nil
 }
 
@@ -236,6 +244,9 @@ func (d *Device) Close() error {
 	// Imported memory is given back to its owners last, outside the lock: an owner's
 	// release may call back into the Device (a buffer's Release, which is a no-op now).
 	d.srv.Streams().WaitImports()
+	if d.checksRelease != nil {
+		d.checksRelease() // the platform's side of this Device's kernel checks
+	}
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,11 @@ type releaser struct {
 	pmu      sync.Mutex
 	inflight []*releaseBatch
 	pending  atomic.Int32 // len(inflight), read without the lock
+	// settling counts the batches the worker has taken off inflight, their fence
+	// complete, and not yet given back: returnCompleted waits for them, so that a caller
+	// that finds every fence done (MemoryUsage after a Sync) sees every binding given
+	// back, not one the worker holds between forget and its releases.
+	settling atomic.Int32
 }
 
 type releaseBatch struct {
@@ -83,6 +89,8 @@ func (r *releaser) settle(b *releaseBatch) {
 		}
 	}()
 	werr := b.fence.sync()
+	r.settling.Add(1)
+	defer r.settling.Add(-1)
 	r.forget(b)
 	if err := errors.Join(werr, b.fence.destroy()); err != nil {
 		r.log.Warn("stream: cross-stream bindings leaked: their consumer's fence failed", "err", err, "bindings", len(b.pins))
@@ -135,7 +143,7 @@ func (r *releaser) forget(b *releaseBatch) {
 // released yet. A fence the query does not report complete, failed included, is left to
 // the worker.
 func (r *releaser) returnCompleted() {
-	if r.pending.Load() == 0 {
+	if r.pending.Load() == 0 && r.settling.Load() == 0 {
 		return
 	}
 	n := 0
@@ -150,6 +158,11 @@ func (r *releaser) returnCompleted() {
 		n++
 	}
 	r.pmu.Unlock()
+	// A batch the worker took off the list is given back in a moment (releases, no
+	// wait): wait for it rather than report its bindings in use.
+	for r.settling.Load() > 0 {
+		runtime.Gosched()
+	}
 	if f := r.after.Load(); f != nil && n > 0 {
 		(*f)()
 	}

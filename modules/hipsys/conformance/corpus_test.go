@@ -10,6 +10,7 @@ import (
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/conformance"
+	hipcpu "github.com/cubehip/cubehip/modules/hipsys/cpu"
 )
 
 // captureStdout runs fn with file descriptor 1 (where device printf output goes, from the
@@ -50,9 +51,9 @@ func TestCorpusCPUChecked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("every corpus kernel compiled checked: minutes on a small machine")
 	}
-	p := cpu(t)
-	kc, ok := p.(hipsys.KernelChecking)
-	require.True(t, ok)
-	require.NoError(t, kc.SetKernelChecks(hipsys.CheckMemory|hipsys.CheckInit|hipsys.CheckSync|hipsys.CheckRace))
+	all := hipsys.CheckMemory | hipsys.CheckInit | hipsys.CheckSync | hipsys.CheckRace
+	t.Setenv("CUBEHIP_CHECK", all.String())
+	p, err := hipcpu.Open() // a platform of its own, which reads the variable when it opens
+	require.NoError(t, err)
 	conformance.RunCorpus(t, p, captureStdout(t))
 }

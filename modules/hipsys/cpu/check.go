@@ -42,12 +42,15 @@ func redzone(size uint64) uint64 {
 	return (rz + alignment - 1) &^ (alignment - 1)
 }
 
-// checkState is what the checker keeps on the platform.
+// checkState is what the checker keeps on the platform, which every Device of the
+// process shares: the checks $CUBEHIP_CHECK asks of every kernel, and how many callers
+// hold each check on (CheckKernels); the memory side serves the union.
 type checkState struct {
 	mu         sync.Mutex
-	checks     hipsys.Checks
-	quarantine []block // oldest first
-	held       uint64  // bytes in quarantine, redzones included
+	env        hipsys.Checks // $CUBEHIP_CHECK, for every compile
+	holders    [8]int        // per check bit, the callers holding it on
+	quarantine []block       // oldest first
+	held       uint64        // bytes in quarantine, redzones included
 }
 
 // checksFromEnv reads $CUBEHIP_CHECK.
@@ -57,25 +60,58 @@ func checksFromEnv() (hipsys.Checks, error) {
 
 var _ hipsys.KernelChecking = (*Platform)(nil)
 
-// SetKernelChecks makes kernels compiled from now on run under c (hipsys.KernelChecking).
-// Memory allocated from now on gets redzones when c has memcheck; blocks allocated before
-// have none, and an access past them is not reported.
-func (p *Platform) SetKernelChecks(c hipsys.Checks) error {
+// CheckKernels holds checks c on until release (hipsys.KernelChecking): memory allocated
+// meanwhile gets redzones (memcheck) and a record of what was written (initcheck), and
+// released memory is kept in quarantine. The kernels to check are compiled with
+// hipsys.CheckOption(c) among their options; blocks allocated before have none of it,
+// and an access past them is not reported. release may be called once; later calls do
+// nothing.
+func (p *Platform) CheckKernels(c hipsys.Checks) (release func(), err error) {
 	p.check.mu.Lock()
-	p.check.checks = c
+	for b := range p.check.holders {
+		if c&(1<<b) != 0 {
+			p.check.holders[b]++
+		}
+	}
 	p.check.mu.Unlock()
-	return nil
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.check.mu.Lock()
+			for b := range p.check.holders {
+				if c&(1<<b) != 0 {
+					p.check.holders[b]--
+				}
+			}
+			p.check.mu.Unlock()
+		})
+	}, nil
 }
 
+// kernelChecks is what the memory side serves now: $CUBEHIP_CHECK and every check a
+// caller holds on.
 func (p *Platform) kernelChecks() hipsys.Checks {
 	p.check.mu.Lock()
 	defer p.check.mu.Unlock()
-	return p.check.checks
+	return p.check.served()
 }
 
-// checkedOptions are options with the check option appended, when kernels are checked.
+// served is kernelChecks with c.mu held.
+func (c *checkState) served() hipsys.Checks {
+	s := c.env
+	for b, n := range c.holders {
+		if n > 0 {
+			s |= 1 << b
+		}
+	}
+	return s
+}
+
+// checkedOptions are options with $CUBEHIP_CHECK's check option appended: that variable
+// asks for every kernel of the process checked (a caller's own checks come in its
+// options).
 func (p *Platform) checkedOptions(options []string) []string {
-	if o := jit.CheckOption(p.kernelChecks()); o != "" {
+	if o := hipsys.CheckOption(p.check.env); o != "" {
 		return append(append([]string(nil), options...), o)
 	}
 	return options
@@ -86,7 +122,7 @@ func (p *Platform) checkedOptions(options []string) []string {
 func (p *Platform) quarantined(b block) bool {
 	c := &p.check
 	c.mu.Lock()
-	if c.checks&hipsys.CheckMemory == 0 {
+	if c.served()&hipsys.CheckMemory == 0 {
 		c.mu.Unlock()
 		return false
 	}

@@ -17,12 +17,12 @@ extern "C" __global__ void bump(float* a, unsigned n) {
 `
 
 // checkedKernel compiles checkSource on p with its checks on.
-func checkedKernel(t *testing.T, p *Platform) hipsys.Function {
+func checkedKernel(t *testing.T, p *Platform, c hipsys.Checks) hipsys.Function {
 	t.Helper()
 	prog, err := p.RTCCreateProgram(checkSource, "bump.hip", nil)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, p.RTCDestroyProgram(prog)) }()
-	require.NoError(t, p.RTCCompileProgram(prog, nil))
+	require.NoError(t, p.RTCCompileProgram(prog, []string{hipsys.CheckOption(c)}))
 	image, err := p.RTCGetCode(prog)
 	require.NoError(t, err)
 	mod, err := p.ModuleLoadData(image)
@@ -51,8 +51,10 @@ func launchReports(t *testing.T, p *Platform, f hipsys.Function, d hipsys.Device
 // released buffer are reported, each naming the parameter; the fixed launch is clean.
 func TestCheckedDeviceMemory(t *testing.T) {
 	p := newTest(t)
-	require.NoError(t, p.SetKernelChecks(hipsys.CheckMemory))
-	f := checkedKernel(t, p)
+	release, err := p.CheckKernels(hipsys.CheckMemory)
+	require.NoError(t, err)
+	defer release()
+	f := checkedKernel(t, p, hipsys.CheckMemory)
 	a, err := p.Malloc(4 * 16)
 	require.NoError(t, err)
 	b, err := p.Malloc(4 * 16)
@@ -86,6 +88,7 @@ func TestChecksFromEnv(t *testing.T) {
 	p, err := newPlatform()
 	require.NoError(t, err)
 	require.Equal(t, hipsys.CheckMemory|hipsys.CheckSync, p.kernelChecks())
+	require.Equal(t, []string{"-O2", "--cubehip-check=memcheck,synccheck"}, p.checkedOptions([]string{"-O2"}))
 	t.Setenv(envChecks, "memcheck,leakcheck")
 	_, err = newPlatform()
 	require.ErrorContains(t, err, `unknown kernel check "leakcheck"`)
@@ -95,8 +98,10 @@ func TestChecksFromEnv(t *testing.T) {
 // a kernel wrote is not.
 func TestCheckedUninitializedReads(t *testing.T) {
 	p := newTest(t)
-	require.NoError(t, p.SetKernelChecks(hipsys.CheckMemory|hipsys.CheckInit))
-	f := checkedKernel(t, p)
+	release, err := p.CheckKernels(hipsys.CheckMemory | hipsys.CheckInit)
+	require.NoError(t, err)
+	defer release()
+	f := checkedKernel(t, p, hipsys.CheckMemory|hipsys.CheckInit)
 	a, err := p.Malloc(4 * 16)
 	require.NoError(t, err)
 	b, err := p.Malloc(4 * 16)
@@ -123,4 +128,27 @@ func TestCheckedUninitializedReads(t *testing.T) {
 	require.NotNil(t, reps)
 	require.Equal(t, 4, reps.Total, "floats 8 to 11 were never written: %v", reps.Reports)
 	require.Equal(t, int64(32), reps.Reports[0].Offset)
+}
+
+// Checks held by one caller are the memory side's until released, and the union of all
+// holders': another Device of the process is not checked by them (its kernels carry no
+// check option) and gets plain memory again once they are released.
+func TestCheckKernelsIsHeldAndReleased(t *testing.T) {
+	p := newTest(t)
+	require.Equal(t, hipsys.Checks(0), p.kernelChecks())
+	r1, err := p.CheckKernels(hipsys.CheckMemory)
+	require.NoError(t, err)
+	r2, err := p.CheckKernels(hipsys.CheckMemory | hipsys.CheckRace)
+	require.NoError(t, err)
+	require.Equal(t, hipsys.CheckMemory|hipsys.CheckRace, p.kernelChecks())
+	require.Equal(t, []string{"-O2"}, p.checkedOptions([]string{"-O2"}), "only $CUBEHIP_CHECK reaches every compile")
+	r2()
+	r2() // once
+	require.Equal(t, hipsys.CheckMemory, p.kernelChecks())
+	r1()
+	require.Equal(t, hipsys.Checks(0), p.kernelChecks())
+	d, err := p.Malloc(64)
+	require.NoError(t, err)
+	require.NoError(t, p.Free(d))
+	require.Empty(t, p.check.quarantine, "a release with no checks held frees at once")
 }

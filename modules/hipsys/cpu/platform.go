@@ -164,7 +164,7 @@ func newPlatform() (*Platform, error) {
 	if err != nil {
 		return nil, hipsys.NewError(name, "hipInit", hipsys.ErrorInvalidValue, envChecks+": "+err.Error())
 	}
-	p.check.checks = checks
+	p.check.env = checks
 	return p, nil
 }
 

@@ -218,16 +218,31 @@ type kernelCache struct {
 	arch string
 	disk *diskCache // nil: no disk cache
 	log  *slog.Logger
+	// extra are Config.CompileOptions, appended to every module's own.
+	extra []string
 
 	observe func(KernelLoad) // ObserveLoads' observer, nil when none
 }
 
-func newKernelCache(p hipsys.Platform, props hipsys.DeviceProps, dir string, log *slog.Logger) *kernelCache {
-	return &kernelCache{
-		p: p, arch: props.ArchName, log: log,
+func newKernelCache(p hipsys.Platform, props hipsys.DeviceProps, dir string, log *slog.Logger, extra []string) *kernelCache {
+	c := &kernelCache{
+		p: p, arch: props.ArchName, log: log, extra: extra,
 		disk: openDiskCache(dir, p, props.ArchName, log),
 		m:    make(map[KernelID]*compiled),
 	}
+	if c.disk != nil {
+		c.disk.extra = extra
+	}
+	return c
+}
+
+// options are what k's module compiles with here: its own, then the server's
+// (Config.CompileOptions).
+func options(k *Kernel, extra []string) []string {
+	if len(extra) == 0 {
+		return k.Options
+	}
+	return append(append([]string(nil), k.Options...), extra...)
 }
 
 // get is k's loaded code, nil if it never compiled here: a pointer comparison when k was
@@ -362,7 +377,7 @@ func (c *kernelCache) compile(k *Kernel) ([]byte, map[string]string, error) {
 			return fail(err, fmt.Sprintf("the name expression %q: %v", expr, err))
 		}
 	}
-	if err := c.p.RTCCompileProgram(prog, k.Options); err != nil {
+	if err := c.p.RTCCompileProgram(prog, options(k, c.extra)); err != nil {
 		log, lerr := c.p.RTCGetProgramLog(prog)
 		if lerr != nil || log == "" {
 			var he *hipsys.Error

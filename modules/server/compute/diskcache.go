@@ -31,7 +31,8 @@ type diskCache struct {
 	root   string // the cache directory the user chose (or the default)
 	dir    string // root/kernels, where the entries are
 	ident  hipsys.CodeIdentifier
-	prefix string // the platform and architecture, as every entry name ends
+	prefix string   // the platform and architecture, as every entry name ends
+	extra  []string // the server's compile options (Config.CompileOptions), part of every identity
 	log    *slog.Logger
 	state  dirState
 }
@@ -110,7 +111,7 @@ func (d *diskCache) entryName(k *Kernel) string {
 	if d == nil || !d.usable() {
 		return ""
 	}
-	identity, err := d.ident.CodeIdentity(k.Options)
+	identity, err := d.ident.CodeIdentity(options(k, d.extra))
 	if err != nil {
 		d.log.Debug("server: kernel not cached on disk: no code identity", "kernel", k.Entry, "err", err)
 		return ""

@@ -52,6 +52,11 @@ type Config struct {
 	// Wait takes Owner to queue each further chunk. With none, such a Wait acts as the
 	// owner, so it must be called by the owner, or while the owner makes no other call.
 	Owner sync.Locker
+	// CompileOptions are appended to every kernel's options when the server compiles it
+	// and when it names its code's identity for the disk cache (a kernel checker's option,
+	// hipsys.CheckOption, for a checked Device): the Kernel stays the caller's, usable on
+	// other servers without them.
+	CompileOptions []string
 }
 
 // Server is CubeCL's HipServer: one device's streams, its compiled kernels, the graphs
@@ -133,7 +138,7 @@ func New(p hipsys.Platform, c Config) (*Server, error) {
 	}
 	s := &Server{
 		p: wp, base: p, watch: watch, ledger: watch.ledger, device: dev, props: props, log: c.Logger, streams: ms,
-		kernels: newKernelCache(wp, props, c.CacheDir, c.Logger),
+		kernels: newKernelCache(wp, props, c.CacheDir, c.Logger, c.CompileOptions),
 		prof:    newProfiler(wp),
 		staging: newRing(c.StagingChunk, c.StagingDepth),
 		owner:   c.Owner,

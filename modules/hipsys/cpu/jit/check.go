@@ -37,6 +37,7 @@ import "C"
 
 import (
 	"bytes"
+	"encoding/binary"
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
@@ -76,28 +77,25 @@ import (
 var launchSerial atomic.Uint64
 
 // checkOptionPrefix starts the compile option that asks for a checked module.
-const checkOptionPrefix = "--cubehip-check="
+const checkOptionPrefix = hipsys.CheckOptionPrefix
 
 // MaxCheckReports is how many reports a launch keeps: a bug in a hot loop would report
 // once per thread, and the first few say it; the rest are counted.
 const MaxCheckReports = 16
 
-// CheckOption is the compile option that makes a module checked under c ("" for none).
-func CheckOption(c hipsys.Checks) string {
-	if c == 0 {
-		return ""
-	}
-	return checkOptionPrefix + c.String()
-}
+// CheckOption is the compile option that makes a module checked under c ("" for none):
+// hipsys.CheckOption.
+func CheckOption(c hipsys.Checks) string { return hipsys.CheckOption(c) }
 
-// takeChecks finds the check option among options: the checks it asks for (the last one
-// wins) and the options without it.
+// takeChecks finds the check options among options: the checks they ask for together
+// (a Device's and $CUBEHIP_CHECK's may both be there) and the options without them.
 func takeChecks(options []string) (hipsys.Checks, []string) {
 	var c hipsys.Checks
 	rest := options[:0:0]
 	for _, o := range options {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(o), checkOptionPrefix); ok {
-			c, _ = hipsys.ParseChecks(v)
+			more, _ := hipsys.ParseChecks(v)
+			c |= more
 			continue
 		}
 		rest = append(rest, o)
@@ -254,11 +252,7 @@ func (f *Function) pointerArgs(params []byte, offsets []uint32) []uint64 {
 		if p.Kind != hipsys.ParamPointer || i >= len(offsets) || int(offsets[i])+8 > len(params) {
 			continue
 		}
-		var v uint64
-		for b := 7; b >= 0; b-- {
-			v = v<<8 | uint64(params[int(offsets[i])+b])
-		}
-		out[i] = v
+		out[i] = binary.LittleEndian.Uint64(params[offsets[i]:])
 	}
 	return out
 }
