@@ -37,9 +37,9 @@ import "C"
 
 import (
 	"bytes"
-	"encoding/binary"
 	"debug/dwarf"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"slices"
