@@ -28,6 +28,21 @@ extern "C" __global__ void tail(float* out) {
 }
 """
 
+RACE = r"""
+extern "C" __global__ void reduce(const float* in, float* out) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = in[t];
+  __syncthreads();
+  for (int k = 32; k > 0; k >>= 1) {
+    if (t < k) s[t] += s[t + k];
+  }
+  if (t == 0) out[0] = s[0];
+}
+"""
+
+RACE_FIXED = RACE.replace("s[t + k];\n  }", "s[t + k];\n    __syncthreads();\n  }")
+
 UNINIT = r"""
 extern "C" __global__ void copy(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -86,6 +101,27 @@ def test_synccheck_reports_a_barrier_in_a_branch(checked):
     assert r["check"] == "synccheck" and r["line"] == 7 and r["other_thread"] == (32, 0, 0), r
 
 
+def test_racecheck_names_both_threads_and_lines(checked):
+    x = checked.array(np.ones(64, np.float32))
+    out = checked.array(np.zeros(1, np.float32))
+    checked.sync()
+    cubehip.Kernel(RACE, "reduce", block=64, device=checked)(1, x, out)
+    e = _reports(checked.sync)
+    r = e.reports[0]
+    assert r["check"] == "racecheck" and r["line"] == 8 and r["other_line"] == 8, r
+    assert r["thread"] != r["other_thread"]
+    fixed_out = checked.array(np.zeros(1, np.float32))
+    cubehip.Kernel(RACE_FIXED, "reduce", block=64, device=checked)(1, x, fixed_out)
+    assert fixed_out.get()[0] == 64
+
+
+def test_synccheck_twin_runs_clean(checked):
+    out = checked.array(np.zeros(64, np.float32))
+    fixed = BRANCH_BARRIER.replace("  if (t < 32) {\n    __syncthreads();", "  __syncthreads();\n  if (t < 32) {")
+    cubehip.Kernel(fixed, "tail", block=64, device=checked)(1, out)
+    np.testing.assert_array_equal(out.get()[:32], np.arange(63, 31, -1, dtype=np.float32))
+
+
 def test_initcheck_reports_a_read_of_unwritten_memory(checked):
     n = 16
     x = checked.empty(n, np.float32)  # allocated, never written
@@ -95,6 +131,10 @@ def test_initcheck_reports_a_read_of_unwritten_memory(checked):
     e = _reports(checked.sync)
     assert e.reports[0]["check"] == "initcheck" and e.reports[0]["param"] == "x"
     assert e.reports_total == n
+    w = checked.array(np.arange(n, dtype=np.float32))  # written: its twin reads clean
+    z = checked.array(np.zeros(n, np.float32))
+    cubehip.Kernel(UNINIT, "copy", block=16, device=checked)(1, w, z, n)
+    np.testing.assert_array_equal(z.get(), np.arange(n, dtype=np.float32))
 
 
 def test_a_bad_check_name_is_refused():

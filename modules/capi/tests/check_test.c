@@ -91,6 +91,88 @@ int main(void) {
 
 	OK(cubehip_device_close(dev));
 
+	/* initcheck, racecheck and synccheck, each a kernel with one bug and its fixed twin. */
+	o.check = "all";
+	OK(cubehip_device_open(platform, 0, &o, &dev));
+	static const char* more =
+		"extern \"C\" __global__ void copy(const float* x, float* y) { y[threadIdx.x] = x[threadIdx.x]; }\n"
+		"extern \"C\" __global__ void reduce(const float* in, float* out, int fixed) {\n"
+		"  __shared__ float s[64];\n"
+		"  int t = threadIdx.x;\n"
+		"  s[t] = in[t];\n"
+		"  __syncthreads();\n"
+		"  for (int k = 32; k > 0; k >>= 1) {\n"
+		"    if (t < k) s[t] += s[t + k];\n"
+		"    if (fixed) __syncthreads();\n"
+		"  }\n"
+		"  if (t == 0) out[0] = s[0];\n"
+		"}\n"
+		"extern \"C\" __global__ void tail(float* out, int fixed) {\n"
+		"  if (fixed) __syncthreads();\n"
+		"  if (threadIdx.x < 32) {\n"
+		"    if (!fixed) __syncthreads();\n"
+		"    out[threadIdx.x] = 1.0f;\n"
+		"  }\n"
+		"}\n";
+	const char* entries[] = {"copy", "reduce", "tail"};
+	cubehip_kernel ks[3];
+	for (int i = 0; i < 3; i++) {
+		cubehip_kernel_desc kd = {.size = sizeof kd, .source = more, .entry = entries[i], .block = {64, 1, 1}};
+		OK(cubehip_kernel_create(dev, &kd, &ks[i]));
+	}
+	float ones[64];
+	for (int i = 0; i < 64; i++) ones[i] = 1.0f;
+	cubehip_buffer unwritten, written, sums, tails, copied;
+	OK(cubehip_buffer_alloc(dev, 0, sizeof ones, &unwritten));
+	OK(cubehip_buffer_alloc(dev, 0, sizeof ones, &copied));
+	OK(cubehip_buffer_alloc(dev, 0, sizeof ones, &written));
+	OK(cubehip_buffer_alloc(dev, 0, sizeof ones, &sums));
+	OK(cubehip_buffer_alloc(dev, 0, sizeof ones, &tails));
+	OK(cubehip_buffer_write(written, 0, 0, ones, sizeof ones));
+	OK(cubehip_buffer_write(sums, 0, 0, ones, sizeof ones));
+	OK(cubehip_buffer_write(tails, 0, 0, ones, sizeof ones));
+	OK(cubehip_buffer_write(copied, 0, 0, ones, sizeof ones));
+	OK(cubehip_device_sync(dev, 0)); /* each bug below writes a buffer of its own */
+	struct {
+		cubehip_kernel k;
+		cubehip_arg a[3];
+		size_t n;
+		const char* check;
+		int line;
+	} bugs[] = {
+		{ks[0], {cubehip_arg_buffer(unwritten), cubehip_arg_buffer(copied)}, 2, "initcheck", 1},
+		{ks[1], {cubehip_arg_buffer(written), cubehip_arg_buffer(sums), cubehip_arg_i32(0)}, 3, "racecheck", 8},
+		{ks[2], {cubehip_arg_buffer(tails), cubehip_arg_i32(0)}, 2, "synccheck", 16},
+	};
+	for (int i = 0; i < 3; i++) {
+		OK(cubehip_launch(bugs[i].k, 0, g, bugs[i].a, bugs[i].n));
+		st = cubehip_device_sync(dev, 0);
+		EXPECT(st != CUBEHIP_SUCCESS, "%s: the buggy kernel ran clean", bugs[i].check);
+		r[0].size = sizeof r[0];
+		EXPECT(cubehip_last_check_reports(r, 1, &count, &total) == CUBEHIP_SUCCESS && count == 1, "%s: no report", bugs[i].check);
+		EXPECT(strcmp(r[0].check, bugs[i].check) == 0 && r[0].line == bugs[i].line, "%s: got %s at line %d: %s",
+		       bugs[i].check, r[0].check, r[0].line, r[0].what);
+	}
+	/* The twins: the racecheck and synccheck kernels with their barriers in place, the
+	 * copy from written memory. */
+	cubehip_buffer fresh;
+	OK(cubehip_buffer_alloc(dev, 0, sizeof ones, &fresh));
+	cubehip_arg twin0[] = {cubehip_arg_buffer(written), cubehip_arg_buffer(fresh)};
+	OK(cubehip_launch(ks[0], 0, g, twin0, 2));
+	OK(cubehip_device_sync(dev, 0));
+	cubehip_buffer sum2, tail2;
+	OK(cubehip_buffer_alloc(dev, 0, sizeof ones, &sum2));
+	OK(cubehip_buffer_alloc(dev, 0, sizeof ones, &tail2));
+	cubehip_arg twin1[] = {cubehip_arg_buffer(written), cubehip_arg_buffer(sum2), cubehip_arg_i32(1)};
+	OK(cubehip_launch(ks[1], 0, g, twin1, 3));
+	cubehip_arg twin2[] = {cubehip_arg_buffer(tail2), cubehip_arg_i32(1)};
+	OK(cubehip_launch(ks[2], 0, g, twin2, 2));
+	OK(cubehip_device_sync(dev, 0));
+	float sum = 0;
+	OK(cubehip_buffer_read(sum2, 0, 0, &sum, sizeof sum));
+	EXPECT(sum == 64.0f, "the fixed reduction sums to %g", sum);
+	OK(cubehip_device_close(dev));
+
 	/* A check the library does not know. */
 	o.check = "leakcheck";
 	STATUS(cubehip_device_open(platform, 0, &o, &dev), CUBEHIP_ERROR_INVALID_ARGUMENT);
