@@ -3,6 +3,7 @@ package cpu
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
@@ -46,6 +47,9 @@ func redzone(size uint64) uint64 {
 // process shares: the checks $CUBEHIP_CHECK asks of every kernel, and how many callers
 // hold each check on (CheckKernels); the memory side serves the union.
 type checkState struct {
+	// now is served(), kept current under mu and read without it: the copies' and the
+	// allocations' paths ask it, and must not take a lock when nothing is checked.
+	now        atomic.Uint32
 	mu         sync.Mutex
 	env        hipsys.Checks // $CUBEHIP_CHECK, for every compile
 	holders    [8]int        // per check bit, the callers holding it on
@@ -73,6 +77,7 @@ func (p *Platform) CheckKernels(c hipsys.Checks) (release func(), err error) {
 			p.check.holders[b]++
 		}
 	}
+	p.check.now.Store(uint32(p.check.served()))
 	p.check.mu.Unlock()
 	var once sync.Once
 	return func() {
@@ -83,6 +88,7 @@ func (p *Platform) CheckKernels(c hipsys.Checks) (release func(), err error) {
 					p.check.holders[b]--
 				}
 			}
+			p.check.now.Store(uint32(p.check.served()))
 			p.check.mu.Unlock()
 		})
 	}, nil
@@ -90,11 +96,7 @@ func (p *Platform) CheckKernels(c hipsys.Checks) (release func(), err error) {
 
 // kernelChecks is what the memory side serves now: $CUBEHIP_CHECK and every check a
 // caller holds on.
-func (p *Platform) kernelChecks() hipsys.Checks {
-	p.check.mu.Lock()
-	defer p.check.mu.Unlock()
-	return p.check.served()
-}
+func (p *Platform) kernelChecks() hipsys.Checks { return hipsys.Checks(p.check.now.Load()) }
 
 // served is kernelChecks with c.mu held.
 func (c *checkState) served() hipsys.Checks {
@@ -120,6 +122,9 @@ func (p *Platform) checkedOptions(options []string) []string {
 // quarantined keeps b, just removed from its table, for the checker, and frees the
 // oldest blocks past the bounds; false when memcheck is off (the caller frees b).
 func (p *Platform) quarantined(b block) bool {
+	if p.kernelChecks()&hipsys.CheckMemory == 0 {
+		return false // unchecked: no lock on the free's path
+	}
 	c := &p.check
 	c.mu.Lock()
 	if c.served()&hipsys.CheckMemory == 0 {

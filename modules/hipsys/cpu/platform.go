@@ -165,6 +165,7 @@ func newPlatform() (*Platform, error) {
 		return nil, hipsys.NewError(name, "hipInit", hipsys.ErrorInvalidValue, envChecks+": "+err.Error())
 	}
 	p.check.env = checks
+	p.check.now.Store(uint32(checks))
 	return p, nil
 }
 
