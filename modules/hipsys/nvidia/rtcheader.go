@@ -225,8 +225,74 @@ const climitsHeader = `#pragma once
 #include <cuda/std/climits>
 `
 
+// cfloatHeader is <float.h>/<cfloat>: libcu++'s, which under NVRTC (CUDA 13) leaves the
+// C macros undefined (a kernel's FLT_MAX was an unknown identifier), so they are given
+// here where it did not, with IEEE-754 binary32 and binary64's values.
 const cfloatHeader = `#pragma once
 #include <cuda/std/cfloat>
+#ifndef FLT_RADIX
+#define FLT_RADIX 2
+#endif
+#ifndef FLT_MANT_DIG
+#define FLT_MANT_DIG 24
+#endif
+#ifndef DBL_MANT_DIG
+#define DBL_MANT_DIG 53
+#endif
+#ifndef FLT_DIG
+#define FLT_DIG 6
+#endif
+#ifndef DBL_DIG
+#define DBL_DIG 15
+#endif
+#ifndef FLT_MIN_EXP
+#define FLT_MIN_EXP (-125)
+#endif
+#ifndef DBL_MIN_EXP
+#define DBL_MIN_EXP (-1021)
+#endif
+#ifndef FLT_MAX_EXP
+#define FLT_MAX_EXP 128
+#endif
+#ifndef DBL_MAX_EXP
+#define DBL_MAX_EXP 1024
+#endif
+#ifndef FLT_MIN_10_EXP
+#define FLT_MIN_10_EXP (-37)
+#endif
+#ifndef DBL_MIN_10_EXP
+#define DBL_MIN_10_EXP (-307)
+#endif
+#ifndef FLT_MAX_10_EXP
+#define FLT_MAX_10_EXP 38
+#endif
+#ifndef DBL_MAX_10_EXP
+#define DBL_MAX_10_EXP 308
+#endif
+#ifndef FLT_MAX
+#define FLT_MAX 3.40282346638528859812e+38F
+#endif
+#ifndef DBL_MAX
+#define DBL_MAX 1.79769313486231570815e+308
+#endif
+#ifndef FLT_MIN
+#define FLT_MIN 1.17549435082228750797e-38F
+#endif
+#ifndef DBL_MIN
+#define DBL_MIN 2.22507385850720138309e-308
+#endif
+#ifndef FLT_EPSILON
+#define FLT_EPSILON 1.19209289550781250000e-7F
+#endif
+#ifndef DBL_EPSILON
+#define DBL_EPSILON 2.22044604925031308085e-16
+#endif
+#ifndef FLT_TRUE_MIN
+#define FLT_TRUE_MIN 1.40129846432481707092e-45F
+#endif
+#ifndef DBL_TRUE_MIN
+#define DBL_TRUE_MIN 4.94065645841246544177e-324
+#endif
 `
 
 const cmathHeader = `#pragma once
