@@ -875,7 +875,7 @@ class Kernel:
 
     @property
     def shared_size_bytes(self) -> int:
-        """The kernel's static shared memory (0 on the cpu device, which does not record it)."""
+        """The kernel's static shared memory (on the cpu device, its module's as laid out in its shared arena)."""
         return self.get_attribute("shared_size_bytes")
 
     @property
