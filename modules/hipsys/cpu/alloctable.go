@@ -17,6 +17,11 @@ type block struct {
 	init     uintptr // initcheck's shadow: one byte per byte of the buffer, nonzero once written (C memory); 0 unchecked
 }
 
+// span is the block's whole reservation, redzones included: [lo, hi).
+func (b *block) span() (lo, hi uint64) {
+	return uint64(b.base - uintptr(b.rz)), uint64(b.base) + max(b.size, b.reserved) + b.rz
+}
+
 // allocTable is the set of live allocations of one kind (device or pinned host),
 // sorted by base address so that any pointer, interior ones included, is checked with
 // one binary search. Every pointer an API call receives goes through it: without the

@@ -132,6 +132,7 @@ func (p *Platform) quarantined(b block) bool {
 		return false
 	}
 	c.quarantine = append(c.quarantine, b)
+	jit.PoisonFreed(uint64(b.base), b.size)
 	c.held += b.reserved + 2*b.rz
 	var out []block
 	for len(c.quarantine) > 1 && (c.held > quarantineBytes || len(c.quarantine) > quarantineBlocks) {
@@ -193,14 +194,14 @@ func (p *Platform) checkRegions() []jit.CheckRegion {
 	var out []jit.CheckRegion
 	p.device.mu.RLock()
 	for _, b := range p.device.blocks {
-		out = append(out, jit.CheckRegion{Lo: uint64(b.base - uintptr(b.rz)), Base: uint64(b.base), Size: b.size,
-			Hi: uint64(b.base) + max(b.size, b.reserved) + b.rz, Init: b.init})
+		lo, hi := b.span()
+		out = append(out, jit.CheckRegion{Lo: lo, Base: uint64(b.base), Size: b.size, Hi: hi, Init: b.init})
 	}
 	p.device.mu.RUnlock()
 	p.check.mu.Lock()
 	for _, b := range p.check.quarantine {
-		out = append(out, jit.CheckRegion{Lo: uint64(b.base - uintptr(b.rz)), Base: uint64(b.base), Size: b.size,
-			Hi: uint64(b.base) + max(b.size, b.reserved) + b.rz, Freed: true})
+		lo, hi := b.span()
+		out = append(out, jit.CheckRegion{Lo: lo, Base: uint64(b.base), Size: b.size, Hi: hi, Freed: true})
 	}
 	p.check.mu.Unlock()
 	blocks := len(out)

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
 )
 
 const (
@@ -63,6 +65,10 @@ func markShadow(p uintptr, n uint64) {
 func hostRelease(b block) error {
 	if b.init != 0 {
 		C.free(ptrOf(b.init))
+	}
+	if b.rz > 0 {
+		// Whoever gets this memory next owns all of it (jit/shadow.go's invariants).
+		jit.ClearShadow(b.span())
 	}
 	b.base -= uintptr(b.rz) // a checked block's allocation starts at its first redzone
 	if b.mapped != nil {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/cubehip/cubehip/modules/hipsys"
+	"github.com/cubehip/cubehip/modules/hipsys/cpu/jit"
 )
 
 // Malloc allocates device memory: host memory outside the Go heap, aligned to 256
@@ -49,6 +50,8 @@ func (p *Platform) alloc(t *allocTable, size, limit uint64, dev int) (uintptr, e
 	}
 	// A checked block's buffer sits between its redzones (check.go).
 	b.base, b.size, b.rz = b.base+uintptr(rz), size, rz
+	// hostAlloc rounds the same way; the table must uncharge exactly what was charged.
+	b.reserved = reserved
 	if t == &p.device && p.kernelChecks()&hipsys.CheckInit != 0 {
 		if b.init = shadowAlloc(size); b.init == 0 {
 			_ = hostRelease(b)
@@ -56,9 +59,12 @@ func (p *Platform) alloc(t *allocTable, size, limit uint64, dev int) (uintptr, e
 			return 0, errOverBudget(size)
 		}
 	}
-	// hostAlloc rounds the same way; the table must uncharge exactly what was charged.
-	b.reserved = reserved
 	b.dev = dev
+	if rz > 0 {
+		// memcheck's inline shadow (jit/shadow.go): the buffer addressable, its redzones not.
+		lo, hi := b.span()
+		jit.PoisonBlock(lo, uint64(b.base), b.size, hi)
+	}
 	t.insert(b)
 	return b.base, nil
 }

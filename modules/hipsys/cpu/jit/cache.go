@@ -46,7 +46,7 @@ func DefaultCacheDir() string {
 //     regions or run as fibers (regions.go);
 //   - the host CPU (objects are built with -march=native and would fault on an older
 //     CPU sharing the cache);
-//   - the options.
+//   - the options (and, for memcheck, whether its shadow is there: check.go).
 //
 // Each part is length-prefixed so no two different inputs concatenate to the same bytes.
 func codeKey(tc *toolchain, options []string) string {
@@ -66,6 +66,10 @@ func codeKey(tc *toolchain, options []string) string {
 	part(strconv.Itoa(len(options)))
 	for _, o := range options {
 		part(o)
+	}
+	if c, _ := takeChecks(options); inlineCandidate(c) {
+		// memcheck's instrumentation follows whether this process has the shadow.
+		part("shadow=" + boolFlag(inlineMemcheck(c)))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

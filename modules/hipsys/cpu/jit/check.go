@@ -52,9 +52,11 @@ import (
 )
 
 // The checker (cubehip_check.h says what the kernel's side does). A module compiled with
-// the option CheckOption(c) is instrumented: GCC's ThreadSanitizer instrumentation makes
-// every load, store and atomic a call of the prelude's callbacks (no sanitizer runtime is
-// linked: the callbacks are it), which judge it against the launch's table of device memory (CheckRegion, from the cpu
+// the option CheckOption(c) is instrumented: under memcheck alone, AddressSanitizer's
+// inline shadow check asks the prelude's judge only about accesses to poisoned memory
+// (shadow.go); under initcheck or racecheck, GCC's ThreadSanitizer instrumentation makes
+// every load, store and atomic a call of the prelude's callbacks. No sanitizer runtime is
+// linked: the callbacks are it. They judge an access against the launch's table of device memory (CheckRegion, from the cpu
 // platform's allocations: each with redzones around it and kept after its release for a
 // while, so an access past a buffer or through a released one lands in memory that is
 // nobody's). Its barrier entries run as fibers, its entries keep the thread-local
@@ -103,23 +105,50 @@ func takeChecks(options []string) (hipsys.Checks, []string) {
 	return c, rest
 }
 
-// checkFlags are the compiler flags of a module checked under c: every access a call of
-// the prelude's callbacks, none of them on the stack or in globals (a kernel's locals and
-// the module's variables are not device memory the table covers), line tables for the
-// reports.
+// checkFlags are the compiler flags of a module checked under c: line tables for the
+// reports, and the instrumentation: memcheck alone reads the inline shadow
+// (inlineMemcheck), the other checks make every access a call of the prelude's callbacks,
+// none of them on the stack or in globals (a kernel's locals and the module's variables
+// are not device memory the table covers).
 func checkFlags(c hipsys.Checks) []string {
 	flags := []string{"-g", fmt.Sprintf("-DCUBEHIP_CHECK=%d", uint8(c))}
-	if instrumented(c) {
+	switch {
+	case inlineMemcheck(c):
+		flags = append(flags, fmt.Sprintf("-DCUBEHIP_CHECK_SHADOW=%#xull", uint64(shadowOffset)),
+			"-fsanitize=kernel-address", fmt.Sprintf("-fasan-shadow-offset=%#x", uint64(shadowOffset)),
+			// Every check inline, however many accesses a function has; none on the stack
+			// or in globals, whose redzones would need a runtime that registers them.
+			"--param", "asan-instrumentation-with-call-threshold=1000000000",
+			"--param", "asan-stack=0", "--param", "asan-globals=0", "--param", "asan-use-after-return=0",
+			// The shadow knows no alignment: a misaligned access, which faults on a GPU, is
+			// the alignment sanitizer's (inline too), reported to the same judge.
+			"-fsanitize=alignment", "-fsanitize-recover=kernel-address,alignment")
+	case instrumented(c):
 		flags = append(flags, "-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0")
 	}
 	return flags
 }
 
+// inlineMemcheck reports whether a module checked under c judges memory through the
+// inline shadow (shadow.go): memcheck without initcheck and racecheck (synccheck watches
+// barriers only), in a process that reserved the shadow. initcheck and racecheck need
+// every access seen, which only a call per access gives; a process without the shadow
+// checks memory that way too. The choice is part of the cache key (codeKey).
+func inlineMemcheck(c hipsys.Checks) bool {
+	return c&hipsys.CheckMemory != 0 && c&(hipsys.CheckInit|hipsys.CheckRace) == 0 && shadowReady()
+}
+
+// inlineCandidate is inlineMemcheck without asking for the shadow: whether the choice
+// arises at all.
+func inlineCandidate(c hipsys.Checks) bool {
+	return c&hipsys.CheckMemory != 0 && c&(hipsys.CheckInit|hipsys.CheckRace) == 0
+}
+
 // instrumented reports whether checks c need every access instrumented (all but
 // synccheck, which watches barriers only). Such a module is compiled to an object and then
 // linked without the sanitizer's runtime (-fsanitize at link time would make the module
-// need libtsan, which cannot be loaded into a running process): the prelude's callbacks
-// are the runtime.
+// need libtsan or libasan, which cannot be loaded into a running process): the prelude's
+// callbacks are the runtime.
 func instrumented(c hipsys.Checks) bool {
 	return c&(hipsys.CheckMemory|hipsys.CheckInit|hipsys.CheckRace) != 0
 }

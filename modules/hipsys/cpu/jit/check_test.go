@@ -26,7 +26,11 @@ func region(t testing.TB, n int) (uintptr, []float32, jit.CheckRegion) {
 	require.NotZero(t, raw)
 	t.Cleanup(func() { hostmem.Free(raw) })
 	base := raw + 64
-	return base, hostmem.Slice[float32](base, n), jit.CheckRegion{Lo: uint64(raw), Base: uint64(base), Size: uint64(4 * n), Hi: uint64(base) + uint64(4*n) + 64}
+	r := jit.CheckRegion{Lo: uint64(raw), Base: uint64(base), Size: uint64(4 * n), Hi: uint64(base) + uint64(4*n) + 64}
+	// As the cpu platform marks its checked blocks for memcheck's inline shadow.
+	jit.PoisonBlock(r.Lo, r.Base, r.Size, r.Hi)
+	t.Cleanup(func() { jit.ClearShadow(r.Lo, r.Hi) })
+	return base, hostmem.Slice[float32](base, n), r
 }
 
 func TestCheckedLaunchReportsAnOverrun(t *testing.T) {
@@ -266,4 +270,46 @@ extern "C" __global__ void warpsum(const float* in, float* out) {
 	require.Equal(t, "s", r.Shared)
 	require.Contains(t, []int{9, 10, 11}, r.Line, "%v", r)
 	require.Contains(t, []int{9, 10, 11}, r.OtherLine, "%v", r)
+}
+
+// memcheck alone reads the inline shadow: a read one float past a static __shared__
+// array, inside the page the arena made read-write for it, and one past the dynamic
+// buffer (whose end is the arena's guard page: reported, then faulting) are reported with
+// the thread, the variable, the offset and the line; the fixed twin is clean.
+func TestInlineMemcheckSharedBounds(t *testing.T) {
+	const src = `
+extern "C" __global__ void edges(float* out, int k, int j) {
+  __shared__ float a[32];
+  extern __shared__ float d[];
+  int t = threadIdx.x;
+  a[t] = t;
+  d[t] = 2 * t;
+  __syncthreads();
+  out[t] = a[t + k] + d[t + j];
+}`
+	f := checked(t, src, "edges", hipsys.CheckMemory)
+	pout, out, rout := region(t, 32)
+	run := func(k, j int32) error {
+		var args hipsys.KernelArgs
+		args.Ptr(hipsys.DevicePtr(pout)).I32(k).I32(j)
+		return f.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 32, Y: 1, Z: 1}, 32*4, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rout})
+	}
+	require.NoError(t, run(0, 0))
+	for i := range out {
+		require.Equal(t, float32(3*i), out[i])
+	}
+	for _, c := range []struct {
+		k, j   int32
+		shared string
+	}{{1, 0, "a"}, {0, 1, "extern __shared__"}} {
+		reps := reportsOf(t, run(c.k, c.j))
+		require.Equal(t, 1, reps.Total, "%v", reps.Reports)
+		r := reps.Reports[0]
+		require.Equal(t, "memcheck", r.Check)
+		require.Equal(t, "shared memory out of bounds", r.What)
+		require.Equal(t, c.shared, r.Shared)
+		require.Equal(t, int64(128), r.Offset)
+		require.Equal(t, uint32(31), r.Thread.X)
+		require.Equal(t, 9, r.Line, "%+v", r)
+	}
 }

@@ -358,6 +358,9 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		im.flags |= flagBarrier
 	}
 	im.flags |= uint32(checks) << flagChecksShift
+	if inlineMemcheck(checks) {
+		im.flags |= flagShadow
+	}
 	for _, e := range prog.entries {
 		im.entries = append(im.entries, e.Name)
 	}

@@ -18,6 +18,8 @@ const imageMagicNamed = "CUBEHIPCPU2\n"
 
 const flagBarrier = 1 // the module's kernels run as fibers
 
+const flagShadow = 2 // the module reads memcheck's inline shadow (shadow.go)
+
 // flagChecksShift places a checked module's hipsys.Checks in the flags' second byte.
 const flagChecksShift = 8
 

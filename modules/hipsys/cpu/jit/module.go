@@ -67,6 +67,12 @@ func Load(image []byte) (*Module, error) {
 	if err != nil {
 		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage, err.Error())
 	}
+	if im.flags&flagShadow != 0 && !shadowReady() {
+		// Its every access reads the shadow: without one it would fault at once.
+		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage,
+			"a module compiled for memcheck's inline shadow, which this process has not: "+shadow.err.Error()+
+				"; compile the kernel again in this process")
+	}
 	sum := sha256.Sum256(im.object)
 	path := filepath.Join(workDir(DefaultCacheDir()), "so", hex.EncodeToString(sum[:16])+".so")
 	// A file already there is used only if it holds these very bytes: the cache is a

@@ -6,6 +6,10 @@
  * runtime is these functions. (AddressSanitizer's merges a store into the load before it
  * at one address, which initcheck and racecheck cannot have: a read-modify-write of shared
  * memory is exactly the access a race is made of.)
+ * memcheck alone is compiled with AddressSanitizer's inline shadow check instead
+ * (-DCUBEHIP_CHECK_SHADOW, jit/shadow.go): a kernel calls the __asan_report functions
+ * below only for an access whose shadow is poisoned, and the alignment sanitizer's
+ * handler only for a misaligned one; both ask the same judge.
  * Each access is checked against the launch's table of device memory (cubehip_check_ctx,
  * set by the jit before a checked launch and cleared after it); what is wrong is written
  * into the context's report array, with the thread and the return address, which the jit
@@ -29,10 +33,15 @@
  *    says; its records (who wrote and read each byte in which barrier generation, and
  *    whether the block wrote it) are the OS thread's, which runs one block at a time.
  *  - An atomic is one access (its __tsan_atomic callback): checked once, never a race
- *    with another. */
+ *    with another.
+ *  - Inline (CUBEHIP_CHECK_SHADOW): the shadow only says when to ask check_access, which
+ *    judges from the table alone; the shared arena's shadow is poisoned outside the
+ *    block's windows (check_arena) whenever the OS thread's windows change, before any
+ *    block with them runs. */
 #pragma once
 
-#define CUBEHIP_NO_CHECK __attribute__((no_sanitize_thread, noinline))
+/* The checker's own code is never instrumented, whichever instrumentation the module has. */
+#define CUBEHIP_NO_CHECK __attribute__((no_sanitize("thread", "address", "kernel-address", "alignment"), noinline))
 
 extern "C" {
 typedef struct cubehip_check_region {
@@ -89,7 +98,24 @@ CUBEHIP_NO_CHECK inline cubehip_check_report* check_claim(cubehip_check_ctx* c) 
 }
 
 /* The shared-memory side (cubehip_check_shared.h, at the end of the prelude). */
-inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic);
+CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic);
+/* The shared arena's shadow for a block's windows (inline memcheck; cubehip_check_shared.h). */
+CUBEHIP_NO_CHECK inline void check_arena(const cubehip_arena* a);
+
+#ifdef CUBEHIP_CHECK_SHADOW
+/* Whether any byte of [a, a+n) is poisoned in the inline shadow (jit/shadow.go's
+ * encoding): the outlined checks' test, which the inline ones make per granule. */
+CUBEHIP_NO_CHECK inline bool shadow_poisoned(uint64_t a, uint64_t n) {
+	for (uint64_t g = a & ~uint64_t(7); g < a + n; g += 8) {
+		const signed char v = *reinterpret_cast<const signed char*>((g >> 3) + CUBEHIP_CHECK_SHADOW);
+		if (v == 0) continue;
+		/* The granule's first v bytes are addressable: the access's last byte in it must be among them. */
+		const uint64_t end = a + n < g + 8 ? a + n : g + 8;
+		if (v < 0 || end - 1 - g >= uint64_t(v)) return true;
+	}
+	return false;
+}
+#endif
 
 CUBEHIP_NO_CHECK inline void check_access(uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic = false) {
 	cubehip_check_ctx* c = check_ctx;
@@ -199,6 +225,58 @@ extern "C" {
 /* The jit's handle on the module's context: set before a checked launch, cleared after. */
 __attribute__((visibility("default"))) CUBEHIP_NO_CHECK void cubehip_check_set(cubehip_check_ctx* c) { cubehip::check_ctx = c; }
 
+#ifdef CUBEHIP_CHECK_SHADOW
+/* AddressSanitizer's report functions, in the kernel-address form GCC emits with recovery:
+ * called with the address (and the size where it is not 1 to 16) of an access whose
+ * shadow is poisoned; the access then goes on, as it does on a GPU under a sanitizer. */
+#define CUBEHIP_ASAN_FN(n)                                                                                               \
+	CUBEHIP_NO_CHECK void __asan_report_load##n##_noabort(void* a) { cubehip::check_access(uint64_t(a), n, 0, __builtin_return_address(0)); } \
+	CUBEHIP_NO_CHECK void __asan_report_store##n##_noabort(void* a) { cubehip::check_access(uint64_t(a), n, 1, __builtin_return_address(0)); } \
+	CUBEHIP_NO_CHECK void __asan_load##n##_noabort(void* a) {                                                         \
+		if (cubehip::shadow_poisoned(uint64_t(a), n)) cubehip::check_access(uint64_t(a), n, 0, __builtin_return_address(0)); \
+	}                                                                                                                \
+	CUBEHIP_NO_CHECK void __asan_store##n##_noabort(void* a) {                                                        \
+		if (cubehip::shadow_poisoned(uint64_t(a), n)) cubehip::check_access(uint64_t(a), n, 1, __builtin_return_address(0)); \
+	}
+CUBEHIP_ASAN_FN(1)
+CUBEHIP_ASAN_FN(2)
+CUBEHIP_ASAN_FN(4)
+CUBEHIP_ASAN_FN(8)
+CUBEHIP_ASAN_FN(16)
+#undef CUBEHIP_ASAN_FN
+CUBEHIP_NO_CHECK void __asan_report_load_n_noabort(void* a, size_t n) { cubehip::check_access(uint64_t(a), uint32_t(n), 0, __builtin_return_address(0)); }
+CUBEHIP_NO_CHECK void __asan_report_store_n_noabort(void* a, size_t n) { cubehip::check_access(uint64_t(a), uint32_t(n), 1, __builtin_return_address(0)); }
+CUBEHIP_NO_CHECK void __asan_loadN_noabort(void* a, size_t n) {
+	if (cubehip::shadow_poisoned(uint64_t(a), n)) cubehip::check_access(uint64_t(a), uint32_t(n), 0, __builtin_return_address(0));
+}
+CUBEHIP_NO_CHECK void __asan_storeN_noabort(void* a, size_t n) {
+	if (cubehip::shadow_poisoned(uint64_t(a), n)) cubehip::check_access(uint64_t(a), uint32_t(n), 1, __builtin_return_address(0));
+}
+/* Before a call that never returns: AddressSanitizer's runtime unpoisons the stack here,
+ * which this one never poisons. */
+CUBEHIP_NO_CHECK void __asan_handle_no_return(void) {}
+/* Around a module's dynamic initializers: AddressSanitizer's runtime checks their order
+ * across modules there, which globals' redzones (not made here) would need. */
+CUBEHIP_NO_CHECK void __asan_before_dynamic_init(const char*) {}
+CUBEHIP_NO_CHECK void __asan_after_dynamic_init(void) {}
+
+/* The alignment sanitizer's handler (its recoverable form): p is misaligned for the type
+ * the kernel reads or writes through it. A GPU faults on it where p is device memory,
+ * which the judge decides. */
+typedef struct cubehip_ubsan_mismatch {
+	const char* file;
+	uint32_t line, column;
+	const void* type;
+	unsigned char log_alignment;
+	unsigned char kind; /* 0 a load, 1 a store, others a member access or a call */
+} cubehip_ubsan_mismatch;
+CUBEHIP_NO_CHECK void __ubsan_handle_type_mismatch_v1(void* data, void* p) {
+	const cubehip_ubsan_mismatch* m = static_cast<const cubehip_ubsan_mismatch*>(data);
+	const uint64_t align = uint64_t(1) << m->log_alignment;
+	if (p == nullptr || (uint64_t(p) & (align - 1)) == 0 || align > 16) return;
+	cubehip::check_access(uint64_t(p), uint32_t(align), m->kind == 1, __builtin_return_address(0));
+}
+#else
 /* ThreadSanitizer's instrumentation interface, which GCC emits for every load and store
  * (reads and writes apart, none merged into another, unlike AddressSanitizer's) and for
  * every atomic builtin; the runtime is ours, these functions. */
@@ -224,6 +302,7 @@ CUBEHIP_NO_CHECK void __tsan_init(void) {}
 CUBEHIP_NO_CHECK void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 CUBEHIP_NO_CHECK void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 
+#endif
 /* Atomics: each is one read-and-write access to the checker (bounds, initialization; an
  * atomic never races with another), then the operation itself, sequentially consistent
  * whatever order was asked (stronger is always allowed). */

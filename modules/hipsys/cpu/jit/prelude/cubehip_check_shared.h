@@ -115,3 +115,42 @@ CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint
 	return true;
 }
 } // namespace cubehip
+
+#ifdef CUBEHIP_CHECK_SHADOW
+namespace cubehip {
+constexpr unsigned char shadow_shared_oob = 0xf9; /* outside the block's windows */
+
+/* Sets the inline shadow of the granules [lo, hi) (multiples of 8) to v. */
+CUBEHIP_NO_CHECK inline void shadow_fill(uint64_t lo, uint64_t hi, unsigned char v) {
+	if (hi > lo) memset(reinterpret_cast<void*>((lo >> 3) + CUBEHIP_CHECK_SHADOW), v, (hi - lo) >> 3);
+}
+
+/* The windows of the block's shared memory, as the OS thread's arena holds them last. */
+struct arena_marks {
+	char *shared, *dyn;
+	uint64_t static_size, dyn_size;
+};
+CUBEHIP_HIDDEN __thread arena_marks check_marks;
+
+/* Poisons the arena's span (and, the first time, its guards) but for the static and the
+ * dynamic windows, whose bytes are addressable to the byte: an access past a __shared__
+ * array reaches the judge even where it stays inside a page the runner made read-write. */
+CUBEHIP_NO_CHECK inline void check_arena(const cubehip_arena* a) {
+	arena_marks& m = check_marks;
+	if (a->shared == nullptr || (m.shared == a->shared && m.dyn == a->dyn && m.static_size == a->static_size && m.dyn_size == a->dyn_size)) return;
+	const uint64_t base = uint64_t(a->shared);
+	if (m.shared != a->shared) {
+		shadow_fill(base - check_shared_guard, base, shadow_shared_oob);
+		shadow_fill(base + check_shared_span, base + check_shared_span + check_shared_guard, shadow_shared_oob);
+	}
+	shadow_fill(base, base + check_shared_span, shadow_shared_oob);
+	auto window = [](uint64_t lo, uint64_t n) {
+		shadow_fill(lo, lo + (n & ~uint64_t(7)), 0);
+		if (n & 7) *reinterpret_cast<unsigned char*>(((lo + (n & ~uint64_t(7))) >> 3) + CUBEHIP_CHECK_SHADOW) = (unsigned char)(n & 7);
+	};
+	window(base, a->static_size);
+	if (a->dyn_size > 0) window(uint64_t(a->dyn), a->dyn_size);
+	m = arena_marks{a->shared, a->dyn, a->static_size, a->dyn_size};
+}
+} // namespace cubehip
+#endif

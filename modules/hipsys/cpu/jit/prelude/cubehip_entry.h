@@ -25,6 +25,11 @@
 #define CUBEHIP_CHECK_GENERATION(n, idx) ((void)0)
 #define CUBEHIP_BARRIER_ATTR
 #endif
+#ifdef CUBEHIP_CHECK_SHADOW
+#define CUBEHIP_CHECK_ARENA(a) ::cubehip::check_arena(a)
+#else
+#define CUBEHIP_CHECK_ARENA(a) ((void)0)
+#endif
 
 namespace cubehip {
 
@@ -76,6 +81,7 @@ inline void set_dims(const cubehip_launch* L, const cubehip_arena* a) {
 		c->dyn = a->dyn;
 		c->static_size = a->static_size;
 		c->dyn_size = a->dyn_size;
+		CUBEHIP_CHECK_ARENA(a);
 	} else {
 		c->shared = c->dyn = nullptr;
 		c->static_size = c->dyn_size = 0;
