@@ -29,15 +29,20 @@ def like(platform):
 
 
 def contents(c):
-    """Everything a consumer reads of a "dltensor" capsule (not the struct's own address)."""
-    assert _api.PyCapsule_IsValid(c, b"dltensor")
-    m = ctypes.cast(_api.PyCapsule_GetPointer(c, b"dltensor"), ctypes.POINTER(_dlpack.DLManagedTensor)).contents
-    t = m.dl_tensor
+    """Everything a consumer reads of a "dltensor" or "dltensor_versioned" capsule (not the
+    struct's own address)."""
+    if _api.PyCapsule_IsValid(c, b"dltensor_versioned"):
+        v = ctypes.cast(_api.PyCapsule_GetPointer(c, b"dltensor_versioned"), ctypes.POINTER(_dlpack.DLManagedTensorVersioned)).contents
+        head, t, deleter = ("versioned", v.major, v.minor, v.flags), v.dl_tensor, v.deleter
+    else:
+        assert _api.PyCapsule_IsValid(c, b"dltensor")
+        m = ctypes.cast(_api.PyCapsule_GetPointer(c, b"dltensor"), ctypes.POINTER(_dlpack.DLManagedTensor)).contents
+        head, t, deleter = ("legacy",), m.dl_tensor, m.deleter
     return (
         t.data, t.device.device_type, t.device.device_id, t.ndim, (t.dtype.code, t.dtype.bits, t.dtype.lanes),
         tuple(t.shape[i] for i in range(t.ndim)), bool(t.strides), t.byte_offset,
-        ctypes.cast(m.deleter, ctypes.c_void_p).value,
-    )
+        ctypes.cast(deleter, ctypes.c_void_p).value,
+    ) + head
 
 
 def both(a, *args, **kwargs):
@@ -86,7 +91,9 @@ def test_same_capsule_and_same_errors_either_way(platform):
         before = _dlpack.live_exports()
         for a in arrays(d):
             for s in STREAMS:
-                for extra in ({}, {"max_version": (1, 0)}, {"copy": False}, {"copy": None, "dl_device": None},
+                for extra in ({}, {"max_version": (1, 0)}, {"max_version": (0, 8)}, {"max_version": (2, 3)},
+                              {"max_version": None}, {"max_version": [1, 0]}, {"max_version": (1,)},
+                              {"copy": False}, {"copy": None, "dl_device": None},
                               {"dl_device": (_dlpack.DEVICE_TYPES[platform], 0), "max_version": (1, 0), "copy": None}):
                     fast, slow = both(a, stream=s, **extra)
                     assert fast == slow, (a, s, extra)
@@ -410,3 +417,37 @@ def test_export_after_a_failure_refuses_though_the_address_is_known(dev):
     with pytest.raises(ValueError):
         v.__dlpack__()
     out.release()
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_versioned_export_for_a_dlpack_1_consumer(dev, native, monkeypatch):
+    """max_version (1, 0) or later gets DLPack 1.0's "dltensor_versioned" capsule (mpi4py 4
+    asks for it and refuses the legacy one); it reads the same memory, a consumer that
+    takes it calls its deleter once, and cubehip imports it back. Both the extension's
+    export and the ctypes one, without it."""
+    if not native:
+        monkeypatch.setattr(_dlpack, "_native", None)
+    a = dev.array(np.arange(6, dtype=np.float32))
+    before = _dlpack.live_exports() if native else len(_dlpack._live)
+    c = a._dlpack_py(max_version=(1, 0))
+    got = contents(c)
+    assert got[-4:] == ("versioned", 1, 0, 0)
+    assert got[0] == a.data_ptr()
+    assert contents(a._dlpack_py())[-1] == "legacy"
+    v = ctypes.cast(_api.PyCapsule_GetPointer(c, b"dltensor_versioned"), ctypes.POINTER(_dlpack.DLManagedTensorVersioned))
+    assert _api.PyCapsule_SetName(c, b"used_dltensor_versioned") == 0  # taken: the deleter is the consumer's to call
+    del c
+    gc.collect()
+    assert (_dlpack.live_exports() if native else len(_dlpack._live)) == before + 1
+    v.contents.deleter(v)
+    assert (_dlpack.live_exports() if native else len(_dlpack._live)) == before
+
+    class Producer:
+        def __dlpack__(self, **kw):
+            return a._dlpack_py(**kw)
+
+        def __dlpack_device__(self):
+            return a.__dlpack_device__()
+
+    b = cubehip.from_dlpack(Producer(), device=dev)
+    np.testing.assert_array_equal(b.get(), np.arange(6, dtype=np.float32))

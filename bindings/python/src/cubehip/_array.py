@@ -357,7 +357,8 @@ class DeviceArray:
         device, whose memory is host memory, stream is None and the writes are waited for.
         The consumer's own writes must be finished before the array is used here again.
         copy=True is refused: the point of this call is not to copy. Closing the device
-        frees its memory, exported or not.
+        frees its memory, exported or not. max_version (1, 0) or later gets DLPack 1.0's
+        "dltensor_versioned" capsule, None the legacy "dltensor" one.
         """
         # With the extension, DeviceArray.__dlpack__ is its method (dlpack_method), which makes
         # the common call itself and hands every other one to this one.
@@ -367,7 +368,7 @@ class DeviceArray:
             raise BufferError("__dlpack__: cubehip exports its memory without copying (copy=True refused)")
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"__dlpack__: the array lives on DLPack device {self.__dlpack_device__()}, not {tuple(dl_device)}")
-        return _dlpack.export(self, self._live(), order, native_stream)
+        return _dlpack.export(self, self._live(), order, native_stream, _dlpack.wants_versioned(max_version))
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:

@@ -1,7 +1,10 @@
-/* cubehip._native's DLPack support: a device array exported as a "dltensor" capsule,
+/* cubehip._native's DLPack support: a device array exported as a "dltensor" capsule (or
+ * DLPack 1.0's "dltensor_versioned", for a consumer that asks for it),
  * __dlpack__ and __dlpack_device__ as methods of the extension's, another library's tensor
  * imported as a cubehip buffer, and from_dlpack's common call without a Python frame. */
 #include "_native.h"
+
+#include <stddef.h>
 
 /* ---- DLPack (dlpack.h's structs, v1.0) ----------------------------------------------------- */
 
@@ -57,7 +60,9 @@ typedef struct {
 #define LEASE "cubehip._native.lease"
 
 typedef struct {
-	DLManagedTensor m;
+	DLManagedTensor m;           /* the legacy tensor ("dltensor"): first, so a pointer to it is the export's */
+	DLManagedTensorVersioned v;  /* the DLPack 1.0 one ("dltensor_versioned"), for a consumer that asks max_version >= (1, 0) */
+	int versioned;               /* which of the two was handed out */
 	PyObject* owner;
 	PyObject* lease_obj;
 	lease_t* lease;
@@ -191,6 +196,18 @@ static void export_deleter(DLManagedTensor* m) {
 	PyGILState_Release(g);
 }
 
+/* The versioned tensor's deleter: the same release, from the DLManagedTensorVersioned
+ * inside the export. */
+static void export_deleter_versioned(DLManagedTensorVersioned* v) {
+	if (v == NULL || !python_alive()) return;
+	PyGILState_STATE g = PyGILState_Ensure();
+	PyObject *type, *value, *tb;
+	PyErr_Fetch(&type, &value, &tb);
+	if (live_remove(v)) give_back((export_t*)((char*)v - offsetof(export_t, v)));
+	PyErr_Restore(type, value, tb);
+	PyGILState_Release(g);
+}
+
 /* The capsule's destructor. A consumer that took the tensor renamed the capsule
  * "used_dltensor" and owns the deleter call; a capsule still named "dltensor" was never
  * consumed and gives the tensor back itself. */
@@ -204,11 +221,22 @@ static void export_capsule_destructor(PyObject* capsule) {
 	PyErr_Restore(type, value, tb);
 }
 
+/* The versioned capsule's ("dltensor_versioned", "used_dltensor_versioned" once taken). */
+static void export_capsule_destructor_versioned(PyObject* capsule) {
+	if (!PyCapsule_IsValid(capsule, "dltensor_versioned")) return;
+	PyObject *type, *value, *tb;
+	PyErr_Fetch(&type, &value, &tb);
+	DLManagedTensorVersioned* v = PyCapsule_GetPointer(capsule, "dltensor_versioned");
+	if (v != NULL && v->deleter != NULL) v->deleter(v);
+	PyErr_Clear();
+	PyErr_Restore(type, value, tb);
+}
+
 /* The export, both callers': the order, the device pointer, the tensor, its capsule and the
  * owner's count. Returns the capsule; NULL with an exception set; or NULL with none set and
  * *st the status of the C ABI call that refused (nothing exported then). */
 static PyObject* export_of(PyObject* owner, uint64_t buffer, uint64_t order, uint64_t native, long device_type, long device_id,
-	PyObject* shape, unsigned code, unsigned bits, status_t* st) {
+	PyObject* shape, unsigned code, unsigned bits, int versioned, status_t* st) {
 	Py_ssize_t nd = PyTuple_Size(shape);
 	if (nd < 0) return NULL;
 	*st = CUBEHIP_SUCCESS;
@@ -248,11 +276,20 @@ static PyObject* export_of(PyObject* owner, uint64_t buffer, uint64_t order, uin
 		}
 	}
 	/* strides NULL: C-contiguous, which a device array always is. */
-	e->m.dl_tensor = (DLTensor){(void*)(uintptr_t)ptr, {(int32_t)device_type, (int32_t)device_id}, (int32_t)nd,
+	const DLTensor t = {(void*)(uintptr_t)ptr, {(int32_t)device_type, (int32_t)device_id}, (int32_t)nd,
 		{(uint8_t)code, (uint8_t)bits, 1}, e->shape, NULL, 0};
-	e->m.manager_ctx = e;
-	e->m.deleter = export_deleter;
-	if (live_add(e) < 0) {
+	void* handed = e; /* what the capsule holds and the live set knows */
+	e->versioned = versioned;
+	if (versioned) {
+		/* DLPack 1.0; flags 0: writable, and not a copy. */
+		e->v = (DLManagedTensorVersioned){1, 0, e, export_deleter_versioned, 0, t};
+		handed = &e->v;
+	} else {
+		e->m.dl_tensor = t;
+		e->m.manager_ctx = e;
+		e->m.deleter = export_deleter;
+	}
+	if (live_add(handed) < 0) {
 		Py_DECREF(lease);
 		free(e);
 		return NULL;
@@ -262,19 +299,21 @@ static PyObject* export_of(PyObject* owner, uint64_t buffer, uint64_t order, uin
 	e->lease->count++;
 	Py_INCREF(owner);
 	e->owner = owner;
-	PyObject* capsule = PyCapsule_New(&e->m, "dltensor", export_capsule_destructor);
+	PyObject* capsule = versioned ? PyCapsule_New(handed, "dltensor_versioned", export_capsule_destructor_versioned)
+	                              : PyCapsule_New(handed, "dltensor", export_capsule_destructor);
 	if (capsule == NULL) {
 		PyObject *type, *value, *tb;
 		PyErr_Fetch(&type, &value, &tb);
-		live_remove(e);
+		live_remove(handed);
 		give_back(e);
 		PyErr_Restore(type, value, tb);
 	}
 	return capsule;
 }
 
-/* dlpack_export(owner, buffer, order, native_stream, device_type, device_id, shape, code, bits)
- *   -> a "dltensor" capsule over the buffer's memory, or the status (an int) of a failed call.
+/* dlpack_export(owner, buffer, order, native_stream, device_type, device_id, shape, code, bits[, versioned])
+ *   -> a "dltensor" capsule over the buffer's memory ("dltensor_versioned", DLPack 1.0, when
+ *   versioned is true), or the status (an int) of a failed call.
  *
  * order: 0 none (the consumer orders itself), 1 a host wait for the buffer's writes
  * (cubehip_buffer_sync), 2 the buffer's writes ordered before native_stream on the device
@@ -282,10 +321,12 @@ static PyObject* export_of(PyObject* owner, uint64_t buffer, uint64_t order, uin
  * ordering, the device pointer, the tensor and its capsule, the owner's count. */
 PyObject* n_dlpack_export(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 	(void)self;
-	if (nargs != 9) {
-		PyErr_Format(PyExc_TypeError, "dlpack_export takes 9 arguments (%d given)", (int)nargs);
+	if (nargs != 9 && nargs != 10) {
+		PyErr_Format(PyExc_TypeError, "dlpack_export takes 9 or 10 arguments (%d given)", (int)nargs);
 		return NULL;
 	}
+	int versioned = 0;
+	if (nargs == 10 && (versioned = PyObject_IsTrue(args[9])) < 0) return NULL;
 	PyObject* owner = args[0];
 	PyObject* shape = args[6];
 	uint64_t buffer, order, native, code, bits;
@@ -301,7 +342,7 @@ PyObject* n_dlpack_export(PyObject* self, PyObject* const* args, Py_ssize_t narg
 		return NULL;
 	}
 	status_t st;
-	PyObject* capsule = export_of(owner, buffer, order, native, device_type, device_id, shape, (unsigned)code, (unsigned)bits, &st);
+	PyObject* capsule = export_of(owner, buffer, order, native, device_type, device_id, shape, (unsigned)code, (unsigned)bits, versioned, &st);
 	if (capsule == NULL && !PyErr_Occurred()) return status_of(st);
 	return capsule;
 }
@@ -450,6 +491,7 @@ out:
 static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
 	PyObject *stream = Py_None, *dl_device = Py_None, *base = NULL, *device = NULL, *shape = NULL, *dtype = NULL,
 		 *r = NULL;
+	int versioned = 0;
 	if (nargs != 0 || dl_slow == NULL || (PyObject*)Py_TYPE(self) != dl_array_type || c_launch == NULL) goto slow;
 	if (kwnames != NULL) {
 		Py_ssize_t nk = PyTuple_Size(kwnames);
@@ -457,8 +499,17 @@ static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t n
 			PyObject *k = PyTuple_GetItem(kwnames, i), *v = args[nargs + i];
 			if (name_is(k, name_stream))
 				stream = v;
-			else if (name_is(k, name_max_version))
-				; /* a legacy "dltensor" is what every version of the protocol takes */
+			else if (name_is(k, name_max_version)) {
+				/* (major, minor): DLPack 1.0's versioned tensor from major 1 on, the legacy
+				 * one below (and for None); anything else is the package's to refuse. */
+				long long major;
+				if (v == Py_None)
+					versioned = 0;
+				else if (PyTuple_CheckExact(v) && PyTuple_Size(v) == 2 && int_in(PyTuple_GetItem(v, 0), 0, INT32_MAX, &major))
+					versioned = major >= 1;
+				else
+					goto slow;
+			}
 			else if (name_is(k, name_dl_device))
 				dl_device = v; /* checked against the array's device below */
 			else if (name_is(k, name_copy)) {
@@ -517,7 +568,7 @@ static PyObject* dlpack_call(PyObject* self, PyObject* const* args, Py_ssize_t n
 	unsigned code, bits;
 	if (!dl_dtype(dtype, &code, &bits)) goto done;
 	status_t st;
-	r = export_of(base != Py_None ? base : self, h, order, native, device_type, device_id, shape, code, bits, &st);
+	r = export_of(base != Py_None ? base : self, h, order, native, device_type, device_id, shape, code, bits, versioned, &st);
 	if (r == NULL && !PyErr_Occurred()) {
 		PyObject* x = PyObject_CallFunction(dl_refused, "iK", (int)st, (unsigned long long)order);
 		Py_XDECREF(x);

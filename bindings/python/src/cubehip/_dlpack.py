@@ -73,6 +73,32 @@ _Deleter = ctypes.CFUNCTYPE(None, POINTER(DLManagedTensor))
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", _Deleter)]
 
 
+class DLManagedTensorVersioned(Structure):
+    """DLPack 1.0's tensor, in a "dltensor_versioned" capsule."""
+
+
+_DeleterVersioned = ctypes.CFUNCTYPE(None, POINTER(DLManagedTensorVersioned))
+DLManagedTensorVersioned._fields_ = [
+    ("major", ctypes.c_uint32),
+    ("minor", ctypes.c_uint32),
+    ("manager_ctx", c_void_p),
+    ("deleter", _DeleterVersioned),
+    ("flags", c_uint64),
+    ("dl_tensor", DLTensor),
+]
+
+
+def wants_versioned(max_version: Any) -> bool:
+    """Whether __dlpack__'s max_version asks for DLPack 1.0's versioned tensor: a (major,
+    minor) tuple from major 1 on. None (a consumer older than 1.0) and major 0 get the
+    legacy one, which every version of the protocol reads."""
+    if max_version is None:
+        return False
+    if type(max_version) is not tuple or len(max_version) != 2 or not all(type(v) is int for v in max_version):
+        raise BufferError(f"__dlpack__: max_version {max_version!r} is not a (major, minor) tuple of ints")
+    return max_version[0] >= 1
+
+
 _dl_dtypes: dict[np.dtype, DLDataType] = {}
 
 
@@ -130,21 +156,22 @@ def code_bits(dt: np.dtype) -> tuple[int, int]:
     return t.code, t.bits
 
 
-def export(arr: "DeviceArray", h: int, order: int, native_stream: int) -> Any:
-    """A "dltensor" capsule over arr's buffer h, after the order __dlpack__ asked for; it
-    keeps arr's memory alive until its deleter runs. With the extension this is one call
-    (the order, the device pointer, the tensor, the capsule)."""
+def export(arr: "DeviceArray", h: int, order: int, native_stream: int, versioned: bool = False) -> Any:
+    """A "dltensor" capsule over arr's buffer h ("dltensor_versioned", DLPack 1.0's, when
+    versioned), after the order __dlpack__ asked for; it keeps arr's memory alive until its
+    deleter runs. With the extension this is one call (the order, the device pointer, the
+    tensor, the capsule)."""
     platform = arr.device.platform
     device_type = DEVICE_TYPES[platform]
     device_id = 0 if platform == "cpu" else arr.device.index
     dt = _dl_dtypes.get(arr.dtype) or dtype_of(arr.dtype)
     if _native is not None:
         owner = arr._base if arr._base is not None else arr
-        r = _native.dlpack_export(owner, h, order, native_stream, device_type, device_id, arr.shape, dt.code, dt.bits)
+        r = _native.dlpack_export(owner, h, order, native_stream, device_type, device_id, arr.shape, dt.code, dt.bits, versioned)
         if type(r) is int:
             _refused(r, order)
         return r
-    return _ctypes_export(arr, h, order, native_stream, device_type, device_id, dt)
+    return _ctypes_export(arr, h, order, native_stream, device_type, device_id, dt, versioned)
 
 
 def _refused(st: int, order: int) -> None:
@@ -252,6 +279,7 @@ def _give_back(addr: int) -> None:
 
 
 _delete = _Deleter(lambda m: _give_back(ctypes.cast(m, c_void_p).value or 0))
+_delete_versioned = _DeleterVersioned(lambda m: _give_back(ctypes.cast(m, c_void_p).value or 0))
 
 _py = ctypes.PyDLL(None)  # the interpreter's own functions, declared here for this module alone
 _is_valid = _py.PyCapsule_IsValid
@@ -264,17 +292,20 @@ _new_capsule.argtypes, _new_capsule.restype = [c_void_p, c_char_p, c_void_p], ct
 
 @ctypes.CFUNCTYPE(None, c_void_p)
 def _capsule_destructor(capsule: int) -> None:
-    # A capsule still named "dltensor" was never consumed: it gives the tensor back itself.
-    if _is_valid(capsule, b"dltensor"):
-        _give_back(_get_pointer(capsule, b"dltensor") or 0)
+    # A capsule still named "dltensor" (or "dltensor_versioned") was never consumed: it
+    # gives the tensor back itself.
+    for name in (b"dltensor", b"dltensor_versioned"):
+        if _is_valid(capsule, name):
+            _give_back(_get_pointer(capsule, name) or 0)
 
 
-# The capsule keeps a pointer to its name, not a copy: the name must outlive every capsule.
+# The capsule keeps a pointer to its name, not a copy: the names must outlive every capsule.
 _NAME = ctypes.create_string_buffer(b"dltensor")
+_NAME_VERSIONED = ctypes.create_string_buffer(b"dltensor_versioned")
 
 
 def _ctypes_export(arr: "DeviceArray", h: int, order: int, native_stream: int, device_type: int, device_id: int,
-                   dt: DLDataType) -> Any:
+                   dt: DLDataType, versioned: bool = False) -> Any:
     order_before(h, order, native_stream)
     ptr = c_uint64()
     st = _ffi.lib.cubehip_buffer_device_pointer(h, ctypes.byref(ptr))
@@ -283,7 +314,12 @@ def _ctypes_export(arr: "DeviceArray", h: int, order: int, native_stream: int, d
     nd = len(arr.shape)
     shape = (c_int64 * max(nd, 1))(*arr.shape)
     # strides NULL: C-contiguous, which a device array always is.
-    t = DLManagedTensor(DLTensor(ptr.value, DLDevice(device_type, device_id), nd, dt, shape, None, 0), None, _delete)
+    tensor = DLTensor(ptr.value, DLDevice(device_type, device_id), nd, dt, shape, None, 0)
+    t: Any
+    if versioned:
+        t = DLManagedTensorVersioned(1, 0, None, _delete_versioned, 0, tensor)  # flags 0: writable, not a copy
+    else:
+        t = DLManagedTensor(tensor, None, _delete)
     addr = ctypes.addressof(t)
     owner = arr._base if arr._base is not None else arr
     with _lock:
@@ -293,7 +329,7 @@ def _ctypes_export(arr: "DeviceArray", h: int, order: int, native_stream: int, d
         lease.count += 1
         _live[addr] = _Export(t, shape, owner, lease)
     try:
-        return _new_capsule(addr, _NAME, ctypes.cast(_capsule_destructor, c_void_p))
+        return _new_capsule(addr, _NAME_VERSIONED if versioned else _NAME, ctypes.cast(_capsule_destructor, c_void_p))
     except BaseException:
         _give_back(addr)
         raise
