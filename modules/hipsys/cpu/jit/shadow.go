@@ -50,8 +50,8 @@ import (
 // prelude's report function only where that byte is not zero. Device memory's redzones,
 // quarantined blocks and the shared arena outside the block's windows are marked
 // (poisoned) here and by the prelude; every other byte's shadow is zero, so the common
-// access costs a load and a compare instead of a call (docs/benchmarks.md, "Kernel
-// checker"). The report function then judges the access exactly, against the launch's
+// access costs a load and a compare instead of a call (docs/benchmarks.md,
+// "Kernel checker (2026-12-05)"). The report function then judges the access exactly, against the launch's
 // region table, as the instrumented-call checks do: the shadow only decides when to ask.
 //
 // Invariants:
