@@ -2,6 +2,7 @@ package jit_test
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -311,5 +312,37 @@ extern "C" __global__ void edges(float* out, int k, int j) {
 		require.Equal(t, int64(128), r.Offset)
 		require.Equal(t, uint32(31), r.Thread.X)
 		require.Equal(t, 9, r.Line, "%+v", r)
+	}
+}
+
+// Two checked modules marking the same OS thread's arena for different windows: each
+// launch finds the marks another module left and marks its own, so a read past the
+// smaller array is reported after the larger one's kernel ran on that thread.
+func TestInlineMemcheckArenaMarksAcrossModules(t *testing.T) {
+	runtime.LockOSThread() // one-block launches run on the calling thread: the same arena
+	defer runtime.UnlockOSThread()
+	const src = `
+extern "C" __global__ void edge(float* out, int k) {
+  __shared__ float a[N];
+  int t = threadIdx.x;
+  a[t] = t;
+  __syncthreads();
+  out[t] = a[t + k];
+}`
+	small := checked(t, strings.Replace(src, "[N]", "[32]", 1), "edge", hipsys.CheckMemory)
+	large := checked(t, strings.Replace(src, "[N]", "[64]", 1), "edge", hipsys.CheckMemory)
+	pout, _, rout := region(t, 64)
+	run := func(f *jit.Function, threads uint32, k int32) error {
+		var args hipsys.KernelArgs
+		args.Ptr(hipsys.DevicePtr(pout)).I32(k)
+		return f.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: threads, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rout})
+	}
+	for range 4 {
+		require.NoError(t, run(small, 32, 0))
+		require.NoError(t, run(large, 64, 0))
+		reps := reportsOf(t, run(small, 32, 1))
+		require.Equal(t, 1, reps.Total, "%v", reps.Reports)
+		require.Equal(t, "a", reps.Reports[0].Shared)
+		require.Equal(t, int64(128), reps.Reports[0].Offset)
 	}
 }

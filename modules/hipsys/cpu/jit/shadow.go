@@ -67,6 +67,9 @@ import (
 //     shadow first (ClearShadow), so memory reused by anyone else reads as addressable.
 //   - A poisoned byte can only cause a call of the exact judge, never a report by
 //     itself: a stale mark costs time, not a false report.
+//   - The shadow of the shadow shadows no address anyone maps: the prelude keeps each
+//     shared arena's marks there (cubehip_check_shared.h), one place per arena, shared
+//     by every module; arenas are never unmapped, so a place never changes owner.
 
 const (
 	// shadowOffset is where the shadow starts: 64 TiB, above the Go heap's arenas and the

@@ -125,19 +125,28 @@ CUBEHIP_NO_CHECK inline void shadow_fill(uint64_t lo, uint64_t hi, unsigned char
 	if (hi > lo) memset(reinterpret_cast<void*>((lo >> 3) + CUBEHIP_CHECK_SHADOW), v, (hi - lo) >> 3);
 }
 
-/* The windows of the block's shared memory, as the OS thread's arena holds them last. */
+/* The windows of the block's shared memory, as the arena's shadow holds them last. */
 struct arena_marks {
 	char *shared, *dyn;
 	uint64_t static_size, dyn_size;
 };
-CUBEHIP_HIDDEN __thread arena_marks check_marks;
+
+/* Where an arena's marks are kept: in the shadow of the arena's own shadow, memory that
+ * shadows no address anyone maps (the shadow range is reserved whole), one place per
+ * arena (arenas lie megabytes apart), zero until marked, and the same for every checked
+ * module of the process; a thread-local would be the module's own, and another module
+ * marking the same arena would leave it stale. */
+CUBEHIP_NO_CHECK inline arena_marks* marks_of(uint64_t base) {
+	return reinterpret_cast<arena_marks*>((((base >> 3) + CUBEHIP_CHECK_SHADOW) >> 3) + CUBEHIP_CHECK_SHADOW);
+}
 
 /* Poisons the arena's span (and, the first time, its guards) but for the static and the
  * dynamic windows, whose bytes are addressable to the byte: an access past a __shared__
  * array reaches the judge even where it stays inside a page the runner made read-write. */
 CUBEHIP_NO_CHECK inline void check_arena(const cubehip_arena* a) {
-	arena_marks& m = check_marks;
-	if (a->shared == nullptr || (m.shared == a->shared && m.dyn == a->dyn && m.static_size == a->static_size && m.dyn_size == a->dyn_size)) return;
+	if (a->shared == nullptr) return;
+	arena_marks& m = *marks_of(uint64_t(a->shared));
+	if (m.shared == a->shared && m.dyn == a->dyn && m.static_size == a->static_size && m.dyn_size == a->dyn_size) return;
 	const uint64_t base = uint64_t(a->shared);
 	if (m.shared != a->shared) {
 		shadow_fill(base - check_shared_guard, base, shadow_shared_oob);
