@@ -51,8 +51,9 @@ func TestCorpusCPUChecked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("every corpus kernel compiled checked: minutes on a small machine")
 	}
-	// Every check at once (each access a call), and memcheck alone (the inline shadow).
-	for _, checks := range []hipsys.Checks{hipsys.CheckMemory | hipsys.CheckInit | hipsys.CheckSync | hipsys.CheckRace, hipsys.CheckMemory} {
+	// Every check at once (each access a call), and memcheck with initcheck (the inline
+	// shadow).
+	for _, checks := range []hipsys.Checks{hipsys.CheckMemory | hipsys.CheckInit | hipsys.CheckSync | hipsys.CheckRace, hipsys.CheckMemory | hipsys.CheckInit} {
 		t.Run(checks.String(), func(t *testing.T) {
 			t.Setenv("CUBEHIP_CHECK", checks.String())
 			p, err := hipcpu.Open() // a platform of its own, which reads the variable when it opens

@@ -166,6 +166,7 @@ func (p *Platform) wrote(dst uintptr, n uint64) {
 		k := min(n, b.size-off)
 		if b.init != 0 {
 			markShadow(b.init+uintptr(off), k)
+			jit.MarkWritten(uint64(b.base), b.size, b.init, off, k)
 		}
 		dst, n = dst+uintptr(k), n-k
 	}

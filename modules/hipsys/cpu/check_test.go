@@ -130,6 +130,58 @@ func TestCheckedUninitializedReads(t *testing.T) {
 	require.Equal(t, int64(32), reps.Reports[0].Offset)
 }
 
+// initcheck alone (no redzones) on the inline shadow: what a kernel writes stays written
+// for the next launch, a buffer whose size ends inside a granule is judged to its last
+// byte, half a granule written leaves the other half unwritten, and a released buffer's
+// marks are gone from memory allocated after it.
+func TestCheckedInitcheckAcrossLaunches(t *testing.T) {
+	p := newTest(t)
+	release, err := p.CheckKernels(hipsys.CheckInit)
+	require.NoError(t, err)
+	defer release()
+	f := checkedKernel(t, p, hipsys.CheckInit)
+	const src = `
+extern "C" __global__ void fill(float* a, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] = 7.0f;
+}
+`
+	prog, err := p.RTCCreateProgram(src, "fill.hip", nil)
+	require.NoError(t, err)
+	require.NoError(t, p.RTCCompileProgram(prog, []string{hipsys.CheckOption(hipsys.CheckInit)}))
+	image, err := p.RTCGetCode(prog)
+	require.NoError(t, err)
+	require.NoError(t, p.RTCDestroyProgram(prog))
+	mod, err := p.ModuleLoadData(image)
+	require.NoError(t, err)
+	defer func() { _ = p.ModuleUnload(mod) }()
+	fill, err := p.ModuleGetFunction(mod, "fill")
+	require.NoError(t, err)
+
+	a, err := p.Malloc(4 * 13) // 52 bytes: the last granule holds one float of the buffer
+	require.NoError(t, err)
+	var args hipsys.KernelArgs
+	args.Ptr(a).U32(9) // floats 0 to 8: float 9, in float 8's granule, stays unwritten
+	require.NoError(t, p.ModuleLaunchKernel(fill, hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, 0, &args))
+	require.NoError(t, p.StreamSynchronize(0))
+	require.Nil(t, launchReports(t, p, f, a, 8), "floats 0 to 8 were written by the kernel before")
+	reps := launchReports(t, p, f, a, 12)
+	require.NotNil(t, reps)
+	require.Equal(t, 4, reps.Total, "floats 9 to 12 never written: %v", reps.Reports)
+	require.Equal(t, int64(36), reps.Reports[0].Offset)
+	require.NoError(t, p.MemcpyHtoD(a+36, make([]byte, 16)))
+	require.Nil(t, launchReports(t, p, f, a, 12), "an upload wrote the rest")
+	require.NoError(t, p.Free(a))
+
+	// Memory allocated after a release starts unwritten on its own terms, whatever the
+	// released buffer's marks were.
+	b, err := p.Malloc(4 * 13)
+	require.NoError(t, err)
+	require.NoError(t, p.Memset(b, 0, 4*13))
+	require.Nil(t, launchReports(t, p, f, b, 12))
+	require.NoError(t, p.Free(b))
+}
+
 // Checks held by one caller are the memory side's until released, and the union of all
 // holders': another Device of the process is not checked by them (its kernels carry no
 // check option) and gets plain memory again once they are released.

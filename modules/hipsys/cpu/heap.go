@@ -66,7 +66,7 @@ func hostRelease(b block) error {
 	if b.init != 0 {
 		C.free(ptrOf(b.init))
 	}
-	if b.rz > 0 {
+	if b.rz > 0 || b.init != 0 {
 		// Whoever gets this memory next owns all of it (jit/shadow.go's invariants).
 		jit.ClearShadow(b.span())
 	}

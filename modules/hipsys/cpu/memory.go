@@ -65,6 +65,10 @@ func (p *Platform) alloc(t *allocTable, size, limit uint64, dev int) (uintptr, e
 		lo, hi := b.span()
 		jit.PoisonBlock(lo, uint64(b.base), b.size, hi)
 	}
+	if b.init != 0 {
+		// initcheck's: nothing of the buffer written yet.
+		jit.PoisonUnwritten(uint64(b.base), b.size)
+	}
 	t.insert(b)
 	return b.base, nil
 }

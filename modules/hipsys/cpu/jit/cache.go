@@ -68,8 +68,8 @@ func codeKey(tc *toolchain, options []string) string {
 		part(o)
 	}
 	if c, _ := takeChecks(options); inlineCandidate(c) {
-		// memcheck's instrumentation follows whether this process has the shadow.
-		part("shadow=" + boolFlag(inlineMemcheck(c)))
+		// memcheck's and initcheck's instrumentation follows whether this process has the shadow.
+		part("shadow=" + boolFlag(inlineShadow(c)))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -106,42 +106,44 @@ func takeChecks(options []string) (hipsys.Checks, []string) {
 }
 
 // checkFlags are the compiler flags of a module checked under c: line tables for the
-// reports, and the instrumentation: memcheck alone reads the inline shadow
-// (inlineMemcheck), the other checks make every access a call of the prelude's callbacks,
-// none of them on the stack or in globals (a kernel's locals and the module's variables
-// are not device memory the table covers).
+// reports, and the instrumentation: memcheck and initcheck read the inline shadow
+// (inlineShadow), racecheck makes every access a call of the prelude's callbacks, none
+// of them on the stack or in globals (a kernel's locals and the module's variables are
+// not device memory the table covers).
 func checkFlags(c hipsys.Checks) []string {
 	flags := []string{"-g", fmt.Sprintf("-DCUBEHIP_CHECK=%d", uint8(c))}
 	switch {
-	case inlineMemcheck(c):
+	case inlineShadow(c):
 		flags = append(flags, fmt.Sprintf("-DCUBEHIP_CHECK_SHADOW=%#xull", uint64(shadowOffset)),
 			"-fsanitize=kernel-address", fmt.Sprintf("-fasan-shadow-offset=%#x", uint64(shadowOffset)),
 			// Every check inline, however many accesses a function has; none on the stack
 			// or in globals, whose redzones would need a runtime that registers them.
 			"--param", "asan-instrumentation-with-call-threshold=1000000000",
-			"--param", "asan-stack=0", "--param", "asan-globals=0", "--param", "asan-use-after-return=0",
+			"--param", "asan-stack=0", "--param", "asan-globals=0", "--param", "asan-use-after-return=0")
+		if c&hipsys.CheckMemory != 0 {
 			// The shadow knows no alignment: a misaligned access, which faults on a GPU, is
 			// the alignment sanitizer's (inline too), reported to the same judge.
-			"-fsanitize=alignment", "-fsanitize-recover=kernel-address,alignment")
+			flags = append(flags, "-fsanitize=alignment", "-fsanitize-recover=kernel-address,alignment")
+		} else {
+			flags = append(flags, "-fsanitize-recover=kernel-address")
+		}
 	case instrumented(c):
 		flags = append(flags, "-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0")
 	}
 	return flags
 }
 
-// inlineMemcheck reports whether a module checked under c judges memory through the
-// inline shadow (shadow.go): memcheck without initcheck and racecheck (synccheck watches
-// barriers only), in a process that reserved the shadow. initcheck and racecheck need
-// every access seen, which only a call per access gives; a process without the shadow
-// checks memory that way too. The choice is part of the cache key (codeKey).
-func inlineMemcheck(c hipsys.Checks) bool {
-	return c&hipsys.CheckMemory != 0 && c&(hipsys.CheckInit|hipsys.CheckRace) == 0 && shadowReady()
-}
+// inlineShadow reports whether a module checked under c judges memory through the
+// inline shadow (shadow.go): memcheck or initcheck without racecheck (synccheck watches
+// barriers only), in a process that reserved the shadow. racecheck needs every access
+// seen, which only a call per access gives; a process without the shadow checks memory
+// that way too. The choice is part of the cache key (codeKey).
+func inlineShadow(c hipsys.Checks) bool { return inlineCandidate(c) && shadowReady() }
 
-// inlineCandidate is inlineMemcheck without asking for the shadow: whether the choice
+// inlineCandidate is inlineShadow without asking for the shadow: whether the choice
 // arises at all.
 func inlineCandidate(c hipsys.Checks) bool {
-	return c&hipsys.CheckMemory != 0 && c&(hipsys.CheckInit|hipsys.CheckRace) == 0
+	return c&(hipsys.CheckMemory|hipsys.CheckInit) != 0 && c&hipsys.CheckRace == 0
 }
 
 // instrumented reports whether checks c need every access instrumented (all but

@@ -34,6 +34,20 @@ func region(t testing.TB, n int) (uintptr, []float32, jit.CheckRegion) {
 	return base, hostmem.Slice[float32](base, n), r
 }
 
+// written gives r initcheck's record of its buffer, every byte written, as an upload
+// leaves it (and as the cpu platform marks the inline shadow after one).
+func written(t testing.TB, r *jit.CheckRegion) {
+	rec := hostmem.Alloc(int(r.Size))
+	require.NotZero(t, rec)
+	t.Cleanup(func() { hostmem.Free(rec) })
+	for i := range hostmem.Slice[byte](rec, int(r.Size)) {
+		hostmem.Slice[byte](rec, int(r.Size))[i] = 1
+	}
+	r.Init = rec
+	jit.PoisonUnwritten(r.Base, r.Size)
+	jit.MarkWritten(r.Base, r.Size, rec, 0, r.Size)
+}
+
 func TestCheckedLaunchReportsAnOverrun(t *testing.T) {
 	c := jit.NewCompiler(t.TempDir())
 	img, log, err := c.Compile(overrunSrc, "overrun.hip", nil, []string{jit.CheckOption(hipsys.CheckMemory)})

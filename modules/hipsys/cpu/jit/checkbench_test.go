@@ -62,6 +62,11 @@ func BenchmarkCheckCost(b *testing.B) {
 					args.Ptr(hipsys.DevicePtr(px)).Ptr(hipsys.DevicePtr(py)).I32(n)
 				}
 				grid, block := hipsys.Dim3{X: n / 256, Y: 1, Z: 1}, hipsys.Dim3{X: 256, Y: 1, Z: 1}
+				if c.checks&hipsys.CheckInit != 0 {
+					// Uploaded data: what initcheck judges is written, as it must be.
+					written(b, &rx)
+					written(b, &ry)
+				}
 				regions := []jit.CheckRegion{rx, ry}
 				run := func() error {
 					if f.Checked() {

@@ -358,7 +358,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		im.flags |= flagBarrier
 	}
 	im.flags |= uint32(checks) << flagChecksShift
-	if inlineMemcheck(checks) {
+	if inlineShadow(checks) {
 		im.flags |= flagShadow
 	}
 	for _, e := range prog.entries {

@@ -70,7 +70,7 @@ func Load(image []byte) (*Module, error) {
 	if im.flags&flagShadow != 0 && !shadowReady() {
 		// Its every access reads the shadow: without one it would fault at once.
 		return nil, hipsys.NewError("cpu", callLoad, hipsys.ErrorInvalidImage,
-			"a module compiled for memcheck's inline shadow, which this process has not: "+shadow.err.Error()+
+			"a module compiled for the checker's inline shadow, which this process has not: "+shadow.err.Error()+
 				"; compile the kernel again in this process")
 	}
 	sum := sha256.Sum256(im.object)

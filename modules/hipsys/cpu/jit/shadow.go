@@ -33,6 +33,26 @@ static void cubehip_shadow_fill(uint64_t lo, uint64_t hi, unsigned char v) {
 	}
 	memset((void*)lo, v, hi - lo);
 }
+
+// Unpoisons the granules of the buffer [base, base+size) that [base+off, base+off+n)
+// touches and whose buffer bytes are all marked written in init (a byte per byte of the
+// buffer): 0 for a whole granule, k for the last one's first k bytes. Granules the range
+// covers whole are written by it: only the two ends need the record read.
+static void cubehip_shadow_written(uint64_t base, uint64_t size, const unsigned char* init, uint64_t off, uint64_t n, uint64_t shadow) {
+	const uint64_t end = base + size, lo = base + off, hi = lo + n;
+	for (uint64_t g = lo & ~(uint64_t)7; g < hi; g += 8) {
+		if (g >= lo && g + 8 <= hi && g + 8 <= end) {
+			uint64_t whole = ((hi < end ? hi : end) & ~(uint64_t)7);
+			memset((void*)((g >> 3) + shadow), 0, (whole - g) >> 3);
+			g = whole - 8;
+			continue;
+		}
+		uint64_t b0 = g < base ? base : g, b1 = g + 8 < end ? g + 8 : end;
+		int all = 1;
+		for (uint64_t b = b0; b < b1 && all; b++) all = init[b - base] != 0;
+		if (all) *(unsigned char*)((g >> 3) + shadow) = g + 8 <= end ? 0 : (unsigned char)(end - g);
+	}
+}
 */
 import "C"
 
@@ -43,16 +63,20 @@ import (
 	"syscall"
 )
 
-// memcheck's inline shadow. A module checked by memcheck alone (inlineMemcheck) is
-// compiled with GCC's AddressSanitizer instrumentation in its kernel-address form, whose
-// shadow sits at an offset the compile names: before every load and store the kernel
-// reads the shadow byte of the address's 8-byte granule, inline, and calls the
-// prelude's report function only where that byte is not zero. Device memory's redzones,
-// quarantined blocks and the shared arena outside the block's windows are marked
-// (poisoned) here and by the prelude; every other byte's shadow is zero, so the common
-// access costs a load and a compare instead of a call (docs/benchmarks.md,
-// "Kernel checker (2026-12-05)"). The report function then judges the access exactly, against the launch's
-// region table, as the instrumented-call checks do: the shadow only decides when to ask.
+// The checker's inline shadow. A module checked by memcheck or initcheck without
+// racecheck (inlineShadow) is compiled with GCC's AddressSanitizer instrumentation in its
+// kernel-address form, whose shadow sits at an offset the compile names: before every
+// load and store the kernel reads the shadow byte of the address's 8-byte granule,
+// inline, and calls the prelude's report function only where that byte is not zero.
+// Device memory's redzones, quarantined blocks, device memory nothing wrote yet
+// (initcheck) and the shared arena outside the block's windows are marked (poisoned)
+// here and by the prelude; every other byte's shadow is zero, so the common access costs
+// a load and a compare instead of a call (docs/benchmarks.md,
+// "Kernel checker (2026-12-05)"). The report function then judges the access exactly,
+// against the launch's region table, as the instrumented-call checks do: the shadow only
+// decides when to ask. A store the judge finds writing unwritten memory marks it in the
+// byte-per-byte record initcheck keeps, and once a granule's bytes are all written, its
+// shadow goes back to addressable (MarkWritten, and the prelude's shadow_written).
 //
 // Invariants:
 //   - shadowOffset and the encoding are AddressSanitizer's: the shadow of address a is the
@@ -66,7 +90,9 @@ import (
 //     quarantined block, the shared arena's span. Whatever frees such memory clears its
 //     shadow first (ClearShadow), so memory reused by anyone else reads as addressable.
 //   - A poisoned byte can only cause a call of the exact judge, never a report by
-//     itself: a stale mark costs time, not a false report.
+//     itself: a stale mark costs time, not a false report. The reverse would hide a bug:
+//     a granule is unpoisoned only once the byte record says all of its buffer bytes are
+//     written, and never while its block is released or outside its buffer.
 //   - The shadow of the shadow shadows no address anyone maps: the prelude keeps each
 //     shared arena's marks there (cubehip_check_shared.h), one place per arena, shared
 //     by every module; arenas are never unmapped, so a place never changes owner.
@@ -79,8 +105,9 @@ const (
 	// shadowSpan is the shadow of the 47-bit user address space.
 	shadowSpan = 1 << 44
 	// Poison values, AddressSanitizer's: a redzone around a heap block, a freed block.
-	shadowRedzone = 0xfa
-	shadowFreed   = 0xfd
+	shadowRedzone   = 0xfa
+	shadowFreed     = 0xfd
+	shadowUnwritten = 0xf1 // initcheck: a granule of a buffer with bytes nothing wrote
 )
 
 var shadow struct {
@@ -146,4 +173,25 @@ func ClearShadow(lo, hi uint64) {
 	if shadow.ok.Load() {
 		shadowFill(lo, hi, 0)
 	}
+}
+
+// PoisonUnwritten marks a new buffer [base, base+size) (base a multiple of 8) unwritten
+// for initcheck: every access to it asks the judge until what it reads was written.
+func PoisonUnwritten(base, size uint64) {
+	if !shadowReady() {
+		return
+	}
+	shadowFill(base, (base+size+7)&^7, shadowUnwritten)
+}
+
+// MarkWritten unpoisons the granules of the buffer [base, base+size) that [base+off,
+// base+off+n) touches and whose bytes are all written now, by init, initcheck's byte
+// record of the buffer (C memory, size bytes, nonzero where written): a host copy or
+// fill wrote them.
+func MarkWritten(base, size uint64, init uintptr, off, n uint64) {
+	if !shadow.ok.Load() || n == 0 || init == 0 {
+		return
+	}
+	C.cubehip_shadow_written(C.uint64_t(base), C.uint64_t(size), (*C.uchar)(cPointer(init)), C.uint64_t(off), C.uint64_t(n),
+		C.uint64_t(shadowOffset))
 }

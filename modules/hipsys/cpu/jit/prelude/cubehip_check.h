@@ -101,6 +101,8 @@ CUBEHIP_NO_CHECK inline cubehip_check_report* check_claim(cubehip_check_ctx* c) 
 CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic);
 /* The shared arena's shadow for a block's windows (inline memcheck; cubehip_check_shared.h). */
 CUBEHIP_NO_CHECK inline void check_arena(const cubehip_arena* a);
+/* A block's start, for initcheck's shared windows (inline; cubehip_check_shared.h). */
+CUBEHIP_NO_CHECK inline void check_block();
 
 #ifdef CUBEHIP_CHECK_SHADOW
 /* Whether any byte of [a, a+n) is poisoned in the inline shadow (jit/shadow.go's
@@ -114,6 +116,21 @@ CUBEHIP_NO_CHECK inline bool shadow_poisoned(uint64_t a, uint64_t n) {
 		if (v < 0 || end - 1 - g >= uint64_t(v)) return true;
 	}
 	return false;
+}
+#endif
+
+#ifdef CUBEHIP_CHECK_SHADOW
+/* Unpoisons the granules [a, a+n) touches of the buffer [base, base+size) whose buffer
+ * bytes init (a byte per byte of it) now says are all written: initcheck's poison, lifted
+ * granule by granule as the kernel writes (jit/shadow.go's MarkWritten for host copies). */
+CUBEHIP_NO_CHECK inline void shadow_written(uint64_t base, uint64_t size, const unsigned char* init, uint64_t a, uint64_t n) {
+	const uint64_t end = base + size;
+	for (uint64_t g = a & ~uint64_t(7); g < a + n; g += 8) {
+		const uint64_t b0 = g < base ? base : g, b1 = g + 8 < end ? g + 8 : end;
+		bool all = true;
+		for (uint64_t b = b0; b < b1 && all; b++) all = init[b - base] != 0;
+		if (all) *reinterpret_cast<unsigned char*>((g >> 3) + CUBEHIP_CHECK_SHADOW) = g + 8 <= end ? 0 : (unsigned char)(end - g);
+	}
 }
 #endif
 
@@ -153,8 +170,12 @@ CUBEHIP_NO_CHECK inline void check_access(uint64_t a, uint32_t n, uint32_t write
 					break;
 				}
 		}
-		if (write)
+		if (write) {
 			for (uint32_t k = 0; k < n; k++) sh[k] = 1;
+#ifdef CUBEHIP_CHECK_SHADOW
+			shadow_written(r->base, r->size, r->init, a, n);
+#endif
+		}
 	}
 	if (kind == 0) return;
 	cubehip_check_report* rep = check_claim(c);

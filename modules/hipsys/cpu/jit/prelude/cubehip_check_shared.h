@@ -84,6 +84,19 @@ CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint
 		}
 	}
 	for (uint32_t k = 0; write && k < n; k++) s->init[i0 + k] = s->blocks;
+#ifdef CUBEHIP_CHECK_SHADOW
+	if (write && (c->checks & 2u)) {
+		/* initcheck's poison lifted from each granule the block has now written whole
+		 * (check_block poisons the windows again for the next block). */
+		const uint64_t ws = in_static ? base : dyn, we = in_static ? base + b->static_size : dyn + b->dyn_size;
+		for (uint64_t g = a & ~uint64_t(7); g < a + n; g += 8) {
+			const uint64_t b0 = g < ws ? ws : g, b1 = g + 8 < we ? g + 8 : we;
+			bool all = true;
+			for (uint64_t x = b0; x < b1 && all; x++) all = s->init[x - base] == s->blocks;
+			if (all) *reinterpret_cast<unsigned char*>((g >> 3) + CUBEHIP_CHECK_SHADOW) = g + 8 <= we ? 0 : (unsigned char)(we - g);
+		}
+	}
+#endif
 	if (!(c->checks & 8u) || atomic) return true;
 	for (uint32_t k = 0; k < n; k++) {
 		const uint64_t i = i0 + k;
@@ -119,6 +132,7 @@ CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint
 #ifdef CUBEHIP_CHECK_SHADOW
 namespace cubehip {
 constexpr unsigned char shadow_shared_oob = 0xf9; /* outside the block's windows */
+constexpr unsigned char shadow_unwritten = 0xf1;  /* initcheck: not written yet (jit/shadow.go) */
 
 /* Sets the inline shadow of the granules [lo, hi) (multiples of 8) to v. */
 CUBEHIP_NO_CHECK inline void shadow_fill(uint64_t lo, uint64_t hi, unsigned char v) {
@@ -160,6 +174,17 @@ CUBEHIP_NO_CHECK inline void check_arena(const cubehip_arena* a) {
 	window(base, a->static_size);
 	if (a->dyn_size > 0) window(uint64_t(a->dyn), a->dyn_size);
 	m = arena_marks{a->shared, a->dyn, a->static_size, a->dyn_size};
+}
+/* A block begins on this OS thread: under initcheck its shared windows are unwritten
+ * again (the judge lifts the poison as the block writes them). */
+CUBEHIP_NO_CHECK inline void check_block() {
+	cubehip_check_ctx* c = check_ctx;
+	if (c == nullptr || !(c->checks & 2u)) return;
+	const block_ctx* b = block();
+	if (b->shared == nullptr) return;
+	const uint64_t s = uint64_t(b->shared), d = uint64_t(b->dyn);
+	shadow_fill(s, (s + b->static_size + 7) & ~uint64_t(7), shadow_unwritten);
+	if (b->dyn_size > 0) shadow_fill(d, (d + b->dyn_size + 7) & ~uint64_t(7), shadow_unwritten);
 }
 } // namespace cubehip
 #endif

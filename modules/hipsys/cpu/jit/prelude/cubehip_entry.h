@@ -27,8 +27,10 @@
 #endif
 #ifdef CUBEHIP_CHECK_SHADOW
 #define CUBEHIP_CHECK_ARENA(a) ::cubehip::check_arena(a)
+#define CUBEHIP_CHECK_BLOCK() ::cubehip::check_block()
 #else
 #define CUBEHIP_CHECK_ARENA(a) ((void)0)
+#define CUBEHIP_CHECK_BLOCK() ((void)0)
 #endif
 
 namespace cubehip {
@@ -99,6 +101,7 @@ inline void set_block(unsigned x, unsigned y, unsigned z) {
 	/* A thread-local store costs a __tls_get_addr call: only when code outside the entry
 	 * bodies reads the globals. */
 	if (CUBEHIP_TLS_BUILTINS) ::blockIdx = uint3{x, y, z};
+	CUBEHIP_CHECK_BLOCK();
 }
 
 /* The fibers of the block an OS thread is running: one stack pointer per thread of the
@@ -510,6 +513,7 @@ template <class F> __attribute__((always_inline)) inline void each_block(const b
 	uint3 bid = c.bid;
 	for (uint64_t k = 0; k < c.count; k++) {
 		if constexpr (CUBEHIP_TLS_BUILTINS) ::blockIdx = bid;
+		CUBEHIP_CHECK_BLOCK();
 		f(bid);
 		if (++bid.x == c.gdim.x) {
 			bid.x = 0;
