@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/cubehip/cubehip/modules/hipsys"
 	"github.com/cubehip/cubehip/modules/hipsys/diskcap"
 
 	"github.com/klauspost/cpuid/v2"
@@ -67,9 +68,10 @@ func codeKey(tc *toolchain, options []string) string {
 	for _, o := range options {
 		part(o)
 	}
-	if c, _ := takeChecks(options); inlineCandidate(c) {
-		// memcheck's and initcheck's instrumentation follows whether this process has the shadow.
-		part("shadow=" + boolFlag(inlineShadow(c)))
+	if c, _ := takeChecks(options); c&(hipsys.CheckMemory|hipsys.CheckInit|hipsys.CheckRace) != 0 {
+		// The instrumentation follows whether this process has the checker's shadow
+		// (check.go's inlineShadow; racecheck may leave the source to the others).
+		part("shadow=" + boolFlag(shadowReady()))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -133,17 +133,43 @@ func checkFlags(c hipsys.Checks) []string {
 	return flags
 }
 
-// inlineShadow reports whether a module checked under c judges memory through the
+// instrumentedFor is what a module checked under checks is instrumented for: checks,
+// but racecheck only where the code can touch shared memory, the only memory it judges.
+// A source that names no __shared__ (nor HIP's dynamic shared macro) in itself or its
+// headers, and reads no headers the jit cannot see (-I), has nothing for it to watch:
+// its memcheck and initcheck then take the inline shadow instead of a call per access,
+// and racecheck alone leaves the code uninstrumented. Implicit warp-synchronous code,
+// which racecheck lets run, is shared memory's too (warpsync.go).
+func instrumentedFor(checks hipsys.Checks, source string, headers []header, user []string) hipsys.Checks {
+	if checks&hipsys.CheckRace == 0 {
+		return checks
+	}
+	names := func(s string) bool {
+		return strings.Contains(s, "__shared__") || strings.Contains(s, "HIP_DYNAMIC_SHARED") || strings.Contains(s, "cubehip_dyn_shared")
+	}
+	if names(source) {
+		return checks
+	}
+	for _, h := range headers {
+		if names(h.source) {
+			return checks
+		}
+	}
+	for _, f := range user {
+		if strings.HasPrefix(f, "-I") {
+			return checks
+		}
+	}
+	return checks &^ hipsys.CheckRace
+}
+
+// inlineShadow reports whether a module instrumented for c judges memory through the
 // inline shadow (shadow.go): memcheck or initcheck without racecheck (synccheck watches
 // barriers only), in a process that reserved the shadow. racecheck needs every access
 // seen, which only a call per access gives; a process without the shadow checks memory
 // that way too. The choice is part of the cache key (codeKey).
-func inlineShadow(c hipsys.Checks) bool { return inlineCandidate(c) && shadowReady() }
-
-// inlineCandidate is inlineShadow without asking for the shadow: whether the choice
-// arises at all.
-func inlineCandidate(c hipsys.Checks) bool {
-	return c&(hipsys.CheckMemory|hipsys.CheckInit) != 0 && c&hipsys.CheckRace == 0
+func inlineShadow(c hipsys.Checks) bool {
+	return c&(hipsys.CheckMemory|hipsys.CheckInit) != 0 && c&hipsys.CheckRace == 0 && shadowReady()
 }
 
 // instrumented reports whether checks c need every access instrumented (all but

@@ -244,11 +244,13 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	checks, options := takeChecks(options)
 	opt, user := compilerFlags(options)
 	file := sourceName(name)
+	// instr are the checks the code is instrumented for (check.go's instrumentedFor).
+	instr := instrumentedFor(checks, source, headers, user)
 	// codegen are the flags that decide the code, paths aside.
 	codegen := append(append([]string{}, baseFlags(opt)...), "-DCUBEHIP_WARP_SIZE="+strconv.Itoa(WarpSize))
 	codegen = append(codegen, extraFlags()...)
 	if checks != 0 {
-		codegen = append(codegen, checkFlags(checks)...)
+		codegen = append(codegen, checkFlags(instr)...)
 	}
 	// The flags that decide what the preprocessor keeps: every compile flag but the
 	// modes, which the scan decides next and which change nothing in the user's lines.
@@ -265,7 +267,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 	}
 	prog := scanLive(source, live, len(exprs) > 0)
 	if checks != 0 {
-		prog.check(checks)
+		prog.check(instr)
 	}
 	prog.exprs = exprs
 	// Implicit warp-synchronous code would run with wrong results (warpsync.go): refused.
@@ -307,7 +309,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		args = append(args, user...)
 		// The precompiled part first: GCC loads a precompiled header only as the first include.
 		args = append(args, "-include", filepath.Join(prelude, pchHeader), "-include", filepath.Join(prelude, "cubehip_prelude.h"))
-		if instrumented(checks) {
+		if instrumented(instr) {
 			// Compiled here, linked below without the sanitizer's runtime (check.go).
 			return append(args, "-c", "-o", "kernel.o", file)
 		}
@@ -331,7 +333,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		cmd.Stdout, cmd.Stderr = &out, &out
 		runErr = cmd.Run()
 	}
-	if runErr == nil && instrumented(checks) {
+	if runErr == nil && instrumented(instr) {
 		link := append([]string{}, tc.argv[1:]...)
 		link = append(link, linkFlags()...)
 		link = append(link, "-o", "kernel.so", "-x", "none", "kernel.o")
@@ -358,7 +360,7 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		im.flags |= flagBarrier
 	}
 	im.flags |= uint32(checks) << flagChecksShift
-	if inlineShadow(checks) {
+	if inlineShadow(instr) {
 		im.flags |= flagShadow
 	}
 	for _, e := range prog.entries {
