@@ -52,11 +52,12 @@ import (
 )
 
 // The checker (cubehip_check.h says what the kernel's side does). A module compiled with
-// the option CheckOption(c) is instrumented: under memcheck alone, AddressSanitizer's
-// inline shadow check asks the prelude's judge only about accesses to poisoned memory
-// (shadow.go); under initcheck or racecheck, GCC's ThreadSanitizer instrumentation makes
-// every load, store and atomic a call of the prelude's callbacks. No sanitizer runtime is
-// linked: the callbacks are it. They judge an access against the launch's table of device memory (CheckRegion, from the cpu
+// the option CheckOption(c) is instrumented: under memcheck and initcheck,
+// AddressSanitizer's inline shadow check asks the prelude's judge only about accesses to
+// poisoned memory (shadow.go); under racecheck, where the code can reach shared memory,
+// GCC's ThreadSanitizer instrumentation makes every load, store and atomic a call of the
+// prelude's callbacks (instrumentedFor). No sanitizer runtime is linked: the callbacks
+// are it. They judge an access against the launch's table of device memory (CheckRegion, from the cpu
 // platform's allocations: each with redzones around it and kept after its release for a
 // while, so an access past a buffer or through a released one lands in memory that is
 // nobody's). Its barrier entries run as fibers, its entries keep the thread-local

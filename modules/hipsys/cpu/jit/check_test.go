@@ -287,7 +287,7 @@ extern "C" __global__ void warpsum(const float* in, float* out) {
 	require.Contains(t, []int{9, 10, 11}, r.OtherLine, "%v", r)
 }
 
-// memcheck alone reads the inline shadow: a read one float past a static __shared__
+// memcheck reads the inline shadow: a read one float past a static __shared__
 // array, inside the page the arena made read-write for it, and one past the dynamic
 // buffer (whose end is the arena's guard page: reported, then faulting) are reported with
 // the thread, the variable, the offset and the line; the fixed twin is clean.

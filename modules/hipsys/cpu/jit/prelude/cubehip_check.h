@@ -1,15 +1,18 @@
 /* cubehip_check.h: the kernel checker's side in a checked module (-DCUBEHIP_CHECK=bits;
- * check.go). The module is compiled with GCC's -fsanitize=thread (function entries left
- * alone) and linked without its runtime, so every load and store the compiler emits calls
- * one of the __tsan_{read,write}{1,2,4,8,16} functions below with its address, and every
- * atomic builtin one of the __tsan_atomic functions: ThreadSanitizer's interface, whose
- * runtime is these functions. (AddressSanitizer's merges a store into the load before it
- * at one address, which initcheck and racecheck cannot have: a read-modify-write of shared
- * memory is exactly the access a race is made of.)
- * memcheck alone is compiled with AddressSanitizer's inline shadow check instead
- * (-DCUBEHIP_CHECK_SHADOW, jit/shadow.go): a kernel calls the __asan_report functions
- * below only for an access whose shadow is poisoned, and the alignment sanitizer's
- * handler only for a misaligned one; both ask the same judge.
+ * check.go). Under racecheck the module is compiled with GCC's -fsanitize=thread (function
+ * entries left alone) and linked without its runtime, so every load and store the
+ * compiler emits calls one of the __tsan_{read,write}{1,2,4,8,16} functions below with its
+ * address, and every atomic builtin one of the __tsan_atomic functions: ThreadSanitizer's
+ * interface, whose runtime is these functions. (AddressSanitizer's merges a store into the
+ * load before it at one address, which racecheck cannot have: a read-modify-write of
+ * shared memory is exactly the access a race is made of.)
+ * Without racecheck, memcheck and initcheck are compiled with AddressSanitizer's inline
+ * shadow check instead (-DCUBEHIP_CHECK_SHADOW, jit/shadow.go): a kernel calls the
+ * __asan_report functions below only for an access whose shadow is poisoned, and the
+ * alignment sanitizer's handler (memcheck) only for a misaligned one; both ask the same
+ * judge. A store merged into its load is then not seen: initcheck marks what a
+ * read-modify-write of unwritten memory stores no more than it did (the read is
+ * reported).
  * Each access is checked against the launch's table of device memory (cubehip_check_ctx,
  * set by the jit before a checked launch and cleared after it); what is wrong is written
  * into the context's report array, with the thread and the return address, which the jit
