@@ -267,7 +267,7 @@ template <class F> __attribute__((always_inline)) inline void each_thread_from(c
 		const long long __cubehip_first = (first), __cubehip_step = (step);                                          \
 		const auto __cubehip_region = [&]([[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] const int __cubehip_t) \
 		                                  __attribute__((always_inline)) -> void {                                    \
-			if constexpr (CUBEHIP_TLS_BUILTINS) ::threadIdx = threadIdx;
+			if constexpr (CUBEHIP_TLS_BUILTINS) *::cubehip::thread_slot() = threadIdx;
 #define CUBEHIP_REGION_END                                   \
 	}                                                        \
 	;                                                        \
