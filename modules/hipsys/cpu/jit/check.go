@@ -112,7 +112,10 @@ func takeChecks(options []string) (hipsys.Checks, []string) {
 // of them on the stack or in globals (a kernel's locals and the module's variables are
 // not device memory the table covers).
 func checkFlags(c hipsys.Checks) []string {
-	flags := []string{"-g", fmt.Sprintf("-DCUBEHIP_CHECK=%d", uint8(c))}
+	// A thread loop turned into one memcpy or memset (GCC's loop distribution) would be
+	// one access of the whole range, by whichever thread the loop began with: each thread's
+	// access stays its own.
+	flags := []string{"-g", fmt.Sprintf("-DCUBEHIP_CHECK=%d", uint8(c)), "-fno-tree-loop-distribute-patterns"}
 	switch {
 	case inlineShadow(c):
 		flags = append(flags, fmt.Sprintf("-DCUBEHIP_CHECK_SHADOW=%#xull", uint64(shadowOffset)),
@@ -129,7 +132,11 @@ func checkFlags(c hipsys.Checks) []string {
 			flags = append(flags, "-fsanitize-recover=kernel-address")
 		}
 	case instrumented(c):
-		flags = append(flags, "-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0")
+		// GCC instruments for ThreadSanitizer after it vectorizes: a vectorized thread
+		// loop's access would be one access of many threads' elements, by whichever
+		// thread the thread-local index names then. Each thread's accesses stay its own.
+		flags = append(flags, "-fsanitize=thread", "--param", "tsan-instrument-func-entry-exit=0",
+			"-fno-tree-vectorize", "-fno-tree-slp-vectorize")
 	}
 	return flags
 }

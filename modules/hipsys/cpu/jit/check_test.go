@@ -360,3 +360,65 @@ extern "C" __global__ void edge(float* out, int k) {
 		require.Equal(t, int64(128), reps.Reports[0].Offset)
 	}
 }
+
+// Barrier kernels run as regions under synccheck and racecheck too (their barriers are
+// where one thread loop ends): a thread that returned before a barrier the others reach
+// is reported with the barrier's line, a race between two threads of one region with
+// both, and atomics on shared memory stay atomic (no race); the fixed twins run clean.
+func TestCheckedRegions(t *testing.T) {
+	const early = `
+extern "C" __global__ void early(const float* in, float* out, int n) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  if (t >= n) return;
+  s[t] = in[t];
+  __syncthreads();
+  out[t] = s[n - 1 - t];
+}`
+	f := checked(t, early, "early", hipsys.CheckSync)
+	pin, in, rin := region(t, 64)
+	pout, out, rout := region(t, 64)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	run := func(f *jit.Function, n int32) error {
+		var args hipsys.KernelArgs
+		args.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout)).I32(n)
+		return f.LaunchChecked(hipsys.Dim3{X: 2, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rin, rout})
+	}
+	require.NoError(t, run(f, 64), "no thread returns")
+	reps := reportsOf(t, run(f, 48))
+	r := reps.Reports[0]
+	require.Equal(t, "synccheck", r.Check, "%v", reps)
+	require.Equal(t, 7, r.Line, "%+v", r)
+	require.Equal(t, uint32(0), r.Thread.X)
+	require.Equal(t, uint32(48), r.OtherThread.X, "the first thread that returned")
+	require.Equal(t, 2, reps.Total, "one report per block: %v", reps.Reports)
+
+	const hist = `
+extern "C" __global__ void hist(const float* in, float* out) {
+  __shared__ float bins[4];
+  int t = threadIdx.x;
+  if (t < 4) bins[t] = 0;
+  __syncthreads();
+  atomicAdd(&bins[t % 4], in[t]);
+  __syncthreads();
+  if (t < 4) out[t] = bins[t];
+}`
+	h := checked(t, hist, "hist", hipsys.CheckRace|hipsys.CheckSync)
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout))
+	require.NoError(t, h.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rin, rout}))
+	for b := range 4 {
+		want := float32(0)
+		for i := b; i < 64; i += 4 {
+			want += float32(i)
+		}
+		require.Equal(t, want, out[b])
+	}
+	// A plain update in place of the atomic races between the threads of one region.
+	racy := checked(t, strings.Replace(hist, "atomicAdd(&bins[t % 4], in[t]);", "bins[t % 4] += in[t];", 1), "hist", hipsys.CheckRace)
+	reps = reportsOf(t, racy.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rin, rout}))
+	require.Equal(t, "racecheck", reps.Reports[0].Check, "%v", reps)
+	require.Equal(t, "bins", reps.Reports[0].Shared)
+}

@@ -21,6 +21,7 @@ type program struct {
 	tlsBuiltins bool     // threadIdx & co. are named outside entry bodies (builtinsOutside)
 	checked     bool     // compiled for the checker (check)
 	noRegions   bool     // plan runs barrier entries as fibers, never regions (check)
+	keepAtomics bool     // regions keep shared-memory atomics atomic (racecheck must see them as atomics)
 	rewritten   string   // the source with bodies and shared rewritten, line numbers unchanged
 	src         string   // the source scanned: the user's, or it with helpers inlined (inline.go)
 	orig        string   // the user's source when src inlined helpers ("" otherwise)
@@ -230,7 +231,7 @@ func (p *program) plan(src string, toks []token, why string) {
 				b.why = "a checked module runs its barriers as fibers"
 			}
 		default:
-			e, reason := formRegions(src, toks, b.openTok, b.closeTok, b.params, macros)
+			e, reason := formRegions(src, toks, b.openTok, b.closeTok, b.params, macros, p.keepAtomics)
 			if reason == "" {
 				b.mode, regionEdits[i] = modeRegions, e
 				continue
@@ -726,16 +727,23 @@ func applyEdits(src string, edits []edit) string {
 	return b.String()
 }
 
-// check makes the program a checked one (check.go): under racecheck or synccheck, barrier
-// entries run as fibers, whose barriers are real meetings; the thread-local
-// threadIdx is kept current in every entry, for the reports to name the thread; the tail
-// records each entry's parameter names.
+// check makes the program a checked one (check.go): under racecheck or synccheck, entries
+// with warp functions run as fibers, whose meetings are real; the thread-local threadIdx
+// is kept current in every entry, for the reports to name the thread; the tail records
+// each entry's parameter names.
 func (p *program) check(checks hipsys.Checks) {
 	// Regions keep the thread-local threadIdx current as fibers do, and run a block's
 	// accesses as its threads would: memcheck and initcheck judge them as well there.
-	// Racecheck needs each barrier's generation and synccheck each barrier's meeting,
-	// which only fibers have.
-	if p.regions() && checks&(hipsys.CheckRace|hipsys.CheckSync) != 0 {
+	// A region's barrier is where one thread loop ends and the next begins, and it calls
+	// the checker there (CUBEHIP_REGION_BARRIER): racecheck's next generation, and
+	// synccheck's threads that returned while the others go on to it. A barrier behind a
+	// thread-dependent condition never forms regions (regions.go), so no other synccheck
+	// finding can arise in them. Warp functions meet per warp, which only fibers show the
+	// checker. Under racecheck an atomic on shared memory stays atomic (regions make it a
+	// plain update otherwise), or it would race with itself.
+	fibers := checks&(hipsys.CheckRace|hipsys.CheckSync) != 0 && p.warps
+	atomics := checks&hipsys.CheckRace != 0
+	if p.regions() && (fibers || atomics) {
 		// Planned again without regions, from the user's own source (helpers not
 		// inlined), as fallBack does; entries without barriers stay loops.
 		if p.orig != "" {
@@ -746,10 +754,10 @@ func (p *program) check(checks hipsys.Checks) {
 			q.tlsBuiltins = q.tlsBuiltins || p.tlsBuiltins
 			*p = *q
 		}
-		p.noRegions = true
+		p.noRegions, p.keepAtomics = fibers, atomics
 		p.plan(p.src, tokenize(p.src), "")
 	}
-	p.noRegions = checks&(hipsys.CheckRace|hipsys.CheckSync) != 0
+	p.noRegions, p.keepAtomics = fibers, atomics
 	p.checked, p.tlsBuiltins = true, true
 }
 

@@ -138,13 +138,17 @@ type regionForm struct {
 	nshfl    int        // shuffles so far
 	live     bool       // the body returns: threads carry a live flag
 	pred     int        // the slot of the thread-dependent if the regions are in (predicated), -1 outside
+	// keepAtomics leaves atomics on shared memory atomic (a checked module's, under
+	// racecheck), where they otherwise become plain updates.
+	keepAtomics bool
 	why      string     // why the body cannot be transformed ("" while it can)
 }
 
 // formRegions returns the edits that turn the body (tokens between open and close, the
 // braces' indices) into regions, or why it cannot.
-func formRegions(src string, toks []token, open, close int, params []string, macros map[string]bool) ([]edit, string) {
-	f := &regionForm{src: src, toks: toks, lo: open + 1, hi: close, params: map[string]bool{}, locals: map[string]bool{}, macros: macros, pred: -1}
+func formRegions(src string, toks []token, open, close int, params []string, macros map[string]bool, keepAtomics bool) ([]edit, string) {
+	f := &regionForm{src: src, toks: toks, lo: open + 1, hi: close, params: map[string]bool{}, locals: map[string]bool{}, macros: macros, pred: -1,
+		keepAtomics: keepAtomics}
 	for _, p := range params {
 		f.params[p] = true
 	}

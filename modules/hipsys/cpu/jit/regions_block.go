@@ -130,7 +130,7 @@ func (f *regionForm) branch(s *stmt) {
 		f.seq(s.items, s.last, f.toks[s.last].start)
 	case stBarrier:
 		// Still a statement: the body of the if or loop around it.
-		f.replace(s.first, s.last, ";")
+		f.replace(s.first, s.last, f.barrierText())
 	default:
 		f.insert(f.toks[s.first].start, "{ ")
 		end := f.toks[s.last].end

@@ -57,10 +57,10 @@ func (f *regionForm) seq(items []*stmt, closeTok, closeAt int) {
 		switch {
 		case s.kind == stBarrier:
 			if start >= 0 {
-				f.replace(s.first, s.last, f.closeText())
+				f.replace(s.first, s.last, f.closeText()+f.barrierText())
 				closeRegion(k)
 			} else {
-				f.replace(s.first, s.last, "")
+				f.replace(s.first, s.last, f.barrierText())
 			}
 		case s.kind == stSimple && s.shfl:
 			// A shuffle reads what every lane of the warp posted: the statement's value
@@ -288,6 +288,17 @@ func (f *regionForm) openText() string {
 
 func (f *regionForm) closeText() string { return " } CUBEHIP_REGION_END " }
 
+// barrierText is what a barrier becomes between two regions: the checker's hook, at the
+// barrier's own line, with the threads' live flags where the body returns (nothing in an
+// unchecked module: cubehip_regions.h).
+func (f *regionForm) barrierText() string {
+	live := "nullptr"
+	if f.live {
+		live = "__cubehip_live"
+	}
+	return " CUBEHIP_REGION_BARRIER(__LINE__, " + live + "); "
+}
+
 // regionStmt checks and rewrites a statement that runs per thread inside a region.
 func (f *regionForm) regionStmt(s *stmt) {
 	if f.escapes(s, false, false) {
@@ -299,7 +310,7 @@ func (f *regionForm) regionStmt(s *stmt) {
 			// One OS thread runs the block's threads one after another: an atomic on
 			// the block's shared memory races with nothing, and a plain update is the
 			// same, many times cheaper than a locked one.
-			if v := f.lookup(f.toks[k+3].text); v != nil && v.shared {
+			if v := f.lookup(f.toks[k+3].text); v != nil && v.shared && !f.keepAtomics {
 				f.replace(k, k, "::cubehip::plain::"+f.toks[k].text)
 			}
 		}

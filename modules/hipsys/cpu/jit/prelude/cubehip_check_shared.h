@@ -73,7 +73,8 @@ CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint
 	                                      uint64_t(::blockIdx.z) * ::gridDim.x * ::gridDim.y);
 	if (key != s->key) s->key = key, s->blocks++;
 	fibers* f = *current_slot();
-	const uint64_t gen = uint64_t(s->blocks) << 32 | (f != nullptr ? f->epoch : 0);
+	/* A fiber counts its block's barriers; regions count them on the OS thread. */
+	const uint64_t gen = uint64_t(s->blocks) << 32 | uint32_t(f != nullptr ? f->epoch : b->epoch);
 	const uint64_t i0 = a - base;
 	for (uint32_t k = 0; k < n; k++) {
 		const uint64_t i = i0 + k;
@@ -126,6 +127,52 @@ CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint
 		}
 	}
 	return true;
+}
+} // namespace cubehip
+
+namespace cubehip {
+/* The threads of the block whose exit a region barrier has reported (synccheck), and the
+ * block they are of. */
+CUBEHIP_HIDDEN __thread uint64_t check_exited_key;
+
+/* A barrier of a block running as regions (CUBEHIP_REGION_BARRIER, at the end of one
+ * thread loop and before the next): racecheck's next generation; for synccheck, a thread
+ * that returned (live, where the body returns) while others go on to this barrier, which
+ * a GPU's barrier would wait for in vain. Each exit is reported at the first barrier
+ * after it, as fibers report it at the end of its generation. line is the barrier's. */
+CUBEHIP_NO_CHECK inline void check_region_barrier(unsigned line, const unsigned char* live) {
+	cubehip_check_ctx* c = check_ctx;
+	if (c == nullptr) return;
+	block_ctx* b = block();
+	b->epoch++;
+	if (!(c->checks & 4u) || live == nullptr) return;
+	const unsigned bx = b->bdim.x, by = b->bdim.y, n = bx * by * b->bdim.z;
+	/* The block: the thread-local blockIdx, which a block range's loop keeps current (the
+	 * context's bid is the range's first). */
+	const uint64_t key = c->serial << 40 ^ (uint64_t(::blockIdx.x) + uint64_t(::blockIdx.y) * ::gridDim.x +
+	                                      uint64_t(::blockIdx.z) * ::gridDim.x * ::gridDim.y);
+	if (key != check_exited_key) {
+		check_exited_key = key;
+		for (unsigned t = 0; t < n; t++) check_exited[t] = 0;
+	}
+	unsigned waiting = n, exited = n;
+	for (unsigned t = 0; t < n; t++) {
+		if (live[t]) {
+			if (waiting == n) waiting = t;
+		} else if (!check_exited[t]) {
+			check_exited[t] = 1;
+			if (exited == n) exited = t;
+		}
+	}
+	if (waiting == n || exited == n) return;
+	const uint3 saved = ::threadIdx;
+	::threadIdx = uint3{waiting % bx, waiting / bx % by, waiting / (bx * by)};
+	cubehip_check_report* rep = check_claim(c);
+	::threadIdx = saved;
+	if (rep == nullptr) return;
+	rep->kind = CUBEHIP_CHECK_EXITED, rep->addr = 0, rep->size = 0, rep->write = 0, rep->region = -1, rep->name = nullptr;
+	rep->pc = line, rep->pc2 = 0;
+	rep->thread2[0] = exited % bx, rep->thread2[1] = exited / bx % by, rep->thread2[2] = exited / (bx * by);
 }
 } // namespace cubehip
 

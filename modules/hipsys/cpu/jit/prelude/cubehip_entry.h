@@ -68,6 +68,9 @@ struct block_ctx {
 	char* shared;
 	char* dyn;
 	uint64_t static_size, dyn_size;
+	/* Barriers the OS thread's regions passed (a checked module's: racecheck's generation
+	 * where no fiber counts them, cubehip_check_shared.h). */
+	uint64_t epoch;
 };
 CUBEHIP_HIDDEN __thread block_ctx ctx_tls;
 CUBEHIP_HIDDEN __attribute__((const, noinline)) inline block_ctx* block() { return &ctx_tls; }
@@ -77,6 +80,16 @@ CUBEHIP_HIDDEN __attribute__((const, noinline)) inline block_ctx* block() { retu
  * (docs/benchmarks.md, "Kernel checker (2026-12-05)"). */
 CUBEHIP_HIDDEN __attribute__((const, noinline)) inline uint3* thread_slot() { return &::threadIdx; }
 CUBEHIP_HIDDEN __attribute__((const, noinline)) inline uint3* block_slot() { return &::blockIdx; }
+/* After a thread loop stores the thread-local index: in a module checked through
+ * ThreadSanitizer's calls, which GCC adds after its loop optimizations, nothing in the
+ * loop reads the index when those run, and they would move the store out of the loop (a
+ * report would name the loop's last thread); a compiler barrier keeps one per thread. The
+ * inline shadow's calls are there before, and hold the store in place themselves. */
+#if defined(CUBEHIP_CHECK) && !defined(CUBEHIP_CHECK_SHADOW)
+#define CUBEHIP_INDEX_STORED() asm volatile("" ::: "memory")
+#else
+#define CUBEHIP_INDEX_STORED() ((void)0)
+#endif
 /* The launch the OS thread is running blocks of: the grid's barrier (grid_group::sync)
  * is reached through it. */
 CUBEHIP_HIDDEN __thread const cubehip_launch* launch_tls;
@@ -497,7 +510,7 @@ template <int Off = 0, class F> __attribute__((always_inline)) inline void threa
 			for (unsigned y = 0; y < bdim.y; y++)
 				for (int s = s0; s < s1; s++) {
 					const uint3 t{unsigned(s - Off) - base, y, z};
-					if constexpr (CUBEHIP_TLS_BUILTINS) *tls = t;
+					if constexpr (CUBEHIP_TLS_BUILTINS) { *tls = t; CUBEHIP_INDEX_STORED(); }
 					F f = body;
 					f(bid, t);
 				}
@@ -507,7 +520,7 @@ template <int Off = 0, class F> __attribute__((always_inline)) inline void threa
 		for (unsigned y = 0; y < bdim.y; y++)
 			for (unsigned x = 0; x < bdim.x; x++) {
 				const uint3 t{x, y, z};
-				if constexpr (CUBEHIP_TLS_BUILTINS) *tls = t;
+				if constexpr (CUBEHIP_TLS_BUILTINS) { *tls = t; CUBEHIP_INDEX_STORED(); }
 				F f = body;
 				f(bid, t);
 			}
@@ -518,7 +531,7 @@ template <int Off = 0, class F> __attribute__((always_inline)) inline void threa
 template <class F> __attribute__((always_inline)) inline void each_block(const block_ctx& c, const F& f) {
 	uint3 bid = c.bid;
 	for (uint64_t k = 0; k < c.count; k++) {
-		if constexpr (CUBEHIP_TLS_BUILTINS) *block_slot() = bid;
+		if constexpr (CUBEHIP_TLS_BUILTINS) { *block_slot() = bid; CUBEHIP_INDEX_STORED(); }
 		CUBEHIP_CHECK_BLOCK();
 		f(bid);
 		if (++bid.x == c.gdim.x) {

@@ -16,6 +16,14 @@
 #define CUBEHIP_MAX_SLOTS 64
 #endif
 
+/* A barrier between two regions (regions.go's barrierText): the checker's hook in a
+ * checked module (cubehip_check_shared.h), nothing otherwise. */
+#ifdef CUBEHIP_CHECK
+#define CUBEHIP_REGION_BARRIER(line, live) ::cubehip::check_region_barrier((line), (live))
+#else
+#define CUBEHIP_REGION_BARRIER(line, live) ((void)0)
+#endif
+
 namespace cubehip {
 /* Per-thread slots of the block an OS thread runs: slot i's array, kept and grown across
  * blocks and launches (a block's threads have no values left in it once the block ends),
@@ -267,7 +275,7 @@ template <class F> __attribute__((always_inline)) inline void each_thread_from(c
 		const long long __cubehip_first = (first), __cubehip_step = (step);                                          \
 		const auto __cubehip_region = [&]([[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] const int __cubehip_t) \
 		                                  __attribute__((always_inline)) -> void {                                    \
-			if constexpr (CUBEHIP_TLS_BUILTINS) *::cubehip::thread_slot() = threadIdx;
+			if constexpr (CUBEHIP_TLS_BUILTINS) { *::cubehip::thread_slot() = threadIdx; CUBEHIP_INDEX_STORED(); }
 #define CUBEHIP_REGION_END                                   \
 	}                                                        \
 	;                                                        \
