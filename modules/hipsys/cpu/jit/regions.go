@@ -141,7 +141,7 @@ type regionForm struct {
 	// keepAtomics leaves atomics on shared memory atomic (a checked module's, under
 	// racecheck), where they otherwise become plain updates.
 	keepAtomics bool
-	why      string     // why the body cannot be transformed ("" while it can)
+	why         string // why the body cannot be transformed ("" while it can)
 }
 
 // formRegions returns the edits that turn the body (tokens between open and close, the
