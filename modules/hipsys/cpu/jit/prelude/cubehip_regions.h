@@ -273,9 +273,10 @@ template <class F> __attribute__((always_inline)) inline void each_thread_from(c
 #define CUBEHIP_REGION_FROM(first, step)                                                                              \
 	{                                                                                                                 \
 		const long long __cubehip_first = (first), __cubehip_step = (step);                                          \
+		[[maybe_unused]] uint3* const __cubehip_tslot = CUBEHIP_TLS_BUILTINS ? ::cubehip::thread_slot() : nullptr;   \
 		const auto __cubehip_region = [&]([[maybe_unused]] const uint3 threadIdx, [[maybe_unused]] const int __cubehip_t) \
 		                                  __attribute__((always_inline)) -> void {                                    \
-			if constexpr (CUBEHIP_TLS_BUILTINS) { *::cubehip::thread_slot() = threadIdx; CUBEHIP_INDEX_STORED(); }
+			if constexpr (CUBEHIP_TLS_BUILTINS) ::cubehip::store_index(__cubehip_tslot, threadIdx);
 #define CUBEHIP_REGION_END                                   \
 	}                                                        \
 	;                                                        \
