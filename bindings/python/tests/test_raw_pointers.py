@@ -161,3 +161,25 @@ def test_cuda_array_interface_off_nvidia_is_refused(dev, fill):
         __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0x1000, False), "version": 3}
 
     _refused(fill, Foreign(), "__cuda_array_interface__", dev.platform)
+
+
+@pytest.mark.parametrize("library", ["cupy", "torch"])
+def test_another_librarys_array_as_a_pointer_on_nvidia(dev, fill, library):
+    """On nvidia a CuPy array or a PyTorch tensor passed for a pointer parameter is imported
+    for the launch (its __cuda_array_interface__) and written in place; its own library
+    reads what the kernel wrote."""
+    if dev.platform != "nvidia":
+        pytest.skip("__cuda_array_interface__ is CUDA memory: the nvidia platform's")
+    lib = pytest.importorskip(library)
+    if library == "cupy":
+        x = lib.zeros(64, dtype=lib.float32)
+    else:
+        if not lib.cuda.is_available():
+            pytest.skip("PyTorch sees no CUDA device")
+        x = lib.zeros(64, dtype=lib.float32, device="cuda")
+    fill(4, x, np.float32(6), 40)
+    dev.sync()
+    got = lib.asnumpy(x) if library == "cupy" else x.cpu().numpy()
+    want = np.zeros(64, np.float32)
+    want[:40] = 6
+    np.testing.assert_array_equal(got, want)

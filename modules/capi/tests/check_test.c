@@ -28,10 +28,14 @@ int main(void) {
 	cubehip_device_options o = {.size = sizeof o, .check = "memcheck,synccheck", .cache_dir = "-"};
 	cubehip_device dev;
 	cubehip_status st = cubehip_device_open(platform, 0, &o, &dev);
-	if (platform != NULL && strcmp(platform, "cpu") != 0) {
+	/* A GPU platform, named or the default on a machine with one, refuses the check and says
+	 * to run on the cpu device. */
+	int gpu = platform != NULL && strcmp(platform, "cpu") != 0;
+	if (platform == NULL && st == CUBEHIP_ERROR_INVALID_ARGUMENT && strstr(cubehip_last_error(), "cpu device") != NULL) gpu = 1;
+	if (gpu) {
 		EXPECT(st == CUBEHIP_ERROR_INVALID_ARGUMENT && strstr(cubehip_last_error(), "cpu device") != NULL,
 		       "a GPU platform must refuse a check: %d %s", st, cubehip_last_error());
-		printf("check_test: checks passed (refused on %s)\n", platform);
+		printf("check_test: checks passed (refused on %s)\n", platform != NULL ? platform : "the default platform");
 		return 0;
 	}
 	OK(st);
