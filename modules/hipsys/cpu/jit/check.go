@@ -120,10 +120,18 @@ func checkFlags(c hipsys.Checks) []string {
 	case inlineShadow(c):
 		flags = append(flags, fmt.Sprintf("-DCUBEHIP_CHECK_SHADOW=%#xull", uint64(shadowOffset)),
 			"-fsanitize=kernel-address", fmt.Sprintf("-fasan-shadow-offset=%#x", uint64(shadowOffset)),
-			// Every check inline, however many accesses a function has; none on the stack
-			// or in globals, whose redzones would need a runtime that registers them.
+			// Every check inline, however many accesses a function has; none in globals,
+			// whose redzones would need a runtime that registers them.
 			"--param", "asan-instrumentation-with-call-threshold=1000000000",
-			"--param", "asan-stack=0", "--param", "asan-globals=0", "--param", "asan-use-after-return=0")
+			"--param", "asan-globals=0", "--param", "asan-use-after-return=0")
+		if c&hipsys.CheckMemory != 0 {
+			// Local arrays get redzones, marked and cleared inline by each frame's prologue
+			// and epilogue (AddressSanitizer's stack magics; fault.c clears what a fault
+			// leaves): an index past one reaches the judge.
+			flags = append(flags, "--param", "asan-stack=1")
+		} else {
+			flags = append(flags, "--param", "asan-stack=0")
+		}
 		if c&hipsys.CheckMemory != 0 {
 			// The shadow knows no alignment: a misaligned access, which faults on a GPU, is
 			// the alignment sanitizer's (inline too), reported to the same judge.
@@ -216,6 +224,7 @@ const (
 	reportRaceWAR    = 9
 	reportRaceWAW    = 10
 	reportSharedInit = 11
+	reportLocalOOB   = 12
 )
 
 // LaunchChecked is Launch (LaunchCooperative with coop) of a checked module's kernel,
@@ -368,6 +377,8 @@ func (f *Function) report(r C.cubehip_go_check_report, regions []CheckRegion, ow
 		out.Check, out.What = "racecheck", "shared memory race: write of what another thread wrote with no barrier between"
 	case reportSharedInit:
 		out.Check, out.What = "initcheck", "uninitialized shared read: no thread of the block wrote these bytes"
+	case reportLocalOOB:
+		out.Check, out.What = "memcheck", "local array out of bounds: past a variable of the thread's own"
 	default:
 		out.Check, out.What = "check", fmt.Sprintf("report kind %d", r.kind)
 	}

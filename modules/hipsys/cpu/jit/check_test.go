@@ -422,3 +422,61 @@ extern "C" __global__ void hist(const float* in, float* out) {
 	require.Equal(t, "racecheck", reps.Reports[0].Check, "%v", reps)
 	require.Equal(t, "bins", reps.Reports[0].Shared)
 }
+
+// memcheck judges a thread's local arrays too: an index past one is reported with the
+// thread and the line (its redzone marked by the kernel's own frame); the fixed twin is
+// clean, and so is a kernel run on the same stack after one whose trap cut its frame
+// short, its redzones still marked (fault.c clears them; a later frame's prologue also
+// rewrites the marks of its own variables).
+func TestInlineMemcheckLocalArrays(t *testing.T) {
+	runtime.LockOSThread() // one-block launches run on the calling thread: the same stack
+	defer runtime.UnlockOSThread()
+	const src = `
+extern "C" __global__ void local(const float* in, float* out, int k) {
+  float a[16];
+  for (int i = 0; i < 16; i++) a[i] = in[i] * threadIdx.x;
+  out[threadIdx.x] = a[(threadIdx.x + k) % 17];
+}
+extern "C" __global__ void deep(const float* in, float* out) {
+  volatile float b[256];
+  for (int i = 0; i < 256; i++) b[i] = in[i % 16];
+  float s = 0;
+  for (int i = 0; i < 256; i++) s += b[i];
+  out[threadIdx.x] = s;
+}
+extern "C" __global__ void cut(const float* in, float* out) {
+  volatile float c[40];
+  for (int i = 0; i < 40; i++) c[i] = in[i % 16];
+  if (c[3] == in[3]) __trap();
+  out[threadIdx.x] = c[5];
+}`
+	f := checked(t, src, "local", hipsys.CheckMemory)
+	pin, in, rin := region(t, 64)
+	pout, _, rout := region(t, 64)
+	for i := range in {
+		in[i] = 1
+	}
+	run := func(f *jit.Function, args *hipsys.KernelArgs) error {
+		return f.LaunchChecked(hipsys.Dim3{X: 1, Y: 1, Z: 1}, hipsys.Dim3{X: 16, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rin, rout})
+	}
+	var args hipsys.KernelArgs
+	args.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout)).I32(0)
+	require.NoError(t, run(f, &args), "indices 0 to 15")
+	args = hipsys.KernelArgs{}
+	args.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout)).I32(1)
+	reps := reportsOf(t, run(f, &args))
+	require.Equal(t, 1, reps.Total, "thread 15 reads a[16]: %v", reps.Reports)
+	r := reps.Reports[0]
+	require.Equal(t, "memcheck", r.Check)
+	require.Contains(t, r.What, "local array")
+	require.Equal(t, uint32(15), r.Thread.X)
+	require.Equal(t, 5, r.Line, "%+v", r)
+
+	deep, cut := checked(t, src, "deep", hipsys.CheckMemory), checked(t, src, "cut", hipsys.CheckMemory)
+	var two hipsys.KernelArgs
+	two.Ptr(hipsys.DevicePtr(pin)).Ptr(hipsys.DevicePtr(pout))
+	for range 3 {
+		require.Error(t, run(cut, &two), "the trap ends it")
+		require.NoError(t, run(deep, &two), "no mark of the cut frame is read as the new one's")
+	}
+}

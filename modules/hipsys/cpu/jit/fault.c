@@ -225,6 +225,43 @@ void cubehip_faults_install(int on) {
 	pthread_mutex_unlock(&mu);
 }
 
+/* The checker's inline shadow offset (jit/shadow.go sets it once reserved; 0 none). */
+uint64_t cubehip_shadow_offset;
+
+/* Clears the shadow of [lo, hi), memory of stacks. */
+static void shadow_clear(uint64_t lo, uint64_t hi, uint64_t off) {
+	if (hi <= lo) return;
+	const uint64_t page = 4096, slo = (lo >> 3) + off, shi = (hi >> 3) + off;
+	const uint64_t plo = (slo + page - 1) & ~(page - 1), phi = shi & ~(page - 1);
+	if (phi > plo) {
+		memset((void*)slo, 0, plo - slo);
+		madvise((void*)plo, phi - plo, MADV_DONTNEED);
+		memset((void*)phi, 0, shi - phi);
+	} else {
+		memset((void*)slo, 0, shi - slo);
+	}
+}
+
+/* After a fault ended a range of blocks: a checked kernel's frames that the jump cut short
+ * leave their local arrays' redzones marked in the shadow (their epilogues clear them,
+ * and never ran), where the next checked kernel on this stack would read them as its own.
+ * The thread's stack below this frame and the arena's fiber stacks are cleared: unmarked
+ * memory is never reported, so clearing too much only forgets. */
+static void forget_stack_marks(cubehip_arena* arena) {
+	const uint64_t off = __atomic_load_n(&cubehip_shadow_offset, __ATOMIC_RELAXED);
+	if (off == 0) return;
+	pthread_attr_t at;
+	void* lo;
+	size_t size;
+	if (pthread_getattr_np(pthread_self(), &at) == 0) {
+		if (pthread_attr_getstack(&at, &lo, &size) == 0)
+			shadow_clear((uint64_t)lo, (uint64_t)__builtin_frame_address(0), off);
+		pthread_attr_destroy(&at);
+	}
+	if (arena != NULL && arena->base != NULL)
+		shadow_clear((uint64_t)arena->base, (uint64_t)arena->base + (uint64_t)CUBEHIP_MAX_THREADS * CUBEHIP_FIBER_STACK, off);
+}
+
 int cubehip_guarded(cubehip_entry_fn fn, const cubehip_launch* launch, uint64_t first, uint64_t end,
                     cubehip_arena* arena, cubehip_stop* stop, cubehip_fault* f) {
 	if (!atomic_load_explicit(&enabled, memory_order_relaxed)) return fn(launch, first, end, arena);
@@ -236,6 +273,7 @@ int cubehip_guarded(cubehip_entry_fn fn, const cubehip_launch* launch, uint64_t 
 	/* No mask saved (0): on_signal restores the kernel's own before it jumps. */
 	if (sigsetjmp(g.env, 0)) {
 		if (me) atomic_store(&me->running, NULL);
+		forget_stack_marks(arena);
 		f->first = first;
 		f->end = end;
 		return CUBEHIP_FAULTED;

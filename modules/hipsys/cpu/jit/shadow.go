@@ -53,6 +53,8 @@ static void cubehip_shadow_written(uint64_t base, uint64_t size, const unsigned 
 		if (all) *(unsigned char*)((g >> 3) + shadow) = g + 8 <= end ? 0 : (unsigned char)(end - g);
 	}
 }
+// fault.c's: where a fault clears the marks of the frames it cut short (0: no shadow).
+extern uint64_t cubehip_shadow_offset;
 */
 import "C"
 
@@ -107,7 +109,7 @@ const (
 	// Poison values, AddressSanitizer's: a redzone around a heap block, a freed block.
 	shadowRedzone   = 0xfa
 	shadowFreed     = 0xfd
-	shadowUnwritten = 0xf1 // initcheck: a granule of a buffer with bytes nothing wrote
+	shadowUnwritten = 0xe1 // initcheck: a granule of a buffer with bytes nothing wrote (not a stack magic: 0xf1-0xf8)
 )
 
 var shadow struct {
@@ -127,6 +129,7 @@ func shadowReady() bool {
 			return
 		}
 		shadow.ok.Store(true)
+		C.cubehip_shadow_offset = shadowOffset // fault.c clears cut-short frames' marks from now on
 	})
 	return shadow.ok.Load()
 }

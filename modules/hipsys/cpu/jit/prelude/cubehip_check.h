@@ -66,6 +66,7 @@ enum {
 	CUBEHIP_CHECK_RACE_WAR = 9,  /* write of what another thread read in the same generation */
 	CUBEHIP_CHECK_RACE_WAW = 10, /* write of what another thread wrote in the same generation */
 	CUBEHIP_CHECK_SHARED_UNINIT = 11,
+	CUBEHIP_CHECK_LOCAL_OOB = 12, /* a local array's redzone (inline memcheck) */
 };
 
 typedef struct cubehip_check_report {
@@ -137,13 +138,34 @@ CUBEHIP_NO_CHECK inline void shadow_written(uint64_t base, uint64_t size, const 
 }
 #endif
 
+/* An access outside device memory: shared memory's (cubehip_check_shared.h), else, under
+ * inline memcheck, a local array's redzone, which the kernel's own frames mark
+ * (AddressSanitizer's stack magics: left, middle and right of a frame's variables, and a
+ * variable out of scope). */
+CUBEHIP_NO_CHECK inline void check_other(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic) {
+	if (check_shared(c, a, n, write, pc, atomic)) return;
+#ifdef CUBEHIP_CHECK_SHADOW
+	if (!(c->checks & 1u)) return;
+	bool local = false;
+	for (uint64_t g = a & ~uint64_t(7); g < a + n && !local; g += 8) {
+		const unsigned char v = *reinterpret_cast<const unsigned char*>((g >> 3) + CUBEHIP_CHECK_SHADOW);
+		local = v == 0xf1 || v == 0xf2 || v == 0xf3 || v == 0xf5 || v == 0xf8;
+	}
+	if (!local) return;
+	cubehip_check_report* rep = check_claim(c);
+	if (rep == nullptr) return;
+	rep->kind = CUBEHIP_CHECK_LOCAL_OOB, rep->addr = a, rep->size = n, rep->write = write;
+	rep->region = -1, rep->pc = uint64_t(pc), rep->pc2 = 0, rep->name = nullptr, rep->name_off = 0;
+#endif
+}
+
 CUBEHIP_NO_CHECK inline void check_access(uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic = false) {
 	cubehip_check_ctx* c = check_ctx;
 	if (c == nullptr) return;
 	/* Device memory first, from the table alone: the shared side needs the block's
 	 * context, a thread-local, which costs a call on every access. */
 	if (a < c->lo || a >= c->hi) {
-		check_shared(c, a, n, write, pc, atomic);
+		check_other(c, a, n, write, pc, atomic);
 		return;
 	}
 	/* The last region starting at or below a. */
@@ -155,7 +177,7 @@ CUBEHIP_NO_CHECK inline void check_access(uint64_t a, uint32_t n, uint32_t write
 	}
 	const cubehip_check_region* r = &c->regions[lo];
 	if (a < r->lo || a >= r->hi) {
-		check_shared(c, a, n, write, pc, atomic);
+		check_other(c, a, n, write, pc, atomic);
 		return;
 	}
 	uint32_t kind = 0;

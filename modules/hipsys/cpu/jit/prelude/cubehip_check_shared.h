@@ -179,7 +179,7 @@ CUBEHIP_NO_CHECK inline void check_region_barrier(unsigned line, const unsigned 
 #ifdef CUBEHIP_CHECK_SHADOW
 namespace cubehip {
 constexpr unsigned char shadow_shared_oob = 0xf9; /* outside the block's windows */
-constexpr unsigned char shadow_unwritten = 0xf1;  /* initcheck: not written yet (jit/shadow.go) */
+constexpr unsigned char shadow_unwritten = 0xe1;  /* initcheck: not written yet (jit/shadow.go) */
 
 /* Sets the inline shadow of the granules [lo, hi) (multiples of 8) to v. */
 CUBEHIP_NO_CHECK inline void shadow_fill(uint64_t lo, uint64_t hi, unsigned char v) {
