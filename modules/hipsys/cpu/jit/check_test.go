@@ -2,6 +2,8 @@ package jit_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -479,4 +481,15 @@ extern "C" __global__ void cut(const float* in, float* out) {
 		require.Error(t, run(cut, &two), "the trap ends it")
 		require.NoError(t, run(deep, &two), "no mark of the cut frame is read as the new one's")
 	}
+}
+
+// Kernel checks are GCC's instrumentation: a clang toolchain is refused with the way out.
+func TestChecksRefuseAClangToolchain(t *testing.T) {
+	dir := t.TempDir()
+	clang := filepath.Join(dir, "clang++")
+	require.NoError(t, os.WriteFile(clang, []byte("#!/bin/sh\necho 'clang version 19.1.7'\n"), 0o755))
+	t.Setenv("CXX", clang)
+	_, log, err := jit.NewCompiler(t.TempDir()).Compile(overrunSrc, "overrun.hip", nil, []string{jit.CheckOption(hipsys.CheckMemory)})
+	require.Error(t, err)
+	require.Contains(t, log, "set $CXX to g++")
 }

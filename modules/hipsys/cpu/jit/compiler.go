@@ -242,6 +242,14 @@ func (c *Compiler) build(tc *toolchain, source, name string, headers []header, o
 		}
 	}
 	checks, options := takeChecks(options)
+	if checks != 0 && strings.Contains(tc.identity, "clang") {
+		// The checker's instrumentation is GCC's (its flags and the runtime interface the
+		// prelude implements; clang's alignment sanitizer, run before it vectorizes, would
+		// also cost the vectorized loops its AddressSanitizer keeps: docs/benchmarks.md,
+		// "Kernel checker (2026-12-05)").
+		why := "kernel checks compile with GCC: set $CXX to g++ (it is " + tc.argv[0] + ")"
+		return nil, why, hipsys.NewRTCError("cpu", callCompile, hipsys.RTCErrorCompilation, why)
+	}
 	opt, user := compilerFlags(options)
 	file := sourceName(name)
 	// instr are the checks the code is instrumented for (check.go's instrumentedFor).

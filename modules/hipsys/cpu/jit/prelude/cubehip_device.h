@@ -37,9 +37,11 @@ inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 /* Clang's non-temporal load and store (HIP code streams with them), which GCC does not
  * have: a hint that the data will not be reused soon, here a plain access. The stored
  * value converts to the pointee's type, as clang's builtin converts it. */
+#ifndef __clang__
 template <class T> inline T __builtin_nontemporal_load(const T* p) { return *p; }
 template <class T> inline T __builtin_nontemporal_load(const volatile T* p) { return *p; }
 template <class T, class U> inline void __builtin_nontemporal_store(U v, T* p) { *p = T(v); }
+#endif
 
 /* ---- min/max: CUDA and HIP give the global namespace overloads for every pair of
  * arithmetic types, with the usual conversions. */

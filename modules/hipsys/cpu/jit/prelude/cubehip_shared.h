@@ -108,7 +108,8 @@ size_t shared_slot<T, Tag>::offset = shared_register(&shared_slot<T, Tag>::offse
 
 template <class T, class Tag> __attribute__((always_inline)) inline T& shared_ref() {
 	void* p = block()->shared + shared_slot<T, Tag>::offset;
-	return *static_cast<T*>(__builtin_assume_aligned(p, shared_align(sizeof(T), alignof(T))));
+	constexpr size_t align = shared_align(sizeof(T), alignof(T));
+	return *static_cast<T*>(__builtin_assume_aligned(p, align));
 }
 
 /* The running block's dynamic shared buffer, 64-byte aligned (runner.c). */
