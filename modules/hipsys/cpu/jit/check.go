@@ -29,7 +29,10 @@ typedef struct {
 	uint32_t cap;
 	uint32_t count;
 	uint64_t serial;
+	const uint64_t *arena_min, *arena_max;
 } cubehip_go_check_ctx;
+
+extern uint64_t cubehip_arena_min, cubehip_arena_max;
 
 static void cubehip_call_check_set(void* fn, cubehip_go_check_ctx* c) { ((void (*)(cubehip_go_check_ctx*))fn)(c); }
 */
@@ -279,6 +282,8 @@ func (f *Function) LaunchChecked(grid, block hipsys.Dim3, sharedMem uint32, para
 	ctx.lo, ctx.hi = C.uint64_t(lo), C.uint64_t(hi)
 	ctx.reports, ctx.cap = reps, MaxCheckReports
 	ctx.serial = C.uint64_t(launchSerial.Add(1))
+	// SAFETY: runner.c's globals live as long as the process.
+	ctx.arena_min, ctx.arena_max = &C.cubehip_arena_min, &C.cubehip_arena_max
 
 	m.checkMu.Lock()
 	// SAFETY: ctx and what it points to are C memory that outlives the launch; the module

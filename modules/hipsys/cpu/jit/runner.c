@@ -95,6 +95,20 @@ typedef struct shared_arena {
 } shared_arena;
 static __thread shared_arena sha;
 
+/* The lowest and the highest address of every thread's arena mapping, guards included
+ * (runner.h): the checker's first test of a shared access, before it looks up the
+ * running thread's own arena. They only widen, once per thread's first arena. */
+uint64_t cubehip_arena_min = UINT64_MAX, cubehip_arena_max = 0;
+
+static void arena_bounds(uint64_t lo, uint64_t hi) {
+	uint64_t old = __atomic_load_n(&cubehip_arena_min, __ATOMIC_RELAXED);
+	while (lo < old && !__atomic_compare_exchange_n(&cubehip_arena_min, &old, lo, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+	}
+	old = __atomic_load_n(&cubehip_arena_max, __ATOMIC_RELAXED);
+	while (hi > old && !__atomic_compare_exchange_n(&cubehip_arena_max, &old, hi, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+	}
+}
+
 static size_t page_size(void) {
 	static atomic_size_t page;
 	size_t p = atomic_load_explicit(&page, memory_order_relaxed);
@@ -120,6 +134,7 @@ static int shared_prepare(cubehip_arena* a, const launch_shared* ls) {
 		if (base == MAP_FAILED) return -1;
 		sha.lo = base + SHARED_GUARD;
 		sha.hi = sha.lo + span;
+		arena_bounds((uint64_t)base, (uint64_t)base + span + 2 * SHARED_GUARD);
 	}
 	size_t s = page_round(ls->static_size), d = page_round(ls->dyn_size);
 	if (s != sha.s) {

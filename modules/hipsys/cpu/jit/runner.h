@@ -21,6 +21,8 @@ int cubehip_run(void* entry, const void* buf, uint32_t len, const uint32_t* offs
 #define CUBEHIP_MISUSED (-2)
 /* Threads a large launch runs on: the pool's workers plus the caller. */
 int cubehip_pool_threads(void);
+/* The span of every shared arena's mapping so far (runner.c), for the checker. */
+extern uint64_t cubehip_arena_min, cubehip_arena_max;
 
 void* cubehip_dlopen(const char* path, char* err, int errlen);
 void* cubehip_dlsym(void* h, const char* name);

@@ -86,6 +86,10 @@ typedef struct cubehip_check_ctx {
 	uint32_t cap;
 	uint32_t count;  /* reports seen, atomically; the first cap are in reports */
 	uint64_t serial; /* the launch's number: a block's shared records start afresh */
+	/* Every shared arena's mapping lies in [*arena_min, *arena_max) (the runner's; they
+	 * only widen): an address outside is no block's shared memory, known without the
+	 * thread-local lookup of the running block's arena. */
+	const uint64_t *arena_min, *arena_max;
 } cubehip_check_ctx;
 }
 

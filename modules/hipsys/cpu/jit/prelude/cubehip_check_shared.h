@@ -33,6 +33,7 @@ CUBEHIP_HIDDEN __thread shared_records* check_sh;
 CUBEHIP_NO_CHECK inline unsigned linear_thread(uint3 t) { return t.x + t.y * ::blockDim.x + t.z * ::blockDim.x * ::blockDim.y; }
 
 CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic) {
+	if (a < __atomic_load_n(c->arena_min, __ATOMIC_RELAXED) || a >= __atomic_load_n(c->arena_max, __ATOMIC_RELAXED)) return false;
 	const block_ctx* b = block();
 	const uint64_t base = uint64_t(b->shared);
 	if (base == 0 || a + check_shared_guard < base || a >= base + check_shared_span + check_shared_guard) return false;

@@ -90,12 +90,12 @@ CUBEHIP_HIDDEN __attribute__((const, noinline)) inline uint3* block_slot() { ret
 #else
 #define CUBEHIP_INDEX_STORED() ((void)0)
 #endif
-/* Stores an index into its thread-local (store_index(thread_slot(), t)). Under the inline
- * shadow the store is an asm's, which the instrumentation does not see: a shadow check of
- * the runtime's own thread-local, per thread and region, cost a memcheck of a barrier
- * kernel half its time (docs/benchmarks.md, "Kernel checker (2026-12-05)"). */
+/* Stores an index into its thread-local (store_index(thread_slot(), t)). In a checked
+ * module the store is an asm's, which no instrumentation sees: a check (or, under
+ * racecheck, a call) of the runtime's own thread-local per thread and region, more of
+ * them than the kernel's own accesses in a barrier kernel's regions. */
 __attribute__((always_inline)) inline void store_index(uint3* p, uint3 v) {
-#ifdef CUBEHIP_CHECK_SHADOW
+#ifdef CUBEHIP_CHECK
 	asm("movl %1, %0" : "=m"(p->x) : "r"(v.x));
 	asm("movl %1, %0" : "=m"(p->y) : "r"(v.y));
 	asm("movl %1, %0" : "=m"(p->z) : "r"(v.z));
