@@ -307,15 +307,22 @@ func (p *program) fallBack(why string) {
 	if !p.regions() {
 		return
 	}
-	if p.orig != "" {
-		q := scanSource(p.orig, p.live, p.cxx)
-		q.exprs = p.exprs
-		q.barrier = q.barrier || p.barrier
-		q.warps = q.warps || p.warps
-		q.tlsBuiltins = q.tlsBuiltins || p.tlsBuiltins
-		*p = *q
-	}
+	p.rescan()
 	p.plan(p.src, tokenize(p.src), why)
+}
+
+// rescan scans the user's own source again (helpers no longer inlined), for plan to run
+// over, keeping what the headers and options added to the modes.
+func (p *program) rescan() {
+	if p.orig == "" {
+		return
+	}
+	q := scanSource(p.orig, p.live, p.cxx)
+	q.exprs = p.exprs
+	q.barrier = q.barrier || p.barrier
+	q.warps = q.warps || p.warps
+	q.tlsBuiltins = q.tlsBuiltins || p.tlsBuiltins
+	*p = *q
 }
 
 // regions reports whether any entry runs as regions.
@@ -744,16 +751,8 @@ func (p *program) check(checks hipsys.Checks) {
 	fibers := checks&(hipsys.CheckRace|hipsys.CheckSync) != 0 && p.warps
 	atomics := checks&hipsys.CheckRace != 0
 	if p.regions() && (fibers || atomics) {
-		// Planned again without regions, from the user's own source (helpers not
-		// inlined), as fallBack does; entries without barriers stay loops.
-		if p.orig != "" {
-			q := scanSource(p.orig, p.live, p.cxx)
-			q.exprs = p.exprs
-			q.barrier = q.barrier || p.barrier
-			q.warps = q.warps || p.warps
-			q.tlsBuiltins = q.tlsBuiltins || p.tlsBuiltins
-			*p = *q
-		}
+		// Planned again from the user's own source, as fallBack does.
+		p.rescan()
 		p.noRegions, p.keepAtomics = fibers, atomics
 		p.plan(p.src, tokenize(p.src), "")
 	}

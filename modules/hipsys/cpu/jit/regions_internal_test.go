@@ -8,9 +8,12 @@ import (
 )
 
 // EntryModes is how each entry of src runs: "loop", "regions", or "fiber: " and why.
-func EntryModes(src string) map[string]string {
+func EntryModes(src string) map[string]string { return modesOf(scan(src)) }
+
+// modesOf is how each entry of p runs, as EntryModes says it.
+func modesOf(p *program) map[string]string {
 	modes := map[string]string{}
-	for _, b := range scan(src).bodies {
+	for _, b := range p.bodies {
 		switch b.mode {
 		case modeLoop:
 			modes[b.name] = "loop"
