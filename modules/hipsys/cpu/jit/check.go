@@ -118,7 +118,10 @@ func checkFlags(c hipsys.Checks) []string {
 	// A thread loop turned into one memcpy or memset (GCC's loop distribution) would be
 	// one access of the whole range, by whichever thread the loop began with: each thread's
 	// access stays its own.
-	flags := []string{"-g", fmt.Sprintf("-DCUBEHIP_CHECK=%d", uint8(c)), "-fno-tree-loop-distribute-patterns"}
+	// The judge reads several of the module's thread-locals on every access it is called
+	// for: from one base (a __tls_get_addr call per judge call, not one per variable).
+	flags := []string{"-g", fmt.Sprintf("-DCUBEHIP_CHECK=%d", uint8(c)), "-fno-tree-loop-distribute-patterns",
+		"-ftls-model=local-dynamic"}
 	switch {
 	case inlineShadow(c):
 		flags = append(flags, fmt.Sprintf("-DCUBEHIP_CHECK_SHADOW=%#xull", uint64(shadowOffset)),

@@ -234,6 +234,42 @@ func TestCheckedSharedRace(t *testing.T) {
 	require.Equal(t, []float32{64, 64}, out)
 }
 
+// Blocks run one after another on an OS thread keep their shared records apart: a block's
+// first region writes what the block before read in its last (no barrier between them,
+// yet no race: they are different blocks), and a block reads shared memory only block 0
+// wrote (unwritten for every other block). Either goes wrong if a block's start is missed
+// (check_block).
+func TestCheckedBlocksApart(t *testing.T) {
+	const src = `
+extern "C" __global__ void mirror(float* out, int writers) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  if (blockIdx.x < writers) s[t] = t;
+  __syncthreads();
+  out[blockIdx.x * 64 + t] = s[63 - t];
+}`
+	const blocks = 64
+	pout, out, rout := region(t, blocks*64)
+	run := func(f *jit.Function, writers int32) error {
+		var args hipsys.KernelArgs
+		args.Ptr(hipsys.DevicePtr(pout)).I32(writers)
+		return f.LaunchChecked(hipsys.Dim3{X: blocks, Y: 1, Z: 1}, hipsys.Dim3{X: 64, Y: 1, Z: 1}, 0, args.Buffer(), args.Offsets(), false, []jit.CheckRegion{rout})
+	}
+	race := checked(t, src, "mirror", hipsys.CheckRace)
+	require.NoError(t, run(race, blocks))
+	require.Equal(t, float32(63), out[64*blocks-64])
+
+	for _, c := range []hipsys.Checks{hipsys.CheckInit, hipsys.CheckInit | hipsys.CheckRace} {
+		f := checked(t, src, "mirror", c)
+		reps := reportsOf(t, run(f, 1))
+		r := reps.Reports[0]
+		require.Equal(t, "initcheck", r.Check, "%v", reps)
+		require.Equal(t, "s", r.Shared)
+		require.NotEqual(t, uint32(0), r.Block.X, "block 0 wrote what it read")
+		require.Equal(t, 64*(blocks-1), reps.Total, "every thread of every other block reads one unwritten float")
+	}
+}
+
 // memcheck and initcheck of shared memory: past the block's shared memory, and a read of
 // shared memory no thread of the block wrote, each naming the variable.
 func TestCheckedSharedBoundsAndInit(t *testing.T) {

@@ -43,7 +43,10 @@
  *    block with them runs. */
 #pragma once
 
-/* The checker's own code is never instrumented, whichever instrumentation the module has. */
+/* The checker's own code is never instrumented, whichever instrumentation the module has;
+ * a judge's entry stays a call (the kernel's code stays small), and what it calls on every
+ * access is inlined into it (CUBEHIP_UNCHECKED). */
+#define CUBEHIP_UNCHECKED __attribute__((no_sanitize("thread", "address", "kernel-address", "alignment")))
 #define CUBEHIP_NO_CHECK __attribute__((no_sanitize("thread", "address", "kernel-address", "alignment"), noinline))
 
 extern "C" {
@@ -106,10 +109,10 @@ CUBEHIP_NO_CHECK inline cubehip_check_report* check_claim(cubehip_check_ctx* c) 
 }
 
 /* The shared-memory side (cubehip_check_shared.h, at the end of the prelude). */
-CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic);
+CUBEHIP_UNCHECKED inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic);
 /* The shared arena's shadow for a block's windows (inline memcheck; cubehip_check_shared.h). */
 CUBEHIP_NO_CHECK inline void check_arena(const cubehip_arena* a);
-/* A block's start, for initcheck's shared windows (inline; cubehip_check_shared.h). */
+/* A block's start: its shared records, and initcheck's shared windows (cubehip_check_shared.h). */
 CUBEHIP_NO_CHECK inline void check_block();
 
 #ifdef CUBEHIP_CHECK_SHADOW
@@ -146,7 +149,7 @@ CUBEHIP_NO_CHECK inline void shadow_written(uint64_t base, uint64_t size, const 
  * inline memcheck, a local array's redzone, which the kernel's own frames mark
  * (AddressSanitizer's stack magics: left, middle and right of a frame's variables, and a
  * variable out of scope). */
-CUBEHIP_NO_CHECK inline void check_other(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic) {
+CUBEHIP_UNCHECKED inline void check_other(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic) {
 	if (check_shared(c, a, n, write, pc, atomic)) return;
 #ifdef CUBEHIP_CHECK_SHADOW
 	if (!(c->checks & 1u)) return;

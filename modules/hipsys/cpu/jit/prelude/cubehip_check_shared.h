@@ -18,113 +18,146 @@ constexpr uint64_t check_shared_guard = uint64_t(1) << 20;
 constexpr uint16_t no_tid = 0xffff;
 constexpr uint64_t check_shared_span = (uint64_t(CUBEHIP_MAX_SHARED) + 4095) / 4096 * 4096 + 2 * 4096;
 
+/* The records: racecheck's are a generation and a thread packed in one word (record), the
+ * generation being the OS thread's dense count g of (block, barrier epoch) pairs its
+ * accesses met, so that one compare tells whether a byte was touched in this generation
+ * and by whom. Invariants: g only grows, and a new block or barrier epoch always moves
+ * it (advance); a record whose generation is not g is from an earlier generation and
+ * never a race; g stays below 2^48 (records are cleared and g starts over before). */
+constexpr uint64_t check_gen_limit = uint64_t(1) << 48;
 struct shared_records {
-	uint64_t key;    /* the block these records are of: launch serial and block index */
-	uint32_t blocks; /* blocks begun on this OS thread, the generations' high half */
-	uint64_t wgen[check_shared_span], rgen[check_shared_span];
-	/* A generation's first two readers of a byte (rtid2 no_tid: one so far), so that a
-	 * thread's write after its own read still meets another thread's earlier read. */
-	uint16_t wtid[check_shared_span], rtid[check_shared_span], rtid2[check_shared_span];
+	uint32_t blocks;      /* blocks begun on this OS thread (check_block), initcheck's marks */
+	uint32_t seen_blocks; /* the block and epoch g stands for */
+	uint64_t seen_epoch;
+	uint64_t g;
+	uint64_t w[check_shared_span], r[check_shared_span]; /* record(g, thread) of the last write, the first read */
+	/* A generation's second reader of a byte (no_tid: one so far), so that a thread's
+	 * write after its own read still meets another thread's earlier read. */
+	uint16_t r2[check_shared_span];
 	uint64_t wpc[check_shared_span], rpc[check_shared_span], rpc2[check_shared_span];
 	uint32_t init[check_shared_span]; /* the block (blocks) that wrote it; 0 none */
 };
 CUBEHIP_HIDDEN __thread shared_records* check_sh;
 
-CUBEHIP_NO_CHECK inline unsigned linear_thread(uint3 t) { return t.x + t.y * ::blockDim.x + t.z * ::blockDim.x * ::blockDim.y; }
+CUBEHIP_UNCHECKED constexpr uint64_t record(uint64_t g, unsigned t) { return g << 16 | t; }
 
-CUBEHIP_NO_CHECK inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic) {
+/* The generation of an access in the block's barrier epoch ep. */
+CUBEHIP_UNCHECKED inline uint64_t advance(shared_records* s, uint64_t ep) {
+	if (ep != s->seen_epoch || s->blocks != s->seen_blocks) {
+		if (++s->g == check_gen_limit) {
+			memset(s->w, 0, sizeof s->w), memset(s->r, 0, sizeof s->r);
+			s->g = 1;
+		}
+		s->seen_epoch = ep, s->seen_blocks = s->blocks;
+	}
+	return s->g;
+}
+
+/* A report of the shared access [a, a+n) of thread t: the variable it falls in, and the
+ * other thread and its access's return address for a race. Cold: only findings get here. */
+__attribute__((no_sanitize("thread", "address", "kernel-address", "alignment"), noinline, cold)) inline void
+shared_report(cubehip_check_ctx* c, const block_ctx* b, uint64_t a, uint32_t n, uint32_t write, void* pc, uint32_t kind,
+              unsigned other, uint64_t opc) {
+	cubehip_check_report* rep = check_claim(c);
+	if (rep == nullptr) return;
+	const uint64_t base = uint64_t(b->shared), dyn = uint64_t(b->dyn);
+	rep->kind = kind, rep->addr = a, rep->size = n, rep->write = write, rep->region = -1;
+	rep->pc = uint64_t(pc), rep->pc2 = opc, rep->name = "", rep->name_off = int64_t(a - dyn);
+	const unsigned bx = b->bdim.x, by = b->bdim.y;
+	rep->thread2[0] = other % bx, rep->thread2[1] = other / bx % by, rep->thread2[2] = other / (bx * by);
+	if (a < dyn || b->dyn_size == 0) {
+		/* The static variable at or before the address, among this kernel's. */
+		unsigned nv = 0;
+		const cubehip_shared_var* vars = cubehip_shared_vars(&nv);
+		const uint64_t off = a - base;
+		const cubehip_shared_var* best = nullptr;
+		for (unsigned i = 0; i < nv; i++)
+			if (vars[i].offset <= off && (best == nullptr || vars[i].offset > best->offset)) best = &vars[i];
+		if (best != nullptr) rep->name = best->name, rep->name_off = int64_t(off - best->offset);
+		else rep->name = "", rep->name_off = int64_t(off);
+	}
+}
+
+/* Judges an access if it is shared memory's (reporting it true): the thread-locals it needs
+ * are the module's, reached from one base (-ftls-model=local-dynamic, check.go), and only a
+ * finding leaves this function. */
+CUBEHIP_UNCHECKED inline bool check_shared(cubehip_check_ctx* c, uint64_t a, uint32_t n, uint32_t write, void* pc, bool atomic) {
 	if (a < __atomic_load_n(c->arena_min, __ATOMIC_RELAXED) || a >= __atomic_load_n(c->arena_max, __ATOMIC_RELAXED)) return false;
-	const block_ctx* b = block();
+	const block_ctx* b = &ctx_tls;
 	const uint64_t base = uint64_t(b->shared);
 	if (base == 0 || a + check_shared_guard < base || a >= base + check_shared_span + check_shared_guard) return false;
 	const uint64_t dyn = uint64_t(b->dyn);
+	const unsigned t = ::threadIdx.x + b->bdim.x * (::threadIdx.y + b->bdim.y * ::threadIdx.z);
 	const bool in_static = a >= base && a + n <= base + b->static_size;
 	const bool in_dyn = b->dyn_size > 0 && a >= dyn && a + n <= dyn + b->dyn_size;
-	auto report = [&](uint32_t kind, unsigned other, uint64_t opc) {
-		cubehip_check_report* rep = check_claim(c);
-		if (rep == nullptr) return;
-		rep->kind = kind, rep->addr = a, rep->size = n, rep->write = write, rep->region = -1;
-		rep->pc = uint64_t(pc), rep->pc2 = opc, rep->name = "", rep->name_off = int64_t(a - dyn);
-		const unsigned bx = ::blockDim.x, by = ::blockDim.y;
-		rep->thread2[0] = other % bx, rep->thread2[1] = other / bx % by, rep->thread2[2] = other / (bx * by);
-		if (a < dyn || b->dyn_size == 0) {
-			/* The static variable at or before the address, among this kernel's. */
-			unsigned nv = 0;
-			const cubehip_shared_var* vars = cubehip_shared_vars(&nv);
-			const uint64_t off = a - base;
-			const cubehip_shared_var* best = nullptr;
-			for (unsigned i = 0; i < nv; i++)
-				if (vars[i].offset <= off && (best == nullptr || vars[i].offset > best->offset)) best = &vars[i];
-			if (best != nullptr) rep->name = best->name, rep->name_off = int64_t(off - best->offset);
-			else rep->name = "", rep->name_off = int64_t(off);
-		}
-	};
 	if (!in_static && !in_dyn) {
-		if (c->checks & 1u) report(CUBEHIP_CHECK_SHARED_OOB, linear_thread(::threadIdx), 0);
+		if (c->checks & 1u) shared_report(c, b, a, n, write, pc, CUBEHIP_CHECK_SHARED_OOB, t, 0);
 		return true;
 	}
 	if (!(c->checks & (2u | 8u))) return true;
-	const unsigned t = linear_thread(::threadIdx);
 	shared_records* s = check_sh;
-	if (s == nullptr) {
+	if (__builtin_expect(s == nullptr, 0)) {
 		s = check_sh = static_cast<shared_records*>(calloc(1, sizeof(shared_records)));
 		if (s == nullptr) return true;
+		s->blocks = 1;
 	}
-	const uint64_t key = c->serial << 40 ^ (uint64_t(::blockIdx.x) + uint64_t(::blockIdx.y) * ::gridDim.x +
-	                                      uint64_t(::blockIdx.z) * ::gridDim.x * ::gridDim.y);
-	if (key != s->key) s->key = key, s->blocks++;
-	fibers* f = *current_slot();
-	/* A fiber counts its block's barriers; regions count them on the OS thread. */
-	const uint64_t gen = uint64_t(s->blocks) << 32 | uint32_t(f != nullptr ? f->epoch : b->epoch);
 	const uint64_t i0 = a - base;
-	for (uint32_t k = 0; k < n; k++) {
-		const uint64_t i = i0 + k;
-		if ((c->checks & 2u) && (!write || atomic) && s->init[i] != s->blocks) {
-			report(CUBEHIP_CHECK_SHARED_UNINIT, t, 0);
-			for (uint32_t j = 0; j < n; j++) s->init[i0 + j] = s->blocks; /* once per access */
-			break;
+	if (c->checks & 2u) {
+		if (!write || atomic) {
+			for (uint32_t k = 0; k < n; k++)
+				if (s->init[i0 + k] != s->blocks) {
+					shared_report(c, b, a, n, write, pc, CUBEHIP_CHECK_SHARED_UNINIT, t, 0);
+					for (uint32_t j = 0; j < n; j++) s->init[i0 + j] = s->blocks; /* once per access */
+					break;
+				}
 		}
-	}
-	for (uint32_t k = 0; write && k < n; k++) s->init[i0 + k] = s->blocks;
+		if (write) {
+			for (uint32_t k = 0; k < n; k++) s->init[i0 + k] = s->blocks;
 #ifdef CUBEHIP_CHECK_SHADOW
-	if (write && (c->checks & 2u)) {
-		/* initcheck's poison lifted from each granule the block has now written whole
-		 * (check_block poisons the windows again for the next block). */
-		const uint64_t ws = in_static ? base : dyn, we = in_static ? base + b->static_size : dyn + b->dyn_size;
-		for (uint64_t g = a & ~uint64_t(7); g < a + n; g += 8) {
-			const uint64_t b0 = g < ws ? ws : g, b1 = g + 8 < we ? g + 8 : we;
-			bool all = true;
-			for (uint64_t x = b0; x < b1 && all; x++) all = s->init[x - base] == s->blocks;
-			if (all) *reinterpret_cast<unsigned char*>((g >> 3) + CUBEHIP_CHECK_SHADOW) = g + 8 <= we ? 0 : (unsigned char)(we - g);
+			/* initcheck's poison lifted from each granule the block has now written whole
+			 * (check_block poisons the windows again for the next block). */
+			const uint64_t ws = in_static ? base : dyn, we = in_static ? base + b->static_size : dyn + b->dyn_size;
+			for (uint64_t g = a & ~uint64_t(7); g < a + n; g += 8) {
+				const uint64_t b0 = g < ws ? ws : g, b1 = g + 8 < we ? g + 8 : we;
+				bool all = true;
+				for (uint64_t x = b0; x < b1 && all; x++) all = s->init[x - base] == s->blocks;
+				if (all) *reinterpret_cast<unsigned char*>((g >> 3) + CUBEHIP_CHECK_SHADOW) = g + 8 <= we ? 0 : (unsigned char)(we - g);
+			}
+#endif
 		}
 	}
-#endif
 	if (!(c->checks & 8u) || atomic) return true;
+	/* A fiber counts its block's barriers; regions count them on the OS thread. */
+	const fibers* f = current;
+	const uint64_t g = advance(s, f != nullptr ? f->epoch : b->epoch);
+	const uint64_t me = record(g, t);
 	for (uint32_t k = 0; k < n; k++) {
 		const uint64_t i = i0 + k;
+		const uint64_t w = s->w[i], r = s->r[i];
 		if (write) {
-			if (s->wgen[i] == gen && s->wtid[i] != t) {
-				report(CUBEHIP_CHECK_RACE_WAW, s->wtid[i], s->wpc[i]);
+			if (w >> 16 == g && w != me) {
+				shared_report(c, b, a, n, write, pc, CUBEHIP_CHECK_RACE_WAW, unsigned(w & 0xffff), s->wpc[i]);
 				break;
 			}
-			if (s->rgen[i] == gen && (s->rtid[i] != t || s->rtid2[i] != no_tid)) {
-				const bool first = s->rtid[i] != t;
-				report(CUBEHIP_CHECK_RACE_WAR, first ? s->rtid[i] : s->rtid2[i], first ? s->rpc[i] : s->rpc2[i]);
+			if (r >> 16 == g && (r != me || s->r2[i] != no_tid)) {
+				const bool first = r != me;
+				shared_report(c, b, a, n, write, pc, CUBEHIP_CHECK_RACE_WAR, first ? unsigned(r & 0xffff) : s->r2[i],
+				              first ? s->rpc[i] : s->rpc2[i]);
 				break;
 			}
-		} else if (s->wgen[i] == gen && s->wtid[i] != t) {
-			report(CUBEHIP_CHECK_RACE_RAW, s->wtid[i], s->wpc[i]);
+		} else if (w >> 16 == g && w != me) {
+			shared_report(c, b, a, n, write, pc, CUBEHIP_CHECK_RACE_RAW, unsigned(w & 0xffff), s->wpc[i]);
 			break;
 		}
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		const uint64_t i = i0 + k;
 		if (write) {
-			s->wgen[i] = gen, s->wtid[i] = uint16_t(t), s->wpc[i] = uint64_t(pc);
-		} else if (s->rgen[i] != gen) {
-			s->rgen[i] = gen, s->rtid[i] = uint16_t(t), s->rpc[i] = uint64_t(pc), s->rtid2[i] = no_tid;
-		} else if (s->rtid[i] != t && s->rtid2[i] == no_tid) {
-			s->rtid2[i] = uint16_t(t), s->rpc2[i] = uint64_t(pc);
+			s->w[i] = me, s->wpc[i] = uint64_t(pc);
+		} else if (s->r[i] >> 16 != g) {
+			s->r[i] = me, s->rpc[i] = uint64_t(pc), s->r2[i] = no_tid;
+		} else if (s->r[i] != me && s->r2[i] == no_tid) {
+			s->r2[i] = uint16_t(t), s->rpc2[i] = uint64_t(pc);
 		}
 	}
 	return true;
@@ -223,16 +256,25 @@ CUBEHIP_NO_CHECK inline void check_arena(const cubehip_arena* a) {
 	if (a->dyn_size > 0) window(uint64_t(a->dyn), a->dyn_size);
 	m = arena_marks{a->shared, a->dyn, a->static_size, a->dyn_size};
 }
-/* A block begins on this OS thread: under initcheck its shared windows are unwritten
- * again (the judge lifts the poison as the block writes them). */
+} // namespace cubehip
+#endif
+
+namespace cubehip {
+/* A block begins on this OS thread: its shared records' block (racecheck's next
+ * generation, initcheck's marks), and under inline initcheck its shared windows are
+ * unwritten again (the judge lifts the poison as the block writes them). Every block
+ * start of every entry mode comes here (set_block, each_block). */
 CUBEHIP_NO_CHECK inline void check_block() {
 	cubehip_check_ctx* c = check_ctx;
-	if (c == nullptr || !(c->checks & 2u)) return;
+	if (c == nullptr) return;
+	if (check_sh != nullptr) check_sh->blocks++;
+#ifdef CUBEHIP_CHECK_SHADOW
+	if (!(c->checks & 2u)) return;
 	const block_ctx* b = block();
 	if (b->shared == nullptr) return;
 	const uint64_t s = uint64_t(b->shared), d = uint64_t(b->dyn);
 	shadow_fill(s, (s + b->static_size + 7) & ~uint64_t(7), shadow_unwritten);
 	if (b->dyn_size > 0) shadow_fill(d, (d + b->dyn_size + 7) & ~uint64_t(7), shadow_unwritten);
+#endif
 }
 } // namespace cubehip
-#endif

@@ -27,9 +27,12 @@
 #endif
 #ifdef CUBEHIP_CHECK_SHADOW
 #define CUBEHIP_CHECK_ARENA(a) ::cubehip::check_arena(a)
-#define CUBEHIP_CHECK_BLOCK() ::cubehip::check_block()
 #else
 #define CUBEHIP_CHECK_ARENA(a) ((void)0)
+#endif
+#ifdef CUBEHIP_CHECK
+#define CUBEHIP_CHECK_BLOCK() ::cubehip::check_block()
+#else
 #define CUBEHIP_CHECK_BLOCK() ((void)0)
 #endif
 
