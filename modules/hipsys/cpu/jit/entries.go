@@ -757,7 +757,12 @@ func (p *program) check(checks hipsys.Checks) {
 		p.plan(p.src, tokenize(p.src), "")
 	}
 	p.noRegions, p.keepAtomics = fibers, atomics
-	p.checked, p.tlsBuiltins = true, true
+	// Only the access checks' judge reads the thread-local index of the thread it is
+	// called from; synccheck's findings name their threads from the barrier's own records
+	// (check_generation, check_region_barrier), so a module checked for it alone keeps its
+	// thread loops as they are unchecked (vectorized where they were).
+	p.checked = true
+	p.tlsBuiltins = p.tlsBuiltins || checks&^hipsys.CheckSync != 0
 }
 
 // tail is the generated end of the translation unit: a launcher and a signature function

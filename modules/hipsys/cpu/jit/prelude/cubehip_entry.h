@@ -7,6 +7,15 @@
 #ifndef CUBEHIP_TLS_BUILTINS
 #define CUBEHIP_TLS_BUILTINS 1
 #endif
+/* The thread-local blockIdx is kept current where code outside the entry bodies reads it,
+ * and in every checked module: a report names its block from it, and synccheck's records
+ * of a region barrier start afresh with each block (check_region_barrier), also where the
+ * thread index is not kept (a module checked for synccheck alone). */
+#ifdef CUBEHIP_CHECK
+#define CUBEHIP_TLS_BLOCK 1
+#else
+#define CUBEHIP_TLS_BLOCK CUBEHIP_TLS_BUILTINS
+#endif
 /* The module calls warp functions (shuffles, votes, __syncwarp, cooperative groups' tiles):
  * its fiber entries are scheduled warp by warp as well as at barriers. */
 #ifndef CUBEHIP_WARPS
@@ -88,17 +97,22 @@ CUBEHIP_HIDDEN __attribute__((const, noinline)) inline uint3* block_slot() { ret
  * loop reads the index when those run, and they would move the store out of the loop (a
  * report would name the loop's last thread); a compiler barrier keeps one per thread. The
  * inline shadow's calls are there before, and hold the store in place themselves. */
-#if defined(CUBEHIP_CHECK) && !defined(CUBEHIP_CHECK_SHADOW)
+#if defined(CUBEHIP_CHECK) && (CUBEHIP_CHECK & 11)
+#define CUBEHIP_CHECK_ACCESSES 1 /* memcheck, initcheck or racecheck: the accesses are instrumented */
+#else
+#define CUBEHIP_CHECK_ACCESSES 0
+#endif
+#if CUBEHIP_CHECK_ACCESSES && !defined(CUBEHIP_CHECK_SHADOW)
 #define CUBEHIP_INDEX_STORED() asm volatile("" ::: "memory")
 #else
 #define CUBEHIP_INDEX_STORED() ((void)0)
 #endif
-/* Stores an index into its thread-local (store_index(thread_slot(), t)). In a checked
- * module the store is an asm's, which no instrumentation sees: a check (or, under
- * racecheck, a call) of the runtime's own thread-local per thread and region, more of
- * them than the kernel's own accesses in a barrier kernel's regions. */
+/* Stores an index into its thread-local (store_index(thread_slot(), t)). In a module whose
+ * accesses are instrumented the store is an asm's, which no instrumentation sees: a check
+ * (or, under racecheck, a call) of the runtime's own thread-local per thread and region,
+ * more of them than the kernel's own accesses in a barrier kernel's regions. */
 __attribute__((always_inline)) inline void store_index(uint3* p, uint3 v) {
-#ifdef CUBEHIP_CHECK
+#if CUBEHIP_CHECK_ACCESSES
 	asm("movl %1, %0" : "=m"(p->x) : "r"(v.x));
 	asm("movl %1, %0" : "=m"(p->y) : "r"(v.y));
 	asm("movl %1, %0" : "=m"(p->z) : "r"(v.z));
@@ -136,7 +150,7 @@ inline void set_block(unsigned x, unsigned y, unsigned z) {
 	block()->bid = uint3{x, y, z};
 	/* A thread-local store costs a __tls_get_addr call: only when code outside the entry
 	 * bodies reads the globals. */
-	if (CUBEHIP_TLS_BUILTINS) ::blockIdx = uint3{x, y, z};
+	if (CUBEHIP_TLS_BLOCK) ::blockIdx = uint3{x, y, z};
 	CUBEHIP_CHECK_BLOCK();
 }
 
@@ -548,7 +562,7 @@ template <int Off = 0, class F> __attribute__((always_inline)) inline void threa
 template <class F> __attribute__((always_inline)) inline void each_block(const block_ctx& c, const F& f) {
 	uint3 bid = c.bid;
 	for (uint64_t k = 0; k < c.count; k++) {
-		if constexpr (CUBEHIP_TLS_BUILTINS) store_index(block_slot(), bid);
+		if constexpr (CUBEHIP_TLS_BLOCK) store_index(block_slot(), bid);
 		CUBEHIP_CHECK_BLOCK();
 		f(bid);
 		if (++bid.x == c.gdim.x) {
