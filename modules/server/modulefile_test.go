@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -90,4 +91,46 @@ func TestModuleFileOfACacheEntry(t *testing.T) {
 	require.NoError(t, os.WriteFile(renamed, b, 0o644))
 	_, err = server.ReadModuleFile(renamed)
 	assert.ErrorContains(t, err, "damaged, truncated or renamed")
+}
+
+// Code CUDA's own compiler wrote to a file (a cubin, a fatbin, PTX, as a CUDA program's
+// build leaves them) is a module on the nvidia platform: read by its path, its kernel
+// launched by name with the IO given, its __device__ variable written and read by name.
+// The files are nvcc's, on the machine that runs the test.
+func TestModuleFilesOfNvcc(t *testing.T) {
+	d, _ := openDevice(t, server.Options{CacheDir: "-"})
+	if d.Platform() != "nvidia" {
+		t.Skipf("nvcc's files load on the nvidia platform (this is %s)", d.Platform())
+	}
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("no nvcc on this machine")
+	}
+	const src = `
+__device__ float coeffs[4];
+extern "C" __global__ void scale(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = coeffs[i % 4] * x[i];
+}`
+	dir := t.TempDir()
+	cu := filepath.Join(dir, "scale.cu")
+	require.NoError(t, os.WriteFile(cu, []byte(src), 0o644))
+	for _, kind := range []string{"cubin", "fatbin", "ptx"} {
+		t.Run(kind, func(t *testing.T) {
+			path := filepath.Join(dir, "scale."+kind)
+			out, err := exec.Command(nvcc, "-"+kind, "-arch=native", "-o", path, cu).CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			m, err := server.ReadModuleFile(path)
+			require.NoError(t, err)
+			require.True(t, m.IsCode())
+			require.NoError(t, server.WriteGlobalSlice(d.Stream, m, "coeffs", []float32{1, 2, 3, 4}))
+			x, y := upload(t, d.Stream, 1, 1, 1, 1, 2, 2, 2, 2), alloc(t, d.Stream, 32)
+			k := m.Kernel("scale", server.Block(server.Dim3{X: 4}), server.IO(server.Read, server.Write))
+			require.NoError(t, d.Call(k, server.Dim3{X: 2}, x, y, 8))
+			assert.Equal(t, []float32{1, 2, 3, 4, 2, 4, 6, 8}, readFloats(t, d.Stream, y))
+			got, err := server.ReadGlobalSlice[float32](d.Stream, m, "coeffs")
+			require.NoError(t, err)
+			assert.Equal(t, []float32{1, 2, 3, 4}, got)
+		})
+	}
 }
