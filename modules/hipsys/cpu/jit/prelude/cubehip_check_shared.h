@@ -26,8 +26,8 @@ constexpr uint64_t check_shared_span = (uint64_t(CUBEHIP_MAX_SHARED) + 4095) / 4
  * never a race; g stays below 2^48 (records are cleared and g starts over before). */
 constexpr uint64_t check_gen_limit = uint64_t(1) << 48;
 struct shared_records {
-	uint32_t blocks;      /* blocks begun on this OS thread (check_block), initcheck's marks */
-	uint32_t seen_blocks; /* the block and epoch g stands for */
+	uint64_t blocks;      /* blocks begun on this OS thread (check_block), initcheck's marks */
+	uint64_t seen_blocks; /* the block and epoch g stands for */
 	uint64_t seen_epoch;
 	uint64_t g;
 	uint64_t w[check_shared_span], r[check_shared_span]; /* record(g, thread) of the last write, the first read */
@@ -35,7 +35,7 @@ struct shared_records {
 	 * write after its own read still meets another thread's earlier read. */
 	uint16_t r2[check_shared_span];
 	uint64_t wpc[check_shared_span], rpc[check_shared_span], rpc2[check_shared_span];
-	uint32_t init[check_shared_span]; /* the block (blocks) that wrote it; 0 none */
+	uint64_t init[check_shared_span]; /* the block (blocks) that wrote it; 0 none (blocks never wraps) */
 };
 CUBEHIP_HIDDEN __thread shared_records* check_sh;
 
