@@ -97,8 +97,10 @@ CUBEHIP_HIDDEN __attribute__((const, noinline)) inline uint3* block_slot() { ret
  * loop reads the index when those run, and they would move the store out of the loop (a
  * report would name the loop's last thread); a compiler barrier keeps one per thread. The
  * inline shadow's calls are there before, and hold the store in place themselves. */
-#if defined(CUBEHIP_CHECK) && (CUBEHIP_CHECK & 11)
-#define CUBEHIP_CHECK_ACCESSES 1 /* memcheck, initcheck or racecheck: the accesses are instrumented */
+/* The checks whose accesses are instrumented, in CUBEHIP_CHECK's bits (hipsys.Checks):
+ * memcheck 1, initcheck 2, racecheck 8 (synccheck, 4, watches barriers only). */
+#if defined(CUBEHIP_CHECK) && (CUBEHIP_CHECK & (1 | 2 | 8))
+#define CUBEHIP_CHECK_ACCESSES 1
 #else
 #define CUBEHIP_CHECK_ACCESSES 0
 #endif
